@@ -1,0 +1,8 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+// subcommands lists every top-level command, in the order --help shows them.
+func subcommands() []*cobra.Command {
+	return []*cobra.Command{}
+}
