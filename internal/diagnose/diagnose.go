@@ -1,0 +1,170 @@
+package diagnose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/proc"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/units"
+)
+
+// Options for one diagnose run.
+type Options struct {
+	Publisher    string // DSN (libpq keyword/value or URI; PG* variables apply)
+	Subscriber   string // DSN, "" to observe the publisher only
+	Duration     time.Duration
+	ProbeHz      float64
+	Tick         time.Duration
+	Slot         string // only this slot ("" = all logical slots)
+	Subscription string // only the slot of this subscription
+	NoProc       bool   // do not read /proc even for local servers
+}
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	if o.Publisher == "" {
+		return errors.New("--publisher is required (a connection string such as 'host=db1 dbname=app' or postgres://db1/app)")
+	}
+	if o.Duration < 2*time.Second {
+		return fmt.Errorf("--duration %s is too short: use at least 2s (default 10s)", o.Duration)
+	}
+	if o.ProbeHz <= 0 || o.ProbeHz > 100 {
+		return fmt.Errorf("--probe-hz %g: use a rate between 1 and 100", o.ProbeHz)
+	}
+	return nil
+}
+
+// ErrNothingToDiagnose means the publisher has no logical slot (to diagnose).
+var ErrNothingToDiagnose = errors.New("nothing to diagnose")
+
+// Run samples and builds the report.
+func Run(ctx context.Context, o Options) (report.Report, *sample.Recording, error) {
+	if err := o.Validate(); err != nil {
+		return report.Report{}, nil, err
+	}
+	connect := func(ctx context.Context, side string) (*pg.Conn, error) {
+		dsn := o.Publisher
+		if side == sample.Subscriber {
+			dsn = o.Subscriber
+		}
+		return pg.Connect(ctx, dsn, side)
+	}
+	slots, err := preflight(ctx, connect, o)
+	if err != nil {
+		return report.Report{}, nil, err
+	}
+	so := sample.Options{Duration: o.Duration, Tick: o.Tick, ProbeHz: o.ProbeHz, Subscriber: o.Subscriber != ""}
+	if !o.NoProc {
+		if fs, err := proc.NewFS(""); err == nil {
+			so.Proc = fs
+		}
+	}
+	rec, err := sample.Run(ctx, connect, so)
+	if err != nil {
+		return report.Report{}, nil, err
+	}
+	if ctx.Err() != nil && len(rec.Ticks) < 2 {
+		return report.Report{}, rec, ctx.Err()
+	}
+	return Build(rec, slots, o.ProbeHz), rec, nil
+}
+
+// preflight checks both servers once: wal_level, slots, subscriptions, and
+// resolves which slots to diagnose.
+func preflight(ctx context.Context, connect sample.Connector, o Options) ([]string, error) {
+	pub, err := connect(ctx, sample.Publisher)
+	if err != nil {
+		return nil, err
+	}
+	defer pub.Close()
+	var level string
+	if err := pub.QueryRow(ctx, pg.Marker+"SELECT current_setting('wal_level')").Scan(&level); err != nil {
+		return nil, fmt.Errorf("publisher: read wal_level: %s", pg.Redact(err.Error()))
+	}
+	var inRecovery bool
+	_ = pub.QueryRow(ctx, pg.Marker+"SELECT pg_is_in_recovery()").Scan(&inRecovery)
+	if level != "logical" && !inRecovery {
+		return nil, fmt.Errorf("publisher has wal_level = %s: logical replication needs wal_level = logical (ALTER SYSTEM SET wal_level = logical; then restart)", level)
+	}
+	rows, err := pub.Query(ctx, pg.Marker+"SELECT slot_name FROM pg_replication_slots WHERE slot_type = 'logical' ORDER BY 1")
+	if err != nil {
+		return nil, fmt.Errorf("publisher: list slots: %s", pg.Redact(err.Error()))
+	}
+	all, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("publisher: list slots: %s", pg.Redact(err.Error()))
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("%w: the publisher has no logical replication slot (is this the publisher? CREATE SUBSCRIPTION makes one)", ErrNothingToDiagnose)
+	}
+	want := o.Slot
+	if o.Subscriber != "" {
+		sub, err := connect(ctx, sample.Subscriber)
+		if err != nil {
+			return nil, err
+		}
+		defer sub.Close()
+		var n int
+		if err := sub.QueryRow(ctx, pg.Marker+"SELECT count(*) FROM pg_subscription WHERE subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())").Scan(&n); err != nil {
+			return nil, fmt.Errorf("subscriber: list subscriptions: %s", pg.Redact(err.Error()))
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%w: the subscriber's database has no subscription (connect to the database where CREATE SUBSCRIPTION ran)", ErrNothingToDiagnose)
+		}
+		if o.Subscription != "" {
+			var slot string
+			err := sub.QueryRow(ctx, pg.Marker+"SELECT coalesce(subslotname, '') FROM pg_subscription WHERE subname = $1", o.Subscription).Scan(&slot)
+			if err != nil {
+				return nil, fmt.Errorf("subscriber: no subscription named %q in this database", o.Subscription)
+			}
+			want = slot
+		}
+	} else if o.Subscription != "" {
+		return nil, fmt.Errorf("--subscription needs --subscriber")
+	}
+	if want == "" {
+		return nil, nil
+	}
+	for _, s := range all {
+		if s == want {
+			return []string{want}, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: the publisher has no logical slot %q (it has: %v)", ErrNothingToDiagnose, want, all)
+}
+
+// Build turns a recording into a report: one classified path per slot
+// (restricted to slots when not empty). It is pure.
+func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report {
+	r := report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope", Start: rec.Start,
+		WindowS: rec.End.Sub(rec.Start).Seconds(), ProbeHz: probeHz,
+		Publisher: report.Server{Version: rec.Publisher.Version, ProcUnavailable: rec.Publisher.ProcUnavailable}}
+	if rec.Subscriber != nil {
+		r.Subscriber = &report.Server{Version: rec.Subscriber.Version, ProcUnavailable: rec.Subscriber.ProcUnavailable}
+	}
+	for _, in := range classify.Inputs(rec, slots) {
+		v := classify.Classify(in)
+		s := in.Summary
+		p := report.Path{Slot: in.Slot, Subscription: in.Subscription, Verdict: v,
+			LagBytes: s.Lag.Total, Lag: s.Lag, GeneratedMBps: units.MBPerSecond(s.Generated), ConsumedMBps: units.MBPerSecond(s.Consumed),
+			Walsender: s.Walsender, Apply: s.Apply}
+		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Consumed, v.Name == classify.CaughtUp)
+		r.Paths = append(r.Paths, p)
+	}
+	sort.Slice(r.Paths, func(i, j int) bool { return r.Paths[i].Slot < r.Paths[j].Slot })
+	for _, g := range rec.Gaps {
+		r.Gaps = append(r.Gaps, fmt.Sprintf("%s not sampled for %.1f s from %s: %s", g.Side, g.To.Sub(g.From).Seconds(), g.From.Format("15:04:05"), g.Cause))
+	}
+	if rec.Subscriber == nil {
+		r.Notes = append(r.Notes, "no --subscriber: the apply side was not observed, so subscriber-side verdicts cannot be given and the publisher-side ones are less certain")
+	}
+	return r
+}

@@ -1,0 +1,212 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/proxy"
+	"github.com/lagscope/lagscope/internal/units"
+)
+
+// Database is the database the lab replicates on both clusters.
+const Database = "lab"
+
+// PairOptions describe a publisher/subscriber pair to build.
+type PairOptions struct {
+	Bin     string // server binaries (initdb, postgres)
+	Base    string // lab base directory ("" = cluster.BaseDir())
+	Purpose string // written into the lab marker
+	PubCPUs []int  // CPUs of the publisher and its pgbench
+	SubCPUs []int  // CPUs of the subscriber
+	Rows    int    // rows in the hot table
+	Layout  Layout
+	// RowFilter is a publication row filter for the flat layout ("" = none).
+	RowFilter string
+	// Link routes the subscriptions through a rate-limited proxy when true;
+	// LinkRate is its rate (0 = unlimited).
+	Link     bool
+	LinkRate units.ByteRate
+	// SubIndexes adds secondary indexes to the subscriber's table only.
+	SubIndexes int
+	// PubSettings and SubSettings override server settings.
+	PubSettings, SubSettings map[string]string
+	// Binary and Streaming are subscription options (seed 000: true, "on").
+	Binary    bool
+	Streaming string
+	// Log receives progress lines (nil = discard).
+	Log io.Writer
+}
+
+// Pair is a running publisher/subscriber pair with its subscriptions created
+// but disabled.
+type Pair struct {
+	Lab   *cluster.Lab
+	Pub   *cluster.Cluster
+	Sub   *cluster.Cluster
+	Proxy *proxy.Proxy // nil without a link
+	// Subscriptions are the subscription names; each one's slot has the same name.
+	Subscriptions []string
+	Opts          PairOptions
+}
+
+// NewPair builds a pair. On error everything made so far is removed.
+func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	owner, err := cluster.DefaultOwner()
+	if err != nil {
+		return nil, err
+	}
+	l, err := cluster.NewLab(o.Base, o.Purpose, owner)
+	if err != nil {
+		return nil, err
+	}
+	p = &Pair{Lab: l, Opts: o}
+	defer func() {
+		if err != nil {
+			p.Close()
+			p = nil
+		}
+	}()
+	fmt.Fprintf(o.Log, "lab: creating publisher (CPUs %v) and subscriber (CPUs %v) in %s\n", o.PubCPUs, o.SubCPUs, l.Dir)
+	if p.Pub, err = l.Create(ctx, cluster.Options{Name: "publisher", Bin: o.Bin, CPUs: o.PubCPUs, Settings: o.PubSettings}); err != nil {
+		return p, err
+	}
+	if p.Sub, err = l.Create(ctx, cluster.Options{Name: "subscriber", Bin: o.Bin, CPUs: o.SubCPUs, Settings: o.SubSettings}); err != nil {
+		return p, err
+	}
+	for _, c := range []*cluster.Cluster{p.Pub, p.Sub} {
+		if err = c.Start(ctx); err != nil {
+			return p, err
+		}
+	}
+	upstream := fmt.Sprintf("127.0.0.1:%d", p.Pub.Port)
+	via := ""
+	if o.Link {
+		if p.Proxy, err = proxy.Start(ctx, proxy.Options{Listen: "127.0.0.1:0", Upstream: upstream, Rate: o.LinkRate}); err != nil {
+			return p, fmt.Errorf("start link proxy: %w", err)
+		}
+		via = p.Proxy.Addr()
+		fmt.Fprintf(o.Log, "lab: subscriber connects through a %s link (%s -> %s)\n", o.LinkRate, via, upstream)
+	}
+	fmt.Fprintf(o.Log, "lab: loading %d rows (%s layout) on both sides\n", o.Rows, o.Layout)
+	if err = p.setup(ctx, via); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+func (p *Pair) setup(ctx context.Context, via string) error {
+	for _, c := range []*cluster.Cluster{p.Pub, p.Sub} {
+		if err := execAll(ctx, c.ConnString("postgres"), "CREATE DATABASE "+Database); err != nil {
+			return err
+		}
+		stmts := append(tableDDL(p.Opts.Layout), fillSQL(p.Opts.Rows))
+		if c == p.Sub {
+			stmts = append(stmts, subIndexDDL(p.Opts.SubIndexes)...)
+		}
+		stmts = append(stmts, "VACUUM ANALYZE hot")
+		if err := execAll(ctx, c.ConnString(Database), stmts...); err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+	}
+	pubs := publications(p.Opts.Layout, p.Opts.RowFilter)
+	names := make([]string, 0, len(pubs))
+	for n := range pubs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var stmts []string
+	for _, n := range names {
+		stmts = append(stmts, pubs[n])
+	}
+	if err := execAll(ctx, p.Pub.ConnString(Database), stmts...); err != nil {
+		return fmt.Errorf("publisher: %w", err)
+	}
+	// Over the unix socket like seed 000's lab, unless a link is in between.
+	conninfo := p.Pub.ConnString(Database)
+	if via != "" {
+		conninfo = p.Pub.TCPConnString(Database, via)
+	}
+	streaming := p.Opts.Streaming
+	if streaming == "" {
+		streaming = "on"
+	}
+	stmts = nil
+	for _, n := range names {
+		sub := subscriptionName(n)
+		p.Subscriptions = append(p.Subscriptions, sub)
+		stmts = append(stmts, fmt.Sprintf("CREATE SUBSCRIPTION %s CONNECTION '%s' PUBLICATION %s WITH (copy_data = false, enabled = false, binary = %t, streaming = %s, slot_name = %s)",
+			sub, conninfo, n, p.Opts.Binary, streaming, sub))
+	}
+	if err := execAll(ctx, p.Sub.ConnString(Database), stmts...); err != nil {
+		return fmt.Errorf("subscriber: %w", err)
+	}
+	return nil
+}
+
+// SetEnabled enables or disables every subscription of the pair.
+func (p *Pair) SetEnabled(ctx context.Context, on bool) error {
+	verb := "DISABLE"
+	if on {
+		verb = "ENABLE"
+	}
+	var stmts []string
+	for _, s := range p.Subscriptions {
+		stmts = append(stmts, "ALTER SUBSCRIPTION "+s+" "+verb)
+	}
+	return execAll(ctx, p.Sub.ConnString(Database), stmts...)
+}
+
+// Close removes the pair: proxy, servers, directories.
+func (p *Pair) Close() error {
+	if p == nil {
+		return nil
+	}
+	if p.Proxy != nil {
+		p.Proxy.Close()
+	}
+	return p.Lab.Close()
+}
+
+// execAll runs statements in order on one connection.
+func execAll(ctx context.Context, dsn string, stmts ...string) error {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.Background())
+	for _, s := range stmts {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", firstWords(s), err)
+		}
+	}
+	return nil
+}
+
+// queryInt64 runs a query returning one integer.
+func queryInt64(ctx context.Context, dsn, q string) (int64, error) {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, dsn)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(context.Background())
+	var n int64
+	err = conn.QueryRow(cctx, q).Scan(&n)
+	return n, err
+}
+
+func firstWords(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
+}

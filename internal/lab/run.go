@@ -1,0 +1,271 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/proc"
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// RunOptions control one scenario run.
+type RunOptions struct {
+	Pair     PairOptions
+	PGBench  string        // path to pgbench
+	Clients  int           // pgbench clients (seed 000: 16)
+	Duration time.Duration // measurement window (default 30 s)
+	// BacklogTime is how long the load runs with the subscriptions disabled
+	// before they are enabled (0 = the scenario's default share of Duration).
+	BacklogTime time.Duration
+	// LightTPS is the caught-up scenario's transaction rate.
+	LightTPS int
+	Tick     time.Duration // position/CPU interval (seed: 2 s)
+	ProbeHz  float64       // wait-event probe rate (seed: 4 Hz)
+	// Verify drains the backlog after measuring (when the scenario drains)
+	// and compares row count and sum(k) on both sides.
+	Verify bool
+	// During, if set, runs while the scenario holds, alongside the lab's own
+	// measurement (lab run --diagnose uses it); its result is returned in
+	// Result.During.
+	During func(ctx context.Context, p *Pair) (any, error)
+	Log    io.Writer
+}
+
+func (o *RunOptions) defaults() {
+	if o.Clients <= 0 {
+		o.Clients = 16
+	}
+	if o.Duration <= 0 {
+		o.Duration = 30 * time.Second
+	}
+	if o.Tick <= 0 {
+		o.Tick = 2 * time.Second
+	}
+	if o.ProbeHz <= 0 {
+		o.ProbeHz = 10
+	}
+	if o.LightTPS <= 0 {
+		o.LightTPS = 200
+	}
+	if o.Pair.Rows <= 0 {
+		o.Pair.Rows = 1_000_000
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	o.Pair.Log = o.Log
+}
+
+// backlogShare is how long the backlog is built, as a share of the
+// measurement window, per scenario: long enough that the backlog outlasts
+// the window at the scenario's drain speed on a 1-core publisher.
+func backlogShare(s Scenario) float64 {
+	switch {
+	case s.RowFilter != "":
+		return 1.5
+	case s.Link:
+		return 0.4
+	case s.During == LoadFull:
+		return 0.3
+	default:
+		// pgbench and the publisher share one core here: generation runs
+		// below the apply rate, so build for longer than the window.
+		return 1.6
+	}
+}
+
+// Run builds a pair, drives it into the scenario's state, measures it and
+// removes it. The pair is removed on every path out, including cancellation.
+func Run(ctx context.Context, s Scenario, o RunOptions) (*Result, error) {
+	o.defaults()
+	o.Pair.Layout, o.Pair.Link, o.Pair.RowFilter, o.Pair.SubIndexes = s.Layout, s.Link, s.RowFilter, s.SubIndexes
+	o.Pair.Purpose = "lab run " + s.Name
+	p, err := NewPair(ctx, o.Pair)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return measureScenario(ctx, p, s, o)
+}
+
+// Up builds a pair and drives it into the scenario's state; the returned
+// Load (nil when none) keeps running until stopped. Close the pair when done.
+func Up(ctx context.Context, s Scenario, o RunOptions) (*Pair, *Load, error) {
+	o.defaults()
+	o.Pair.Layout, o.Pair.Link, o.Pair.RowFilter, o.Pair.SubIndexes = s.Layout, s.Link, s.RowFilter, s.SubIndexes
+	o.Pair.Purpose = "lab up " + s.Name
+	p, err := NewPair(ctx, o.Pair)
+	if err != nil {
+		return nil, nil, err
+	}
+	load, err := p.drive(ctx, s, o)
+	if err != nil {
+		p.Close()
+		return nil, nil, err
+	}
+	return p, load, nil
+}
+
+// drive builds the backlog, starts the load the scenario keeps running and
+// enables the subscriptions (unless the scenario keeps them disabled).
+func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load, err error) {
+	lo := LoadOptions{PGBench: o.PGBench, Clients: o.Clients, Rows: o.Pair.Rows, CPUs: o.Pair.PubCPUs}
+	defer func() {
+		if err != nil {
+			load.Stop()
+			load = nil
+		}
+	}()
+	if s.Backlog {
+		bt := o.BacklogTime
+		if bt <= 0 {
+			bt = time.Duration(backlogShare(s) * float64(o.Duration))
+		}
+		fmt.Fprintf(o.Log, "lab: building a backlog: %d clients for %s with the subscription disabled\n", o.Clients, bt.Round(time.Second))
+		if load, err = StartLoad(ctx, p.Pub, lo); err != nil {
+			return nil, err
+		}
+		if err = sleep(ctx, bt); err != nil {
+			return load, err
+		}
+		if s.During != LoadFull {
+			load.Stop()
+			load = nil
+		}
+	} else if s.During == LoadFull {
+		if load, err = StartLoad(ctx, p.Pub, lo); err != nil {
+			return nil, err
+		}
+	}
+	if s.During == LoadLight {
+		light := lo
+		light.Clients, light.TPS = 2, o.LightTPS
+		if load, err = StartLoad(ctx, p.Pub, light); err != nil {
+			return nil, err
+		}
+	}
+	if !s.KeepDisabled {
+		fmt.Fprintf(o.Log, "lab: enabling %d subscription(s)\n", len(p.Subscriptions))
+		if err = p.SetEnabled(ctx, true); err != nil {
+			return load, err
+		}
+		if err = p.waitWorkers(ctx); err != nil {
+			return load, err
+		}
+	}
+	return load, nil
+}
+
+func measureScenario(ctx context.Context, p *Pair, s Scenario, o RunOptions) (*Result, error) {
+	load, err := p.drive(ctx, s, o)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { load.Stop() }()
+	var during any
+	var duringErr error
+	duringDone := make(chan struct{})
+	if o.During != nil {
+		go func() { during, duringErr = o.During(ctx, p); close(duringDone) }()
+	} else {
+		close(duringDone)
+	}
+	fmt.Fprintf(o.Log, "lab: measuring for %s (positions every %s, wait events at %g Hz)\n", o.Duration, o.Tick, o.ProbeHz)
+	var linkStart linkSnap
+	if p.Proxy != nil {
+		linkStart = snapLink(p)
+	}
+	rec, err := p.sample(ctx, o, s)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Scenario: s.Name, Layout: string(s.Layout)}
+	res.fill(rec, p, o)
+	if p.Proxy != nil {
+		res.Link = linkResult(linkStart, snapLink(p), p.Opts.LinkRate)
+	}
+	<-duringDone
+	if duringErr != nil {
+		return nil, duringErr
+	}
+	res.During = during
+	load.Stop()
+	load = nil
+	if s.Drains && o.Verify && ctx.Err() == nil {
+		if p.Proxy != nil {
+			p.Proxy.SetRate(0)
+		}
+		res.verify(ctx, p, drainTimeout(o.Duration), o.Log)
+	}
+	return res, ctx.Err()
+}
+
+func drainTimeout(d time.Duration) time.Duration {
+	if t := 4 * d; t > 2*time.Minute {
+		return t
+	}
+	return 2 * time.Minute
+}
+
+// sample records the pair with the lab's method until the window ends or, for
+// a scenario without load, the backlog is gone.
+func (p *Pair) sample(ctx context.Context, o RunOptions, s Scenario) (*sample.Recording, error) {
+	pfs, err := proc.NewFS("")
+	if err != nil {
+		return nil, err
+	}
+	connect := func(ctx context.Context, side string) (*pg.Conn, error) {
+		if side == sample.Publisher {
+			return pg.Connect(ctx, p.Pub.ConnString(Database), side)
+		}
+		return pg.Connect(ctx, p.Sub.ConnString(Database), side)
+	}
+	so := sample.Options{Duration: o.Duration, Tick: o.Tick, ProbeHz: o.ProbeHz, Proc: pfs, Subscriber: true}
+	if s.During == LoadNone && !s.KeepDisabled {
+		so.Until = drained
+	}
+	return sample.Run(ctx, connect, so)
+}
+
+// drained reports whether every slot has confirmed (almost) all WAL.
+func drained(t sample.Tick) bool {
+	if !t.PubOK || len(t.Slots) == 0 {
+		return false
+	}
+	for _, sl := range t.Slots {
+		if int64(t.CurrentLSN)-int64(sl.ConfirmedFlush) > 1<<20 {
+			return false
+		}
+	}
+	return true
+}
+
+// waitWorkers waits until every subscription has an apply worker and every
+// slot an active walsender (at most 30 s).
+func (p *Pair) waitWorkers(ctx context.Context) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := queryInt64(ctx, p.Pub.ConnString(Database), "SELECT count(*) FROM pg_replication_slots WHERE active")
+		if err == nil && int(n) >= len(p.Subscriptions) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the subscriptions did not start streaming within 30 s; see %s/subscriber/server.log", p.Lab.Dir)
+		}
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}

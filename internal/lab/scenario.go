@@ -1,0 +1,93 @@
+package lab
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// LoadKind is what the publisher's pgbench does while the pair is measured.
+type LoadKind int
+
+// Load kinds.
+const (
+	LoadNone  LoadKind = iota // load stopped: the publisher has spare CPU
+	LoadFull                  // 16 clients as fast as they can: publisher CPU saturated
+	LoadLight                 // a rate-limited trickle the subscriber keeps up with
+)
+
+// Scenario is a recipe that drives a pair into one known state.
+type Scenario struct {
+	Name    string
+	Summary string
+	Layout  Layout
+	// Backlog builds a backlog with the subscriptions disabled first.
+	Backlog bool
+	// During is the load while measuring.
+	During LoadKind
+	// Link routes the subscription through the rate-limited proxy.
+	Link bool
+	// RowFilter is a publication row filter that keeps almost no change.
+	RowFilter string
+	// SubIndexes adds this many secondary indexes (on k, v, ...) to the
+	// subscriber's copy of hot only: every replicated UPDATE then maintains
+	// them, a common real cause of an apply-bound subscriber.
+	SubIndexes int
+	// KeepDisabled leaves the subscriptions disabled (the stalled case).
+	KeepDisabled bool
+	// Drains says whether the backlog drains once load stops, so the data
+	// can be verified afterwards.
+	Drains bool
+	// Verdict is the diagnosis this state must produce.
+	Verdict string
+}
+
+// Scenarios lists every scenario, in the order help shows them.
+var Scenarios = []Scenario{
+	{Name: "apply-bound", Summary: "flat table with 2 extra indexes on the subscriber, backlog, publisher idle: the apply worker saturates its CPU",
+		Layout: Flat, Backlog: true, During: LoadNone, SubIndexes: 2, Drains: true, Verdict: "subscriber-apply-cpu"},
+	{Name: "walsender-starved", Summary: "flat table, backlog, the 16-client load keeps running on the publisher's CPUs",
+		Layout: Flat, Backlog: true, During: LoadFull, Verdict: "walsender-starved"},
+	{Name: "network", Summary: "flat table, backlog, publisher idle, subscription through a rate-limited link (--rate)",
+		Layout: Flat, Backlog: true, During: LoadNone, Link: true, Drains: true, Verdict: "network"},
+	{Name: "decode-bound", Summary: "an expensive publication row filter discards every change: the walsender is CPU-bound, apply idles",
+		Layout: Flat, Backlog: true, During: LoadNone, RowFilter: "md5(repeat(id::text, 400)) = ''", Verdict: "walsender-decode-cpu"},
+	{Name: "stalled", Summary: "the subscription stays disabled while the load runs: lag grows, nothing is consumed",
+		Layout: Flat, During: LoadFull, KeepDisabled: true, Verdict: "stalled"},
+	{Name: "caught-up", Summary: "a light load the subscriber keeps up with",
+		Layout: Flat, During: LoadLight, Drains: true, Verdict: "caught-up"},
+	{Name: "flat", Summary: "seed 000 layout: plain table, 1 publication, 1 subscription (--busy keeps the load running)",
+		Layout: Flat, Backlog: true, During: LoadNone, Drains: true, Verdict: "subscriber-apply-cpu"},
+	{Name: "hash4-1", Summary: "seed 000 layout: hash partitioned in 4, 1 publication, 1 subscription",
+		Layout: Hash4x1, Backlog: true, During: LoadNone, Drains: true, Verdict: "subscriber-apply-cpu"},
+	{Name: "hash4-4", Summary: "seed 000 layout: 4 partitions, 4 publications, 4 subscriptions",
+		Layout: Hash4x4, Backlog: true, During: LoadNone, Drains: true, Verdict: "subscriber-apply-cpu"},
+}
+
+// Lookup finds a scenario by name; busy turns a layout scenario's idle
+// measurement into the busy one (load keeps running).
+func Lookup(name string, busy bool) (Scenario, error) {
+	for _, s := range Scenarios {
+		if s.Name != name {
+			continue
+		}
+		if busy {
+			if s.Name != "flat" && s.Name != "hash4-1" && s.Name != "hash4-4" {
+				return Scenario{}, fmt.Errorf("--busy applies to the layout scenarios flat, hash4-1 and hash4-4, not %s", name)
+			}
+			s.During, s.Drains, s.Verdict = LoadFull, false, "walsender-starved"
+		}
+		return s, nil
+	}
+	return Scenario{}, fmt.Errorf("unknown scenario %q: choose one of %s", name, strings.Join(Names(), ", "))
+}
+
+// Names lists the scenario names.
+func Names() []string {
+	n := make([]string, len(Scenarios))
+	for i, s := range Scenarios {
+		n[i] = s.Name
+	}
+	sort.Strings(n)
+	return n
+}

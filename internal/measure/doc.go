@@ -1,0 +1,5 @@
+// Package measure derives what a Recording says about one replication path or
+// a whole pair: generation and consumption rates, CPU and run-queue shares of
+// the walsenders and apply workers, wait-event shares, and where the lag sits.
+// Everything here is pure: the same Recording always gives the same numbers.
+package measure

@@ -1,0 +1,332 @@
+package measure
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// CPUEvent is the name used for probes in which a process had no wait event
+// (on a CPU or runnable).
+const CPUEvent = "CPU"
+
+// Roles measured.
+const (
+	RoleWalsender = "walsender"
+	RoleApply     = "apply"
+)
+
+// Filter selects the slots (and their subscriptions) to measure; an empty
+// Filter selects every logical slot.
+type Filter struct {
+	Slots map[string]bool
+}
+
+func (f Filter) has(slot string) bool { return len(f.Slots) == 0 || f.Slots[slot] }
+
+// Summary is what a recording says about the selected paths over its window.
+type Summary struct {
+	Window  time.Duration `json:"-"`
+	WindowS float64       `json:"window_s"`
+	Ticks   int           `json:"ticks"`
+	// Generated and Consumed are bytes of WAL per second: the advance of the
+	// current WAL position, and of the slowest selected slot's confirmed_flush_lsn.
+	Generated float64 `json:"generated_bytes_per_s"`
+	Consumed  float64 `json:"consumed_bytes_per_s"`
+	Walsender Proc    `json:"walsender"`
+	Apply     Proc    `json:"apply"`
+	Lag       Lag     `json:"lag"`
+	// PubHostBusy and SubHostBusy are the hosts' busy shares (0..1) over the
+	// window; -1 when unknown.
+	PubHostBusy float64 `json:"pub_host_busy"`
+	SubHostBusy float64 `json:"sub_host_busy"`
+}
+
+// Proc aggregates the processes of one role over the window.
+type Proc struct {
+	// Count is the number of distinct processes seen.
+	Count int `json:"count"`
+	// CPUShare is CPU time over wall time, summed over the processes
+	// (1.0 = one full core); -1 when /proc was not usable.
+	CPUShare float64 `json:"cpu_share"`
+	// RunqueueShare is run-queue wait (runnable, not running) over wall
+	// time, summed over the processes; -1 when unknown.
+	RunqueueShare float64 `json:"runqueue_share"`
+	// WaitShares maps wait event name ("CPU" for none) to its share of probes.
+	WaitShares map[string]float64 `json:"wait_shares"`
+	// TypeShares maps wait_event_type ("CPU" for none) to its share of probes.
+	TypeShares map[string]float64 `json:"wait_type_shares"`
+	// Probes is the number of (probe, process) observations behind WaitShares.
+	Probes int `json:"probes"`
+}
+
+// Top returns the most frequent wait event and its share.
+func (p Proc) Top() (string, float64) {
+	best, share := "", 0.0
+	for _, k := range sortedKeys(p.WaitShares) {
+		if v := p.WaitShares[k]; v > share {
+			best, share = k, v
+		}
+	}
+	return best, share
+}
+
+// Share returns the share of probes with any of the given events. Names are
+// compared without regard to case, because PostgreSQL 17 renamed many events
+// by case only (WalSenderWaitForWAL -> WalSenderWaitForWal, WALRead -> WalRead).
+func (p Proc) Share(events ...string) float64 {
+	s := 0.0
+	for k, v := range p.WaitShares {
+		for _, e := range events {
+			if strings.EqualFold(k, e) {
+				s += v
+				break
+			}
+		}
+	}
+	return s
+}
+
+// TypeShare returns the share of probes whose wait_event_type is one of types.
+func (p Proc) TypeShare(types ...string) float64 {
+	s := 0.0
+	for _, t := range types {
+		s += p.TypeShares[t]
+	}
+	return s
+}
+
+// Lag is where unconfirmed WAL sits at the end of the window, in bytes.
+type Lag struct {
+	Total           int64 `json:"total_bytes"`
+	NotYetSent      int64 `json:"not_yet_sent_bytes"`          // current - sent
+	SentNotFlushed  int64 `json:"sent_not_flushed_bytes"`      // sent - flush
+	FlushedNotConfd int64 `json:"flushed_not_confirmed_bytes"` // flush - confirmed_flush
+	// BeforeSentShare is NotYetSent / Total (0 when Total is 0).
+	BeforeSentShare float64 `json:"before_sent_share"`
+	// MaxSentMinusFlush is the largest sent - flush seen in any tick.
+	MaxSentMinusFlush int64 `json:"max_sent_minus_flush_bytes"`
+	// Start is the total lag at the start of the window.
+	Start int64 `json:"start_bytes"`
+}
+
+// Summarise derives a Summary from rec for the slots f selects.
+func Summarise(rec *sample.Recording, f Filter) Summary {
+	s := Summary{PubHostBusy: -1, SubHostBusy: -1}
+	ticks := okTicks(rec.Ticks)
+	s.Ticks = len(ticks)
+	if len(ticks) < 2 {
+		s.Walsender, s.Apply = emptyProc(), emptyProc()
+		return s
+	}
+	first, last := ticks[0], ticks[len(ticks)-1]
+	s.Window = last.At.Sub(first.At)
+	s.WindowS = s.Window.Seconds()
+	sec := s.WindowS
+	s.Generated = float64(int64(last.CurrentLSN)-int64(first.CurrentLSN)) / sec
+	c0, ok0 := minConfirmed(first, f)
+	c1, ok1 := minConfirmed(last, f)
+	if ok0 && ok1 {
+		s.Consumed = float64(int64(c1)-int64(c0)) / sec
+	}
+	roles := roleOf(rec.Ticks, f)
+	s.Walsender = procStats(rec, ticks, roles, RoleWalsender, sample.Publisher)
+	s.Apply = procStats(rec, ticks, roles, RoleApply, sample.Subscriber)
+	s.Lag = lagAt(first, last, ticks, f)
+	s.PubHostBusy = hostBusy(first.PubHost, last.PubHost)
+	s.SubHostBusy = hostBusy(first.SubHost, last.SubHost)
+	return s
+}
+
+// okTicks keeps ticks in which the publisher answered.
+func okTicks(ts []sample.Tick) []sample.Tick {
+	var out []sample.Tick
+	for _, t := range ts {
+		if t.PubOK {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func minConfirmed(t sample.Tick, f Filter) (uint64, bool) {
+	var m uint64
+	found := false
+	for _, sl := range t.Slots {
+		if !f.has(sl.Name) || sl.ConfirmedFlush == 0 {
+			continue
+		}
+		if !found || sl.ConfirmedFlush < m {
+			m, found = sl.ConfirmedFlush, true
+		}
+	}
+	return m, found
+}
+
+// roleOf maps pid -> role for the selected paths: the walsender serving a
+// selected slot and the leader apply worker of a subscription using it.
+func roleOf(ts []sample.Tick, f Filter) map[int]string {
+	r := map[int]string{}
+	for _, t := range ts {
+		for _, sl := range t.Slots {
+			if f.has(sl.Name) && sl.ActivePID != 0 {
+				r[sl.ActivePID] = RoleWalsender
+			}
+		}
+		for _, sb := range t.Subs {
+			if f.has(sb.Slot) && sb.WorkerPID != 0 {
+				r[sb.WorkerPID] = RoleApply
+			}
+		}
+	}
+	return r
+}
+
+func procStats(rec *sample.Recording, ticks []sample.Tick, roles map[int]string, role, side string) Proc {
+	p := emptyProc()
+	pids := map[int]bool{}
+	for pid, r := range roles {
+		if r == role {
+			pids[pid] = true
+		}
+	}
+	p.Count = len(pids)
+	// CPU: per pid, the delta between its first and last appearance.
+	type span struct {
+		cpu0, cpu1, rq0, rq1 int64
+		seen                 bool
+	}
+	spans := map[int]*span{}
+	for _, t := range ticks {
+		for _, ps := range t.Procs {
+			if ps.Side != side || !pids[ps.PID] || !ps.Verified {
+				continue
+			}
+			sp := spans[ps.PID]
+			if sp == nil {
+				sp = &span{cpu0: ps.CPUNs, rq0: ps.RunqNs}
+				spans[ps.PID] = sp
+			}
+			sp.cpu1, sp.rq1, sp.seen = ps.CPUNs, ps.RunqNs, true
+		}
+	}
+	if len(spans) > 0 && len(ticks) >= 2 {
+		wall := float64(ticks[len(ticks)-1].At.Sub(ticks[0].At).Nanoseconds())
+		var cpu, rq int64
+		for _, sp := range spans {
+			cpu += sp.cpu1 - sp.cpu0
+			rq += sp.rq1 - sp.rq0
+		}
+		p.CPUShare = float64(cpu) / wall
+		p.RunqueueShare = float64(rq) / wall
+	}
+	from, to := ticks[0].At, ticks[len(ticks)-1].At
+	counts, types := map[string]int{}, map[string]int{}
+	for _, pr := range rec.Probes {
+		if pr.Side != side || pr.At.Before(from) || pr.At.After(to) {
+			continue
+		}
+		for _, w := range pr.Waits {
+			if !pids[w.PID] {
+				continue
+			}
+			ev, ty := w.Event, w.Type
+			if ev == "" {
+				ev, ty = CPUEvent, CPUEvent
+			}
+			counts[ev]++
+			types[ty]++
+			p.Probes++
+		}
+	}
+	for ev, n := range counts {
+		p.WaitShares[ev] = float64(n) / float64(p.Probes)
+	}
+	for ty, n := range types {
+		p.TypeShares[ty] = float64(n) / float64(p.Probes)
+	}
+	return p
+}
+
+func emptyProc() Proc {
+	return Proc{CPUShare: -1, RunqueueShare: -1, WaitShares: map[string]float64{}, TypeShares: map[string]float64{}}
+}
+
+func lagAt(first, last sample.Tick, ticks []sample.Tick, f Filter) Lag {
+	var l Lag
+	if c, ok := minConfirmed(first, f); ok {
+		l.Start = int64(first.CurrentLSN) - int64(c)
+	}
+	conf, ok := minConfirmed(last, f)
+	if !ok {
+		return l
+	}
+	l.Total = int64(last.CurrentLSN) - int64(conf)
+	sent, flush := senderPos(last, f)
+	if sent == 0 {
+		// No walsender: nothing was sent since the slot's confirmed position.
+		l.NotYetSent = l.Total
+	} else {
+		l.NotYetSent = clamp(int64(last.CurrentLSN) - int64(sent))
+		l.SentNotFlushed = clamp(int64(sent) - int64(flush))
+		l.FlushedNotConfd = clamp(int64(flush) - int64(conf))
+	}
+	if l.Total > 0 {
+		l.BeforeSentShare = float64(l.NotYetSent) / float64(l.Total)
+	}
+	for _, t := range ticks {
+		s, fl := senderPos(t, f)
+		if s != 0 && int64(s)-int64(fl) > l.MaxSentMinusFlush {
+			l.MaxSentMinusFlush = int64(s) - int64(fl)
+		}
+	}
+	return l
+}
+
+// senderPos returns the smallest sent and flush positions among walsenders of
+// the selected slots (0 when none).
+func senderPos(t sample.Tick, f Filter) (sent, flush uint64) {
+	active := map[int]bool{}
+	for _, sl := range t.Slots {
+		if f.has(sl.Name) && sl.ActivePID != 0 {
+			active[sl.ActivePID] = true
+		}
+	}
+	for _, s := range t.Senders {
+		if !active[s.PID] {
+			continue
+		}
+		if sent == 0 || s.Sent < sent {
+			sent = s.Sent
+		}
+		if flush == 0 || s.Flush < flush {
+			flush = s.Flush
+		}
+	}
+	return sent, flush
+}
+
+func hostBusy(a, b *sample.HostStat) float64 {
+	if a == nil || b == nil || b.TotalNs <= a.TotalNs {
+		return -1
+	}
+	return float64(b.BusyNs-a.BusyNs) / float64(b.TotalNs-a.TotalNs)
+}
+
+func clamp(v int64) int64 {
+	if v < 0 {
+		return 0
+	}
+	return v
+}
+
+func sortedKeys(m map[string]float64) []string {
+	k := make([]string, 0, len(m))
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}

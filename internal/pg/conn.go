@@ -1,0 +1,113 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Marker starts every query lagscope sends, so its sessions are easy to find.
+const Marker = "/* lagscope */ "
+
+// Defaults for observing sessions.
+const (
+	DefaultConnectTimeout   = 5 * time.Second
+	DefaultStatementTimeout = 2 * time.Second
+)
+
+// Conn is an observing session on one server.
+type Conn struct {
+	*pgx.Conn
+	Role    string  // "publisher" or "subscriber", used in messages
+	Version Version // server_version_num
+	// Local is true when the server was reached over a unix socket or loopback,
+	// so its backends may be visible in this host's /proc.
+	Local bool
+}
+
+// Connect opens a read-only observing session. role names the server in errors.
+func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%s connection string: %s (use 'host=... dbname=...' or 'postgres://host/db')", role, Redact(err.Error()))
+	}
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > DefaultConnectTimeout {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	rp := cfg.RuntimeParams
+	rp["application_name"] = "lagscope"
+	rp["default_transaction_read_only"] = "on"
+	rp["statement_timeout"] = fmt.Sprint(DefaultStatementTimeout.Milliseconds())
+	rp["lock_timeout"] = "1000"
+	rp["idle_in_transaction_session_timeout"] = "10000"
+	// Observing sessions never need a plan cache surprise: simple protocol keeps
+	// them cheap and works through poolers.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	local := isLocal(cfg.Host)
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s (%s): %s", role, describe(cfg), Redact(connErrText(err)))
+	}
+	var num int
+	if err := c.QueryRow(ctx, Marker+"SELECT current_setting('server_version_num')::int").Scan(&num); err != nil {
+		c.Close(context.Background())
+		return nil, fmt.Errorf("read %s server version: %s", role, Redact(err.Error()))
+	}
+	v := VersionFromNum(num)
+	if v.Major < 13 {
+		c.Close(context.Background())
+		return nil, fmt.Errorf("%s runs PostgreSQL %s: lagscope needs 13 or newer", role, v)
+	}
+	return &Conn{Conn: c, Role: role, Version: v, Local: local}, nil
+}
+
+// Close ends the session.
+func (c *Conn) Close() {
+	if c != nil && c.Conn != nil {
+		c.Conn.Close(context.Background())
+	}
+}
+
+func isLocal(host string) bool {
+	if strings.HasPrefix(host, "/") || host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func describe(cfg *pgx.ConnConfig) string {
+	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s", cfg.Host, cfg.Port, cfg.User, cfg.Database)
+}
+
+func connErrText(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return ce.Unwrap().Error()
+	}
+	return err.Error()
+}
+
+var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)|(://[^:/@\s]*:)([^@\s]*)(@)`)
+
+// Redact removes passwords from text that may contain a connection string.
+func Redact(s string) string {
+	return passwordRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := passwordRE.FindStringSubmatch(m)
+		if sub[1] != "" {
+			return sub[1] + "xxxxx"
+		}
+		return sub[3] + "xxxxx" + sub[5]
+	})
+}

@@ -1,0 +1,37 @@
+package pg
+
+import "testing"
+
+func TestRedact(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"a keyword password is hidden", "host=a password=secret dbname=x", "host=a password=xxxxx dbname=x"},
+		{"a quoted keyword password is hidden", "password='s e c' host=a", "password=xxxxx host=a"},
+		{"a URI password is hidden", "postgres://bob:hunter2@db:5432/x", "postgres://bob:xxxxx@db:5432/x"},
+		{"text without a password is unchanged", "host=a user=bob", "host=a user=bob"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Redact(c.in); got != c.want {
+				t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+func TestVersionFromNum(t *testing.T) {
+	cases := []struct {
+		name string
+		num  int
+		want Version
+	}{
+		{"a version 10+ number splits major and minor", 160014, Version{16, 14}},
+		{"an old 9.x number keeps the middle digits as minor", 90624, Version{9, 6}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := VersionFromNum(c.num); got != c.want {
+				t.Errorf("VersionFromNum(%d) = %v, want %v", c.num, got, c.want)
+			}
+		})
+	}
+}

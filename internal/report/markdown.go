@@ -1,0 +1,53 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Markdown writes the report for a ticket or a mailing-list post.
+func Markdown(w io.Writer, r Report) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "## lagscope diagnosis\n\n%d path(s), %.0f s sampled, wait events at %g Hz. Publisher PostgreSQL %s%s",
+		len(r.Paths), r.WindowS, r.ProbeHz, r.Publisher.Version, procNote(r.Publisher))
+	if r.Subscriber != nil {
+		fmt.Fprintf(b, ", subscriber PostgreSQL %s%s", r.Subscriber.Version, procNote(*r.Subscriber))
+	}
+	b.WriteString(".\n")
+	for _, p := range r.Paths {
+		name := "slot `" + p.Slot + "`"
+		if p.Subscription != "" {
+			name += " → subscription `" + p.Subscription + "`"
+		}
+		fmt.Fprintf(b, "\n### %s\n\n**%s** (confidence %.2f): %s\n", name, p.Name, p.Confidence, p.Headline)
+		if p.Cause != "" {
+			fmt.Fprintf(b, "\n%s\n", p.Cause)
+		}
+		b.WriteString("\n| | |\n|---|---|\n")
+		fmt.Fprintf(b, "| unconfirmed WAL | %s |\n| not yet sent | %s |\n| sent, not flushed | %s |\n| flushed, not confirmed | %s |\n",
+			mbytes(p.LagBytes), mbytes(p.Lag.NotYetSent), mbytes(p.Lag.SentNotFlushed), mbytes(p.Lag.FlushedNotConfd))
+		fmt.Fprintf(b, "| generated | %.1f MB/s |\n| consumed | %.1f MB/s |\n", p.GeneratedMBps, p.ConsumedMBps)
+		if p.CatchUp != "" {
+			fmt.Fprintf(b, "| outlook | %s |\n", p.CatchUp)
+		}
+		list(b, "Evidence", p.Evidence)
+		list(b, "What helps", p.Helps)
+		list(b, "What does not help", p.NotHelps)
+		list(b, "Caveats", p.Caveats)
+	}
+	list(b, "Sampling gaps", r.Gaps)
+	list(b, "Notes", r.Notes)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func list(b *strings.Builder, title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s:\n\n", title)
+	for _, it := range items {
+		fmt.Fprintf(b, "- %s\n", it)
+	}
+}

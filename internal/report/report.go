@@ -1,0 +1,116 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/measure"
+)
+
+// SchemaVersion is bumped when Report's JSON shape changes incompatibly.
+const SchemaVersion = 1
+
+// Report is one diagnose run.
+type Report struct {
+	SchemaVersion int       `json:"schema_version"`
+	Tool          string    `json:"tool"` // "lagscope"
+	Start         time.Time `json:"start"`
+	WindowS       float64   `json:"window_s"`
+	ProbeHz       float64   `json:"probe_hz"`
+	Publisher     Server    `json:"publisher"`
+	Subscriber    *Server   `json:"subscriber,omitempty"`
+	Paths         []Path    `json:"paths"`
+	Gaps          []string  `json:"gaps,omitempty"`
+	Notes         []string  `json:"notes,omitempty"`
+}
+
+// Server describes an observed server.
+type Server struct {
+	Version string `json:"version"`
+	// Proc is "" when /proc figures were used, otherwise why not.
+	ProcUnavailable string `json:"proc_unavailable,omitempty"`
+}
+
+// Path is the diagnosis of one slot and the subscription consuming it.
+type Path struct {
+	Slot         string `json:"slot"`
+	Subscription string `json:"subscription,omitempty"`
+	classify.Verdict
+	LagBytes      int64       `json:"lag_bytes"`
+	Lag           measure.Lag `json:"lag"`
+	GeneratedMBps float64     `json:"generated_mb_per_s"`
+	ConsumedMBps  float64     `json:"consumed_mb_per_s"`
+	// CatchUp is "in 4m10s" when the backlog shrinks, or "falling behind by
+	// 3.2 MB/s" when it grows, or "" when caught up.
+	CatchUp   string       `json:"catch_up,omitempty"`
+	CatchUpS  float64      `json:"catch_up_s,omitempty"`
+	Walsender measure.Proc `json:"walsender"`
+	Apply     measure.Proc `json:"apply"`
+}
+
+// Bottleneck reports whether any path has a verdict other than caught-up.
+func (r Report) Bottleneck() bool {
+	for _, p := range r.Paths {
+		if p.Name != classify.CaughtUp {
+			return true
+		}
+	}
+	return false
+}
+
+// Renderer writes a report in one format.
+type Renderer func(io.Writer, Report) error
+
+// Renderers maps format names to renderers.
+var Renderers = map[string]Renderer{
+	"text":     Text,
+	"markdown": Markdown,
+	"json":     JSON,
+}
+
+// Render writes r in format.
+func Render(w io.Writer, r Report, format string) error {
+	f, ok := Renderers[format]
+	if !ok {
+		return fmt.Errorf("unknown format %q: use text, markdown or json", format)
+	}
+	return f(w, r)
+}
+
+// JSON writes the report as indented JSON.
+func JSON(w io.Writer, r Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Read loads a saved JSON report.
+func Read(rd io.Reader) (Report, error) {
+	var r Report
+	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+		return r, fmt.Errorf("read report: %w (is it the output of 'lagscope diagnose --json'?)", err)
+	}
+	if r.Tool != "lagscope" || r.SchemaVersion == 0 {
+		return r, fmt.Errorf("not a lagscope report (no schema_version): save one with 'lagscope diagnose --json > file'")
+	}
+	if r.SchemaVersion > SchemaVersion {
+		return r, fmt.Errorf("report schema %d is newer than this lagscope understands (%d): upgrade lagscope", r.SchemaVersion, SchemaVersion)
+	}
+	return r, nil
+}
+
+// CatchUp computes the catch-up line for a lag and rates in bytes/s.
+func CatchUp(lag int64, generated, consumed float64, caughtUp bool) (string, float64) {
+	if caughtUp {
+		return "", 0
+	}
+	net := consumed - generated
+	if net <= 0 {
+		return fmt.Sprintf("falling behind by %.1f MB/s", -net/1e6), 0
+	}
+	secs := float64(lag) / net
+	return fmt.Sprintf("catching up in about %s at %.1f MB/s net", (time.Duration(secs) * time.Second).Round(time.Second), net/1e6), secs
+}

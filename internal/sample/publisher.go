@@ -1,0 +1,85 @@
+package sample
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/lagscope/lagscope/internal/pg"
+)
+
+// lsn turns a pg_lsn expression into a byte position (bigint) in SQL.
+func lsn(expr string) string { return "coalesce((" + expr + " - '0/0')::bigint, 0)" }
+
+// readPublisher reads the publisher's positions: current WAL position, logical
+// slots with their counters, and walsenders.
+func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, error) {
+	b := &pgx.Batch{}
+	b.Queue(pg.Marker + "SELECT CASE WHEN pg_is_in_recovery() THEN " + lsn("pg_last_wal_replay_lsn()") +
+		" ELSE " + lsn("pg_current_wal_lsn()") + " END")
+	b.Queue(pg.Marker + "SELECT slot_name, coalesce(database, ''), active, coalesce(active_pid, 0), " +
+		lsn("restart_lsn") + ", " + lsn("confirmed_flush_lsn") + ", coalesce(wal_status, '') " +
+		"FROM pg_replication_slots WHERE slot_type = 'logical' ORDER BY slot_name")
+	if c.Version.AtLeast(14) {
+		b.Queue(pg.Marker + "SELECT slot_name, spill_txns, spill_bytes, stream_txns, stream_bytes, total_txns, total_bytes " +
+			"FROM pg_stat_replication_slots")
+	}
+	b.Queue(pg.Marker + "SELECT r.pid, coalesce(r.application_name, ''), coalesce(r.state, ''), " +
+		lsn("r.sent_lsn") + ", " + lsn("r.write_lsn") + ", " + lsn("r.flush_lsn") + ", " + lsn("r.replay_lsn") +
+		", coalesce(extract(epoch from r.backend_start), 0)::float8 FROM pg_stat_replication r ORDER BY r.pid")
+	br := c.SendBatch(ctx, b)
+	defer br.Close()
+
+	if err := br.QueryRow().Scan(&t.CurrentLSN); err != nil {
+		return nil, fmt.Errorf("read current WAL position: %w", err)
+	}
+	rows, _ := br.Query()
+	slots, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Slot, error) {
+		var s Slot
+		err := r.Scan(&s.Name, &s.Database, &s.Active, &s.ActivePID, &s.RestartLSN, &s.ConfirmedFlush, &s.WALStatus)
+		return s, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read pg_replication_slots: %w", err)
+	}
+	if c.Version.AtLeast(14) {
+		rows, _ := br.Query()
+		idx := map[string]int{}
+		for i := range slots {
+			idx[slots[i].Name] = i
+		}
+		for rows.Next() {
+			var name string
+			var st Slot
+			if err := rows.Scan(&name, &st.SpillTxns, &st.SpillBytes, &st.StreamTxns, &st.StreamBytes, &st.TotalTxns, &st.TotalBytes); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read pg_stat_replication_slots: %w", err)
+			}
+			if i, ok := idx[name]; ok {
+				s := &slots[i]
+				s.SpillTxns, s.SpillBytes, s.StreamTxns, s.StreamBytes, s.TotalTxns, s.TotalBytes =
+					st.SpillTxns, st.SpillBytes, st.StreamTxns, st.StreamBytes, st.TotalTxns, st.TotalBytes
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read pg_stat_replication_slots: %w", err)
+		}
+	}
+	t.Slots = slots
+	rows, _ = br.Query()
+	keys := map[int]procKey{}
+	for rows.Next() {
+		var s Sender
+		var start float64
+		if err := rows.Scan(&s.PID, &s.AppName, &s.State, &s.Sent, &s.Write, &s.Flush, &s.Replay, &start); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read pg_stat_replication: %w", err)
+		}
+		t.Senders = append(t.Senders, s)
+		keys[s.PID] = procKey{role: "walsender", start: start}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read pg_stat_replication: %w", err)
+	}
+	return keys, nil
+}

@@ -1,0 +1,132 @@
+package sample
+
+import "time"
+
+// RecordingVersion is bumped when Recording's JSON shape changes.
+const RecordingVersion = 1
+
+// Recording is everything sampled over one window.
+type Recording struct {
+	Version    int       `json:"version"`
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	Publisher  Server    `json:"publisher"`
+	Subscriber *Server   `json:"subscriber,omitempty"` // nil when only the publisher is observed
+	Ticks      []Tick    `json:"ticks"`
+	Probes     []Probe   `json:"probes"`
+	// Gaps are intervals in which a server could not be sampled (restart,
+	// dropped connection).
+	Gaps []Gap `json:"gaps,omitempty"`
+}
+
+// Server describes one observed server.
+type Server struct {
+	Version string `json:"version"` // "16.14"
+	Major   int    `json:"major"`
+	// Proc says whether this host's /proc shows the server's backends, and if
+	// not, why not ("" when it does).
+	ProcUnavailable string `json:"proc_unavailable,omitempty"`
+	CPUs            int    `json:"cpus,omitempty"` // CPUs of this host, when Proc is usable
+}
+
+// Gap is a window without samples from one side.
+type Gap struct {
+	Side  string    `json:"side"`
+	From  time.Time `json:"from"`
+	To    time.Time `json:"to"`
+	Cause string    `json:"cause"`
+}
+
+// Tick holds positions and counters read at one moment. LSNs are byte
+// positions (pg_lsn - '0/0'); 0 means unknown.
+type Tick struct {
+	At         time.Time  `json:"at"`
+	CurrentLSN uint64     `json:"current_lsn,omitempty"`
+	Slots      []Slot     `json:"slots,omitempty"`
+	Senders    []Sender   `json:"senders,omitempty"`
+	Subs       []Sub      `json:"subs,omitempty"`
+	Procs      []ProcStat `json:"procs,omitempty"`
+	// PubHost and SubHost are cumulative busy and total CPU time of the hosts
+	// (nil when /proc is not usable for that side).
+	PubHost *HostStat `json:"pub_host,omitempty"`
+	SubHost *HostStat `json:"sub_host,omitempty"`
+	// PubOK and SubOK say whether each side answered this tick.
+	PubOK bool `json:"pub_ok"`
+	SubOK bool `json:"sub_ok"`
+}
+
+// Slot is a logical replication slot on the publisher.
+type Slot struct {
+	Name           string `json:"name"`
+	Database       string `json:"database"`
+	Active         bool   `json:"active"`
+	ActivePID      int    `json:"active_pid,omitempty"`
+	RestartLSN     uint64 `json:"restart_lsn,omitempty"`
+	ConfirmedFlush uint64 `json:"confirmed_flush_lsn,omitempty"`
+	WALStatus      string `json:"wal_status,omitempty"`
+	// Counters from pg_stat_replication_slots (14+; zero before).
+	SpillTxns   int64 `json:"spill_txns,omitempty"`
+	SpillBytes  int64 `json:"spill_bytes,omitempty"`
+	StreamTxns  int64 `json:"stream_txns,omitempty"`
+	StreamBytes int64 `json:"stream_bytes,omitempty"`
+	TotalTxns   int64 `json:"total_txns,omitempty"`
+	TotalBytes  int64 `json:"total_bytes,omitempty"`
+}
+
+// Sender is a walsender row of pg_stat_replication.
+type Sender struct {
+	PID     int    `json:"pid"`
+	AppName string `json:"application_name"`
+	State   string `json:"state"`
+	Sent    uint64 `json:"sent_lsn,omitempty"`
+	Write   uint64 `json:"write_lsn,omitempty"`
+	Flush   uint64 `json:"flush_lsn,omitempty"`
+	Replay  uint64 `json:"replay_lsn,omitempty"`
+}
+
+// Sub is one subscription on the subscriber, with its leader apply worker.
+type Sub struct {
+	Name        string `json:"name"`
+	Slot        string `json:"slot"`
+	Enabled     bool   `json:"enabled"`
+	WorkerPID   int    `json:"worker_pid,omitempty"` // leader apply worker, 0 if none
+	Received    uint64 `json:"received_lsn,omitempty"`
+	LatestEnd   uint64 `json:"latest_end_lsn,omitempty"`
+	ApplyErrors int64  `json:"apply_error_count,omitempty"`
+	SyncErrors  int64  `json:"sync_error_count,omitempty"`
+	// OtherWorkers are parallel apply and tablesync workers' pids.
+	OtherWorkers []int `json:"other_workers,omitempty"`
+	NotReady     int   `json:"tables_not_ready,omitempty"`
+}
+
+// ProcStat is a process's cumulative CPU and run-queue delay, in nanoseconds.
+type ProcStat struct {
+	Side     string `json:"side"` // "publisher" or "subscriber"
+	PID      int    `json:"pid"`
+	Role     string `json:"role"` // "walsender", "apply", "parallel apply", "tablesync"
+	CPUNs    int64  `json:"cpu_ns"`
+	RunqNs   int64  `json:"runq_ns"`
+	Verified bool   `json:"verified"` // start time matched backend_start
+}
+
+// HostStat is cumulative host CPU time in nanoseconds, summed over CPUs.
+type HostStat struct {
+	BusyNs  int64 `json:"busy_ns"`
+	TotalNs int64 `json:"total_ns"`
+}
+
+// Probe is one fast read of wait events on one side.
+type Probe struct {
+	At    time.Time `json:"at"`
+	Side  string    `json:"side"`
+	Waits []Wait    `json:"waits"`
+}
+
+// Wait is one process's state at a probe. An empty Event means the process
+// was on a CPU or runnable.
+type Wait struct {
+	PID   int    `json:"pid"`
+	Type  string `json:"type,omitempty"`  // wait_event_type
+	Event string `json:"event,omitempty"` // wait_event
+	State string `json:"state,omitempty"`
+}

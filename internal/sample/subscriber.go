@@ -1,0 +1,84 @@
+package sample
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/lagscope/lagscope/internal/pg"
+)
+
+// readSubscriber reads every subscription with its workers and error counters.
+func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, error) {
+	// Worker kind per version: 17+ has worker_type; 16 has leader_pid (parallel
+	// workers); in 13-16 relid IS NOT NULL marks tablesync workers.
+	kind := "CASE WHEN st.relid IS NOT NULL THEN 'tablesync' ELSE 'apply' END"
+	if c.Version.AtLeast(17) {
+		kind = "CASE st.worker_type WHEN 'apply' THEN 'apply' WHEN 'parallel apply' THEN 'parallel apply' ELSE 'tablesync' END"
+	} else if c.Version.AtLeast(16) {
+		kind = "CASE WHEN st.leader_pid IS NOT NULL THEN 'parallel apply' WHEN st.relid IS NOT NULL THEN 'tablesync' ELSE 'apply' END"
+	}
+	errs := "0::bigint, 0::bigint"
+	join := ""
+	if c.Version.AtLeast(15) {
+		errs = "coalesce(ss.apply_error_count, 0), coalesce(ss.sync_error_count, 0)"
+		join = " LEFT JOIN pg_stat_subscription_stats ss ON ss.subid = s.oid"
+	}
+	q := pg.Marker + "SELECT s.subname, coalesce(s.subslotname, ''), s.subenabled, coalesce(st.pid, 0), " + kind + ", " +
+		lsn("st.received_lsn") + ", " + lsn("st.latest_end_lsn") + ", " + errs + ", " +
+		"(SELECT count(*) FROM pg_subscription_rel r WHERE r.srsubid = s.oid AND r.srsubstate <> 'r')::int, " +
+		"coalesce(extract(epoch from a.backend_start), 0)::float8 " +
+		"FROM pg_subscription s LEFT JOIN pg_stat_subscription st ON st.subid = s.oid" + join +
+		" LEFT JOIN pg_stat_activity a ON a.pid = st.pid" +
+		" WHERE s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())" +
+		" ORDER BY s.subname, st.pid"
+	if !c.Version.AtLeast(14) {
+		// pg_subscription.oid is not readable by non-superusers in 13.
+		q = replaceOID(q)
+	}
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read subscriptions: %w", err)
+	}
+	keys := map[int]procKey{}
+	byName := map[string]int{}
+	for rows.Next() {
+		var name, slot, role string
+		var enabled bool
+		var pid, notReady int
+		var recv, end uint64
+		var aerr, serr int64
+		var start float64
+		if err := rows.Scan(&name, &slot, &enabled, &pid, &role, &recv, &end, &aerr, &serr, &notReady, &start); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read subscriptions: %w", err)
+		}
+		i, ok := byName[name]
+		if !ok {
+			t.Subs = append(t.Subs, Sub{Name: name, Slot: slot, Enabled: enabled, ApplyErrors: aerr, SyncErrors: serr, NotReady: notReady})
+			i = len(t.Subs) - 1
+			byName[name] = i
+		}
+		s := &t.Subs[i]
+		if pid == 0 {
+			continue
+		}
+		keys[pid] = procKey{role: role, start: start}
+		if role == "apply" {
+			s.WorkerPID, s.Received, s.LatestEnd = pid, recv, end
+		} else {
+			s.OtherWorkers = append(s.OtherWorkers, pid)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read subscriptions: %w", err)
+	}
+	return keys, nil
+}
+
+// replaceOID adapts the subscription query to PostgreSQL 13, where a
+// non-superuser cannot read pg_subscription.oid: join on the name instead.
+func replaceOID(q string) string {
+	q = strings.ReplaceAll(q, "ON st.subid = s.oid", "ON st.subname = s.subname")
+	return strings.ReplaceAll(q, "r.srsubid = s.oid", "r.srsubid = st.subid")
+}

@@ -1,0 +1,42 @@
+package units
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// siUnits are FormatBytes' units, each 1000 times the previous.
+var siUnits = []string{"B", "kB", "MB", "GB", "TB", "PB", "EB"}
+
+// FormatBytes prints a byte count n for people, with SI units (1 kB = 1000
+// bytes) and about three significant digits: "812 B", "812 kB", "1.5 MB",
+// "96 MB", "2 GB". Values below 10 of a unit keep one decimal unless it is
+// zero. Negative counts get a leading "-"; NaN and infinities print as
+// "NaN B", "+Inf B" and "-Inf B".
+func FormatBytes(n float64) string {
+	if math.IsNaN(n) || math.IsInf(n, 0) {
+		return strconv.FormatFloat(n, 'f', -1, 64) + " B"
+	}
+	sign := ""
+	if n < 0 {
+		sign, n = "-", -n
+	}
+	i := 0
+	for i < len(siUnits)-1 && math.Round(n) >= 1000 { // would print as 1000 or more
+		n /= 1000
+		i++
+	}
+	var s string
+	switch {
+	case i == 0 || n >= 9.95:
+		s = strconv.FormatFloat(math.Round(n), 'f', 0, 64)
+	default:
+		s = strings.TrimSuffix(strconv.FormatFloat(n, 'f', 1, 64), ".0")
+	}
+	return sign + s + " " + siUnits[i]
+}
+
+// MBPerSecond converts a rate in bytes per second to megabytes per second
+// (1 MB = 1,000,000 bytes), the unit lagscope's reports use.
+func MBPerSecond(bytesPerSec float64) float64 { return bytesPerSec / 1e6 }

