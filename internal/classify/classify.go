@@ -15,6 +15,9 @@ const (
 	CaughtUpLag = 16 << 20
 	// BusyCPU is "near a full core" for one process (seed 000: apply 97-98%).
 	BusyCPU = 0.75
+	// BusyDemand is "wants a full core": CPU plus run-queue share. A process
+	// that runs 70% and waits 25% on the run queue is asking for a whole core.
+	BusyDemand = 0.85
 	// StarvedRunq is the run-queue share at which a process counts as starved
 	// (seed-style run: the walsender's run delay grew 22 s in 25 s).
 	StarvedRunq = 0.25
@@ -87,7 +90,7 @@ func Classify(in Input) Verdict {
 				fmt.Sprintf("apply worker waited on the run queue %s of the time (runnable, not running) and ran %s", pct(ap.RunqueueShare), pct(ap.CPUShare)),
 				hostLine("subscriber", s.SubHostBusy))
 			return finish(v, in)
-		case in.ProcSub && ap.CPUShare >= BusyCPU && apCPUEv >= MostProbes:
+		case in.ProcSub && ap.CPUShare+ap.RunqueueShare >= BusyDemand && ap.CPUShare >= BusyCPU-0.15 && apCPUEv >= MostProbes:
 			v = newVerdict(SubscriberApplyCPU, 0.9,
 				fmt.Sprintf("apply worker CPU %s of one core, no wait event in %s of probes", pct(ap.CPUShare), pct(apCPUEv)),
 				fmt.Sprintf("apply worker run queue %s: it gets the CPU it asks for", pct(ap.RunqueueShare)),
@@ -167,10 +170,10 @@ func stallCause(in Input) string {
 		return fmt.Sprintf("the apply worker of %s failed %d time(s) during the window (apply_error_count): read the subscriber's log for the error", in.Subscription, in.ApplyErrors)
 	case in.HasSubscriber && !in.ApplyWorker:
 		return fmt.Sprintf("subscription %s is enabled but has no apply worker (crashing or restarting; read the subscriber's log)", in.Subscription)
-	case !in.SlotActive && in.Summary.Consumed <= 0:
+	case !in.SlotActive && in.Summary.Progress() <= 0:
 		return "no walsender serves the slot (active = false): its consumer is not connected"
-	case in.Summary.Consumed <= 0 && in.Summary.Generated > 0 && in.MedianLag > CaughtUpLag:
-		return "the slot's confirmed_flush_lsn did not advance during the window"
+	case in.Summary.Progress() <= 0 && in.Summary.Generated > 0 && in.MedianLag > CaughtUpLag:
+		return "neither the walsender (sent_lsn) nor the slot (confirmed_flush_lsn) advanced during the window"
 	}
 	return ""
 }
@@ -190,7 +193,7 @@ func newVerdict(name string, conf float64, evidence ...string) Verdict {
 // not be seen.
 func finish(v Verdict, in Input) Verdict {
 	s := in.Summary
-	v.Evidence = append(v.Evidence, fmt.Sprintf("generated %.1f MB/s, consumed %.1f MB/s over %.0f s (%d ticks)", mb(s.Generated), mb(s.Consumed), s.WindowS, s.Ticks))
+	v.Evidence = append(v.Evidence, fmt.Sprintf("generated %.1f MB/s, decoded %.1f MB/s, confirmed %.1f MB/s over %.0f s (%d ticks)", mb(s.Generated), mb(s.Decoded), mb(s.Consumed), s.WindowS, s.Ticks))
 	if !in.ProcPub || (in.HasSubscriber && !in.ProcSub) {
 		v.Caveats = append(v.Caveats, "process CPU and run-queue figures were not available for every side (remote host or --no-proc)")
 		v.Confidence *= 0.8

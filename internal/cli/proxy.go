@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/proxy"
 	"github.com/lagscope/lagscope/internal/units"
 	"github.com/spf13/cobra"
@@ -248,14 +250,29 @@ type benchReport struct {
 
 // benchRow summarises the runs at one target rate. Rates are bytes per second.
 type benchRow struct {
-	Target     units.ByteRate      `json:"target_bytes_per_sec"`
-	TargetText string              `json:"target"`
-	Measured   spread              `json:"measured_bytes_per_sec"`
-	ErrorPct   *spread             `json:"error_pct,omitempty"`            // limited rates only
-	Direct     *spread             `json:"direct_bytes_per_sec,omitempty"` // unlimited only
-	Ratio      *spread             `json:"ratio,omitempty"`                // unlimited only
-	Runs       []proxy.BenchResult `json:"runs"`
+	Target     units.ByteRate `json:"target_bytes_per_sec"`
+	TargetText string         `json:"target"`
+	Measured   spread         `json:"measured_bytes_per_sec"`
+	ErrorPct   *spread        `json:"error_pct,omitempty"`            // limited rates only
+	Direct     *spread        `json:"direct_bytes_per_sec,omitempty"` // unlimited only
+	Ratio      *spread        `json:"ratio,omitempty"`                // unlimited only
+	OtherCores *spread        `json:"other_cores,omitempty"`          // when /proc is readable
+	Runs       []benchRun     `json:"runs"`
 }
+
+// benchRun is one proxy.Bench run with the machine load around it.
+type benchRun struct {
+	proxy.BenchResult
+	// HostCores is how many CPUs the whole machine kept busy on average during
+	// the run, SelfCores how many this process used; 0 when /proc is unreadable.
+	HostCores float64 `json:"host_cores,omitempty"`
+	SelfCores float64 `json:"self_cores,omitempty"`
+}
+
+// otherCores estimates the CPUs used by everything but this process: other
+// work competing with the bench. It includes kernel threads, such as
+// ksoftirqd, that may partly carry the bench's own loopback traffic.
+func (r benchRun) otherCores() float64 { return max(r.HostCores-r.SelfCores, 0) }
 
 // spread is the median, minimum and maximum of repeated measurements.
 type spread struct {
@@ -278,8 +295,8 @@ func spreadOf(xs []float64) spread {
 }
 
 // summarise builds the row for the runs at one target.
-func summarise(target units.ByteRate, runs []proxy.BenchResult) benchRow {
-	pick := func(f func(proxy.BenchResult) float64) spread {
+func summarise(target units.ByteRate, runs []benchRun) benchRow {
+	pick := func(f func(benchRun) float64) spread {
 		xs := make([]float64, len(runs))
 		for i, r := range runs {
 			xs[i] = f(r)
@@ -287,14 +304,18 @@ func summarise(target units.ByteRate, runs []proxy.BenchResult) benchRow {
 		return spreadOf(xs)
 	}
 	row := benchRow{Target: target, TargetText: target.String(), Runs: runs,
-		Measured: pick(func(r proxy.BenchResult) float64 { return r.Measured })}
+		Measured: pick(func(r benchRun) float64 { return r.Measured })}
 	if target > 0 {
-		e := pick(func(r proxy.BenchResult) float64 { return r.ErrorPct })
+		e := pick(func(r benchRun) float64 { return r.ErrorPct })
 		row.ErrorPct = &e
 	} else {
-		d := pick(func(r proxy.BenchResult) float64 { return r.Direct })
-		q := pick(func(r proxy.BenchResult) float64 { return r.Ratio })
+		d := pick(func(r benchRun) float64 { return r.Direct })
+		q := pick(func(r benchRun) float64 { return r.Ratio })
 		row.Direct, row.Ratio = &d, &q
+	}
+	if runs[0].HostCores > 0 {
+		o := pick(benchRun.otherCores)
+		row.OtherCores = &o
 	}
 	return row
 }
@@ -309,9 +330,11 @@ func runProxyBench(cmd *cobra.Command, o *proxyOptions) error {
 	rep := benchReport{SchemaVersion: 1, Started: time.Now().UTC().Truncate(time.Second),
 		DurationS: o.benchDuration.Seconds(), Repeat: o.benchRepeat, CPUs: runtime.NumCPU()}
 	log := cmd.ErrOrStderr()
+	load := newLoadMeter()
 	for _, r := range rates {
-		var runs []proxy.BenchResult
+		var runs []benchRun
 		for i := range o.benchRepeat {
+			before := load.read()
 			res, err := proxy.Bench(ctx, r, o.benchDuration)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -319,8 +342,10 @@ func runProxyBench(cmd *cobra.Command, o *proxyOptions) error {
 				}
 				return fmt.Errorf("bench at %s: %w", r, err)
 			}
-			fmt.Fprintf(log, "bench: %s run %d/%d: %s\n", r, i+1, o.benchRepeat, describeRun(res))
-			runs = append(runs, res)
+			run := benchRun{BenchResult: res}
+			run.HostCores, run.SelfCores = loadBetween(before, load.read())
+			fmt.Fprintf(log, "bench: %s run %d/%d: %s\n", r, i+1, o.benchRepeat, describeRun(run))
+			runs = append(runs, run)
 		}
 		rep.Rows = append(rep.Rows, summarise(r, runs))
 	}
@@ -333,12 +358,66 @@ func runProxyBench(cmd *cobra.Command, o *proxyOptions) error {
 }
 
 // describeRun is the progress line for one bench run.
-func describeRun(r proxy.BenchResult) string {
+func describeRun(r benchRun) string {
+	var s string
 	if r.Target > 0 {
-		return fmt.Sprintf("%.3f MB/s (%+.2f%%)", units.MBPerSecond(r.Measured), r.ErrorPct)
+		s = fmt.Sprintf("%.3f MB/s (%+.2f%%)", units.MBPerSecond(r.Measured), r.ErrorPct)
+	} else {
+		s = fmt.Sprintf("%.0f MB/s through the proxy, %.0f MB/s direct, ratio %.2f",
+			units.MBPerSecond(r.Measured), units.MBPerSecond(r.Direct), r.Ratio)
 	}
-	return fmt.Sprintf("%.0f MB/s through the proxy, %.0f MB/s direct, ratio %.2f",
-		units.MBPerSecond(r.Measured), units.MBPerSecond(r.Direct), r.Ratio)
+	if r.HostCores > 0 {
+		s += fmt.Sprintf("; CPUs busy %.2f, of which this process %.2f", r.HostCores, r.SelfCores)
+	}
+	return s
+}
+
+// loadMeter reads the machine's and this process's CPU counters, so a bench
+// can tell a quiet run from one that competed with other work. Without /proc
+// it reads nothing and the load stays unknown (zero).
+type loadMeter struct {
+	fs proc.FS
+	ok bool
+}
+
+// loadSample is one reading of a loadMeter.
+type loadSample struct {
+	at   time.Time
+	host proc.HostSample
+	self proc.ProcSample
+	ok   bool
+}
+
+func newLoadMeter() loadMeter {
+	fs, err := proc.NewFS("")
+	return loadMeter{fs: fs, ok: err == nil}
+}
+
+func (m loadMeter) read() loadSample {
+	if !m.ok {
+		return loadSample{}
+	}
+	h, err := m.fs.Host()
+	if err != nil {
+		return loadSample{}
+	}
+	p, err := m.fs.Process(os.Getpid())
+	if err != nil {
+		return loadSample{}
+	}
+	return loadSample{at: time.Now(), host: h, self: p, ok: true}
+}
+
+// loadBetween returns the average number of busy CPUs on the machine and the
+// CPUs this process used between two samples; zeros when either is missing.
+func loadBetween(a, b loadSample) (hostCores, selfCores float64) {
+	wall := b.at.Sub(a.at)
+	if !a.ok || !b.ok || wall <= 0 {
+		return 0, 0
+	}
+	hostCores = proc.HostBusy(a.host, b.host) * float64(b.host.CPUs)
+	selfCores = (b.self.CPU - a.self.CPU).Seconds() / wall.Seconds()
+	return hostCores, selfCores
 }
 
 // renderBench prints the report: one sentence for a single rate run once, a
@@ -359,9 +438,12 @@ func renderBench(w io.Writer, rep benchReport) error {
 	fmt.Fprintf(w, "proxy bench on 127.0.0.1: %gs per run, %d run(s) per rate, %d CPU(s); median [min .. max]\n",
 		rep.DurationS, rep.Repeat, rep.CPUs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TARGET\tMEASURED MB/s\tERROR %\tDIRECT MB/s\tRATIO")
+	fmt.Fprintln(tw, "TARGET\tMEASURED MB/s\tERROR %\tDIRECT MB/s\tRATIO\tOTHER CPU")
 	for _, row := range rep.Rows {
-		cols := []string{row.TargetText, fmtSpread(mbps(row.Measured), "%.3f"), "", "", ""}
+		cols := []string{row.TargetText, fmtSpread(mbps(row.Measured), "%.3f"), "", "", "", ""}
+		if row.OtherCores != nil {
+			cols[5] = fmtSpread(*row.OtherCores, "%.2f")
+		}
 		if row.ErrorPct != nil {
 			cols[2] = fmtSpread(*row.ErrorPct, "%+.2f")
 		}

@@ -61,6 +61,7 @@ func LabSettings() map[string]string {
 		"fsync":                           "off",
 		"synchronous_commit":              "off",
 		"full_page_writes":                "off",
+		"autovacuum":                      "off", // no background work competing for the pinned CPUs
 		"shared_buffers":                  "256MB",
 		"max_wal_size":                    "8GB",
 		"checkpoint_timeout":              "30min",

@@ -155,8 +155,9 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 		s := in.Summary
 		p := report.Path{Slot: in.Slot, Subscription: in.Subscription, Verdict: v,
 			LagBytes: s.Lag.Total, Lag: s.Lag, GeneratedMBps: units.MBPerSecond(s.Generated), ConsumedMBps: units.MBPerSecond(s.Consumed),
-			Walsender: s.Walsender, Apply: s.Apply}
-		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Consumed, v.Name == classify.CaughtUp)
+			DecodedMBps: units.MBPerSecond(s.Decoded),
+			Walsender:   s.Walsender, Apply: s.Apply}
+		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), v.Name == classify.CaughtUp)
 		r.Paths = append(r.Paths, p)
 	}
 	sort.Slice(r.Paths, func(i, j int) bool { return r.Paths[i].Slot < r.Paths[j].Slot })

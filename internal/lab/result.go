@@ -29,6 +29,8 @@ type Result struct {
 	// GeneratedMBps that of pg_current_wal_lsn(), in MB (1e6 bytes) of WAL/s.
 	ConsumedMBps  float64 `json:"consumed_mb_per_s"`
 	GeneratedMBps float64 `json:"generated_mb_per_s"`
+	// DecodedMBps is the advance of the slowest walsender's sent_lsn.
+	DecodedMBps float64 `json:"decoded_mb_per_s"`
 	// DrainedEarly says the backlog was gone before the window ended.
 	DrainedEarly bool              `json:"drained_early,omitempty"`
 	Walsender    measure.Proc      `json:"walsender"`
@@ -62,6 +64,7 @@ func (r *Result) fill(rec *sample.Recording, p *Pair, o RunOptions) {
 	r.WindowS = s.WindowS
 	r.ConsumedMBps = units.MBPerSecond(s.Consumed)
 	r.GeneratedMBps = units.MBPerSecond(s.Generated)
+	r.DecodedMBps = units.MBPerSecond(s.Decoded)
 	r.Walsender, r.Apply, r.Lag, r.HostBusy = s.Walsender, s.Apply, s.Lag, s.PubHostBusy
 	r.DrainedEarly = rec.End.Sub(rec.Start) < o.Duration-o.Tick && len(rec.Ticks) > 0 && drained(rec.Ticks[len(rec.Ticks)-1])
 	if r.DrainedEarly {

@@ -67,7 +67,7 @@ func backlogShare(s Scenario) float64 {
 	case s.RowFilter != "":
 		return 1.5
 	case s.Link:
-		return 0.4
+		return 1.0
 	case s.During == LoadFull:
 		return 0.3
 	default:

@@ -35,6 +35,11 @@ type Summary struct {
 	// current WAL position, and of the slowest selected slot's confirmed_flush_lsn.
 	Generated float64 `json:"generated_bytes_per_s"`
 	Consumed  float64 `json:"consumed_bytes_per_s"`
+	// Decoded is the advance of the slowest selected walsender's sent_lsn
+	// (WAL read and decoded), bytes/s; 0 when no walsender ran throughout.
+	// The subscriber confirms in bursts (every wal_receiver_status_interval
+	// while busy), so over short windows Decoded tracks progress better.
+	Decoded   float64 `json:"decoded_bytes_per_s"`
 	Walsender Proc    `json:"walsender"`
 	Apply     Proc    `json:"apply"`
 	Lag       Lag     `json:"lag"`
@@ -131,6 +136,11 @@ func Summarise(rec *sample.Recording, f Filter) Summary {
 	if ok0 && ok1 {
 		s.Consumed = float64(int64(c1)-int64(c0)) / sec
 	}
+	if s0, _ := senderPos(first, f); s0 != 0 {
+		if s1, _ := senderPos(last, f); s1 >= s0 {
+			s.Decoded = float64(s1-s0) / sec
+		}
+	}
 	roles := roleOf(rec.Ticks, f)
 	s.Walsender = procStats(rec, ticks, roles, RoleWalsender, sample.Publisher)
 	s.Apply = procStats(rec, ticks, roles, RoleApply, sample.Subscriber)
@@ -138,6 +148,15 @@ func Summarise(rec *sample.Recording, f Filter) Summary {
 	s.PubHostBusy = hostBusy(first.PubHost, last.PubHost)
 	s.SubHostBusy = hostBusy(first.SubHost, last.SubHost)
 	return s
+}
+
+// Progress is the best estimate of how fast the backlog drains: the larger of
+// Consumed and Decoded (bytes/s).
+func (s Summary) Progress() float64 {
+	if s.Decoded > s.Consumed {
+		return s.Decoded
+	}
+	return s.Consumed
 }
 
 // okTicks keeps ticks in which the publisher answered.

@@ -14,9 +14,17 @@ import (
 // benchChunk is the write and read size of Bench's source and sink, in bytes.
 const benchChunk = 256 << 10
 
-// maxWarmup caps the time Bench lets data flow before it starts counting, so
-// connection setup and the initially full token bucket do not skew the rate.
-const maxWarmup = 500 * time.Millisecond
+// Warm-ups: Bench lets data flow this long before it starts counting, so
+// connection setup and the initially full token bucket (50 ms of traffic) do
+// not skew the rate.
+const (
+	limitedWarmup   = 500 * time.Millisecond
+	unlimitedWarmup = 100 * time.Millisecond
+)
+
+// maxSegment is the longest stretch Bench measures one path (proxy or direct)
+// before switching to the other when comparing them.
+const maxSegment = time.Second
 
 // BenchResult is what one Bench run measured. Rates are in bytes per second.
 type BenchResult struct {
@@ -41,11 +49,12 @@ type BenchResult struct {
 // Bench measures the relay on 127.0.0.1. It starts a sink server and a proxy
 // limited to r in front of it, pushes data from one client connection
 // (client → upstream) and reports the rate that reached the sink over d, after
-// a short warm-up. With r == 0 it also measures a direct connection to the
-// sink without the proxy and reports the ratio; the two are measured in two
-// alternating halves each (proxy, direct, proxy, direct) so that drifting
-// machine load affects both alike. It takes about d (2d when r == 0) plus up
-// to a second of warm-up per segment.
+// a warm-up of 0.5 s. With r == 0 it also measures a direct connection to the
+// sink without the proxy, for d as well, and reports the ratio; the two are
+// measured in alternating segments of at most 1 s (proxy, direct, direct,
+// proxy, ...), each on fresh connections after a 0.1 s warm-up, so that
+// drifting machine load affects both alike. A limited run takes about d + 0.5
+// s, an unlimited one about 2.3 d.
 func Bench(ctx context.Context, r units.ByteRate, d time.Duration) (BenchResult, error) {
 	res := BenchResult{Target: r}
 	if d <= 0 {
@@ -55,7 +64,7 @@ func Bench(ctx context.Context, r units.ByteRate, d time.Duration) (BenchResult,
 		return res, fmt.Errorf("bench rate %d bytes/s is negative: use a positive rate such as 8MB/s, or 0 for unlimited", int64(r))
 	}
 	if r > 0 {
-		m, err := measure(ctx, r, true, d)
+		m, err := measure(ctx, r, true, limitedWarmup, d)
 		if err != nil {
 			return res, err
 		}
@@ -64,16 +73,20 @@ func Bench(ctx context.Context, r units.ByteRate, d time.Duration) (BenchResult,
 		return res, nil
 	}
 	var via, direct sample
-	for range 2 {
-		m, err := measure(ctx, 0, true, d/2)
-		if err != nil {
-			return res, err
+	seg := min(maxSegment, max(d/10, 200*time.Millisecond))
+	for i := 0; time.Duration(i)*seg < d; i++ {
+		s := min(seg, d-time.Duration(i)*seg)
+		for _, viaProxy := range [2]bool{i%2 == 0, i%2 != 0} {
+			m, err := measure(ctx, 0, viaProxy, unlimitedWarmup, s)
+			if err != nil {
+				return res, err
+			}
+			if viaProxy {
+				via.add(m)
+			} else {
+				direct.add(m)
+			}
 		}
-		via.add(m)
-		if m, err = measure(ctx, 0, false, d/2); err != nil {
-			return res, err
-		}
-		direct.add(m)
 	}
 	res.Seconds, res.Bytes, res.Measured = via.seconds, via.bytes, via.rate()
 	res.Direct = direct.rate()
@@ -114,8 +127,8 @@ func (s sample) rate() float64 {
 }
 
 // measure pushes data into a fresh sink, through a fresh proxy limited to r
-// when viaProxy, and counts what arrives in a window of d after the warm-up.
-func measure(ctx context.Context, r units.ByteRate, viaProxy bool, d time.Duration) (sample, error) {
+// when viaProxy, and counts what arrives in a window of d after warmup.
+func measure(ctx context.Context, r units.ByteRate, viaProxy bool, warmup, d time.Duration) (sample, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s, err := startSink(ctx)
@@ -141,7 +154,7 @@ func measure(ctx context.Context, r units.ByteRate, viaProxy bool, d time.Durati
 	go func() { srcDone <- push(c) }()
 	defer func() { c.Close(); <-srcDone }()
 
-	if err := sleep(ctx, min(maxWarmup, d/4), srcDone); err != nil {
+	if err := sleep(ctx, warmup, srcDone); err != nil {
 		return sample{}, err
 	}
 	b0, t0 := s.bytes.Load(), time.Now()

@@ -43,6 +43,7 @@ type Path struct {
 	Lag           measure.Lag `json:"lag"`
 	GeneratedMBps float64     `json:"generated_mb_per_s"`
 	ConsumedMBps  float64     `json:"consumed_mb_per_s"`
+	DecodedMBps   float64     `json:"decoded_mb_per_s"`
 	// CatchUp is "in 4m10s" when the backlog shrinks, or "falling behind by
 	// 3.2 MB/s" when it grows, or "" when caught up.
 	CatchUp   string       `json:"catch_up,omitempty"`
@@ -102,13 +103,19 @@ func Read(rd io.Reader) (Report, error) {
 	return r, nil
 }
 
-// CatchUp computes the catch-up line for a lag and rates in bytes/s.
-func CatchUp(lag int64, generated, consumed float64, caughtUp bool) (string, float64) {
+// CatchUp computes the catch-up line for a lag and rates in bytes/s
+// (progress: how fast the backlog drains).
+func CatchUp(lag int64, generated, progress float64, caughtUp bool) (string, float64) {
 	if caughtUp {
 		return "", 0
 	}
-	net := consumed - generated
-	if net <= 0 {
+	net := progress - generated
+	switch {
+	case progress <= 0 && generated <= 0:
+		return "not moving: nothing generated, nothing consumed", 0
+	case progress <= 0:
+		return fmt.Sprintf("falling behind by %.1f MB/s: nothing is consumed", generated/1e6), 0
+	case net <= 0:
 		return fmt.Sprintf("falling behind by %.1f MB/s", -net/1e6), 0
 	}
 	secs := float64(lag) / net

@@ -31,7 +31,7 @@ func Text(w io.Writer, r Report) error {
 		}
 		fmt.Fprintf(b, "  lag      %s unconfirmed: %s not yet sent, %s sent not flushed,\n           %s flushed not confirmed\n",
 			mbytes(p.LagBytes), mbytes(p.Lag.NotYetSent), mbytes(p.Lag.SentNotFlushed), mbytes(p.Lag.FlushedNotConfd))
-		fmt.Fprintf(b, "  rates    generated %.1f MB/s, consumed %.1f MB/s", p.GeneratedMBps, p.ConsumedMBps)
+		fmt.Fprintf(b, "  rates    generated %.1f MB/s, decoded %.1f MB/s, confirmed %.1f MB/s", p.GeneratedMBps, p.DecodedMBps, p.ConsumedMBps)
 		if p.CatchUp != "" {
 			fmt.Fprintf(b, "\n           %s", p.CatchUp)
 		}
