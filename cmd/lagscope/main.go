@@ -9,17 +9,29 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/lagscope/lagscope/internal/cli"
 )
 
 func main() {
+	if path := os.Getenv("LAGSCOPE_CPUPROFILE"); path != "" {
+		// For measuring lagscope's own overhead (docs/performance.md).
+		if f, err := os.Create(path); err == nil {
+			_ = pprof.StartCPUProfile(f)
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := cli.NewRoot().ExecuteContext(ctx)
 	stop()
 	if msg := cli.Message(err); msg != "" {
 		fmt.Fprintln(os.Stderr, "lagscope:", msg)
 	}
-	os.Exit(cli.ExitCode(err))
+	code := cli.ExitCode(err)
+	if code != 0 {
+		pprof.StopCPUProfile()
+		os.Exit(code)
+	}
 }

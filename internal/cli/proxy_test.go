@@ -123,7 +123,7 @@ func TestSpreadOf(t *testing.T) {
 }
 
 func TestRenderBench(t *testing.T) {
-	limited := summarise(8_000_000, []benchRun{{BenchResult: proxy.BenchResult{Target: 8_000_000, Measured: 7_990_000, ErrorPct: -0.125}}})
+	limited := summarise(8_000_000, []benchRun{{BenchResult: proxy.BenchResult{Target: 8_000_000, Measured: 7_980_000, ErrorPct: -0.25}}})
 	unlimited := summarise(0, []benchRun{
 		{BenchResult: proxy.BenchResult{Measured: 2e9, Direct: 2.5e9, Ratio: 0.8}, HostCores: 1.9, SelfCores: 1.8},
 		{BenchResult: proxy.BenchResult{Measured: 1.8e9, Direct: 2.4e9, Ratio: 0.75}, HostCores: 2, SelfCores: 1.5},
@@ -136,7 +136,7 @@ func TestRenderBench(t *testing.T) {
 	}{
 		{"one limited run prints target, measured rate and error",
 			benchReport{DurationS: 10, Repeat: 1, Rows: []benchRow{limited}},
-			[]string{"target 8MB/s", "measured 7.990 MB/s", "error -0.13%"}},
+			[]string{"target 8MB/s", "measured 7.980 MB/s", "error -0.25%"}},
 		{"one unlimited run prints both rates and the ratio",
 			benchReport{DurationS: 10, Repeat: 1, Rows: []benchRow{summarise(0, unlimited.Runs[:1])}},
 			[]string{"2000 MB/s through the proxy", "2500 MB/s direct", "ratio 0.80 (80% of direct)"}},

@@ -3,12 +3,16 @@ package lab
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/pgbin"
+	"github.com/lagscope/lagscope/internal/report"
 )
 
 // integrationOptions finds binaries for the lab's integration tests (skipped
@@ -66,7 +70,7 @@ func runScenario(t *testing.T, name string, tweak func(*RunOptions)) *Result {
 	t.Logf("%s took %s: %s", name, time.Since(start).Round(time.Second), b)
 	if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" {
 		rb, _ := json.MarshalIndent(res.Recording, "", " ")
-		path := filepath.Join(dir, name+"-pg"+res.ServerVersion+".json")
+		path := filepath.Join(dir, fmt.Sprintf("%s-pg%s-%d.json", name, res.ServerVersion, time.Now().Unix()))
 		if err := os.WriteFile(path, rb, 0o644); err != nil {
 			t.Errorf("save recording: %v", err)
 		}
@@ -74,66 +78,100 @@ func runScenario(t *testing.T, name string, tweak func(*RunOptions)) *Result {
 	return res
 }
 
-func TestIntegrationApplyBoundSaturatesTheApplyWorker(t *testing.T) {
-	r := runScenario(t, "apply-bound", nil)
-	if r.Apply.CPUShare < 0.8 {
-		t.Errorf("apply cpu_share = %.2f, want >= 0.8", r.Apply.CPUShare)
+// diagnoseDuring runs lagscope diagnose against the pair as a user would.
+func diagnoseDuring(ctx context.Context, p *Pair) (any, error) {
+	rep, _, err := diagnose.Run(ctx, diagnose.Options{
+		Publisher: p.Pub.ConnString(Database), Subscriber: p.Sub.ConnString(Database),
+		Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second,
+	})
+	return rep, err
+}
+
+// repeats is how many times each scenario runs ($LAGSCOPE_TEST_REPEAT, default 1).
+func repeats() int {
+	if n, err := strconv.Atoi(os.Getenv("LAGSCOPE_TEST_REPEAT")); err == nil && n > 0 {
+		return n
 	}
-	if top, share := r.Apply.Top(); top != "CPU" {
-		t.Errorf("apply mostly %s (%.0f%%), want mostly CPU", top, 100*share)
+	return 1
+}
+
+// TestIntegrationScenarios runs every bottleneck scenario, checks its own
+// signature in the lab's measurement, and checks that diagnose, run against
+// the pair while the scenario holds, names the scenario's verdict.
+func TestIntegrationScenarios(t *testing.T) {
+	cases := []struct {
+		scenario string
+		check    func(t *testing.T, r *Result)
+	}{
+		{"apply-bound", func(t *testing.T, r *Result) {
+			if r.Apply.CPUShare < 0.8 {
+				t.Errorf("apply cpu_share = %.2f, want >= 0.8", r.Apply.CPUShare)
+			}
+			if top, share := r.Apply.Top(); top != "CPU" {
+				t.Errorf("apply mostly %s (%.0f%%), want mostly CPU", top, 100*share)
+			}
+			if r.Walsender.RunqueueShare > 0.15 {
+				t.Errorf("idle publisher: walsender runqueue_share = %.2f, want <= 0.15", r.Walsender.RunqueueShare)
+			}
+			wantData(t, r)
+		}},
+		{"walsender-starved", func(t *testing.T, r *Result) {
+			if r.Walsender.RunqueueShare < 0.5 {
+				t.Errorf("walsender runqueue_share = %.2f, want >= 0.5 (idle case: <= 0.15)", r.Walsender.RunqueueShare)
+			}
+		}},
+		{"network", func(t *testing.T, r *Result) {
+			if r.Link == nil {
+				t.Fatal("no link measurement")
+			}
+			if r.Link.Error < -0.05 || r.Link.Error > 0.05 {
+				t.Errorf("link measured %.2f MB/s for %.2f MB/s configured (%+.1f%%), want within 5%%", r.Link.MeasuredMBps, r.Link.ConfiguredMBps, 100*r.Link.Error)
+			}
+			if top, share := r.Walsender.Top(); top != "WalSenderWriteData" {
+				t.Errorf("walsender mostly %s (%.0f%%), want WalSenderWriteData", top, 100*share)
+			}
+			wantData(t, r)
+		}},
+		{"decode-bound", func(t *testing.T, r *Result) {
+			if r.Walsender.CPUShare < 0.8 {
+				t.Errorf("walsender cpu_share = %.2f, want >= 0.8", r.Walsender.CPUShare)
+			}
+			if share := r.Apply.Share("LogicalApplyMain"); share < 0.5 {
+				t.Errorf("apply waiting for data in %.0f%% of probes, want most", 100*share)
+			}
+		}},
+		{"stalled", func(t *testing.T, r *Result) {
+			if r.ConsumedMBps != 0 || r.GeneratedMBps <= 0 {
+				t.Errorf("consumed %.2f MB/s, generated %.2f MB/s; want 0 and > 0", r.ConsumedMBps, r.GeneratedMBps)
+			}
+		}},
+		{"caught-up", func(t *testing.T, r *Result) {
+			if r.Lag.Total > 16<<20 || r.GeneratedMBps <= 0 {
+				t.Errorf("lag %d bytes at %.2f MB/s generated; want a small lag under real load", r.Lag.Total, r.GeneratedMBps)
+			}
+			wantData(t, r)
+		}},
 	}
-	if r.DataMatches == nil || !*r.DataMatches {
-		t.Errorf("data after drain: %v %s", r.DataMatches, r.DataDetail)
+	for _, c := range cases {
+		s, _ := Lookup(c.scenario, false)
+		for i := 1; i <= repeats(); i++ {
+			t.Run(fmt.Sprintf("%s/run%d", c.scenario, i), func(t *testing.T) {
+				r := runScenario(t, c.scenario, func(o *RunOptions) { o.During = diagnoseDuring })
+				c.check(t, r)
+				rep, ok := r.During.(report.Report)
+				if !ok || len(rep.Paths) != 1 {
+					t.Fatalf("diagnosis = %#v, want a report with one path", r.During)
+				}
+				if got := rep.Paths[0].Name; got != s.Verdict {
+					t.Errorf("diagnose named %s (confidence %.2f, evidence %q), want %s", got, rep.Paths[0].Confidence, rep.Paths[0].Evidence, s.Verdict)
+				}
+			})
+		}
 	}
 }
 
-func TestIntegrationNetworkHoldsTheLinkRateAndTheWalsenderWaitsForTheSocket(t *testing.T) {
-	r := runScenario(t, "network", nil)
-	if r.Link == nil {
-		t.Fatal("no link measurement")
-	}
-	if r.Link.Error < -0.05 || r.Link.Error > 0.05 {
-		t.Errorf("link measured %.2f MB/s for %.2f MB/s configured (%+.1f%%), want within 5%%", r.Link.MeasuredMBps, r.Link.ConfiguredMBps, 100*r.Link.Error)
-	}
-	if top, share := r.Walsender.Top(); top != "WalSenderWriteData" {
-		t.Errorf("walsender mostly %s (%.0f%%), want WalSenderWriteData", top, 100*share)
-	}
-	if r.DataMatches == nil || !*r.DataMatches {
-		t.Errorf("data after drain: %v %s", r.DataMatches, r.DataDetail)
-	}
-}
-
-func TestIntegrationWalsenderStarvedHasFarMoreRunQueueDelayThanIdle(t *testing.T) {
-	busy := runScenario(t, "walsender-starved", nil)
-	idle := runScenario(t, "apply-bound", nil)
-	if busy.Walsender.RunqueueShare < 0.25 || busy.Walsender.RunqueueShare < 3*idle.Walsender.RunqueueShare {
-		t.Errorf("walsender runqueue_share busy %.2f vs idle %.2f, want >= 0.25 and >= 3x idle",
-			busy.Walsender.RunqueueShare, idle.Walsender.RunqueueShare)
-	}
-}
-
-func TestIntegrationDecodeBoundKeepsTheWalsenderOnACoreWhileApplyWaits(t *testing.T) {
-	r := runScenario(t, "decode-bound", nil)
-	if r.Walsender.CPUShare < 0.8 {
-		t.Errorf("walsender cpu_share = %.2f, want >= 0.8", r.Walsender.CPUShare)
-	}
-	if share := r.Apply.Share("LogicalApplyMain"); share < 0.5 {
-		t.Errorf("apply waiting for data in %.0f%% of probes, want most", 100*share)
-	}
-}
-
-func TestIntegrationStalledConsumesNothingWhileWALGrows(t *testing.T) {
-	r := runScenario(t, "stalled", nil)
-	if r.ConsumedMBps != 0 || r.GeneratedMBps <= 0 {
-		t.Errorf("consumed %.2f MB/s, generated %.2f MB/s; want 0 and > 0", r.ConsumedMBps, r.GeneratedMBps)
-	}
-}
-
-func TestIntegrationCaughtUpKeepsTheLagSmall(t *testing.T) {
-	r := runScenario(t, "caught-up", nil)
-	if r.Lag.Total > 16<<20 || r.GeneratedMBps <= 0 {
-		t.Errorf("lag %d bytes at %.2f MB/s generated; want a small lag under real load", r.Lag.Total, r.GeneratedMBps)
-	}
+func wantData(t *testing.T, r *Result) {
+	t.Helper()
 	if r.DataMatches == nil || !*r.DataMatches {
 		t.Errorf("data after drain: %v %s", r.DataMatches, r.DataDetail)
 	}

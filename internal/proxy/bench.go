@@ -54,7 +54,7 @@ type BenchResult struct {
 // measured in alternating segments of at most 1 s (proxy, direct, direct,
 // proxy, ...), each on fresh connections after a 0.1 s warm-up, so that
 // drifting machine load affects both alike. A limited run takes about d + 0.5
-// s, an unlimited one about 2.3 d.
+// s, an unlimited one about 2.2 d.
 func Bench(ctx context.Context, r units.ByteRate, d time.Duration) (BenchResult, error) {
 	res := BenchResult{Target: r}
 	if d <= 0 {

@@ -69,7 +69,7 @@ func Start(ctx context.Context, o Options) (*Proxy, error) {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", o.Listen)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w (is another process using the port? pick another --listen)", o.Listen, err)
+		return nil, fmt.Errorf("listen on %s: %w (is the port already in use? choose another listen address)", o.Listen, err)
 	}
 	p := &Proxy{
 		ln:       ln,
