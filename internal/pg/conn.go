@@ -87,16 +87,22 @@ func describe(cfg *pgx.ConnConfig) string {
 	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s", cfg.Host, cfg.Port, cfg.User, cfg.Database)
 }
 
+// connErrText turns a connection error into one line that says what to check.
 func connErrText(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return pe.Message
 	}
-	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) {
-		return ce.Unwrap().Error()
+	msg, _, _ := strings.Cut(err.Error(), "\n") // pgx lists every fallback it tried
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "timeout"):
+		return fmt.Sprintf("no answer within %s: check the host, the port and firewalls", DefaultConnectTimeout)
+	case strings.Contains(msg, "connection refused"):
+		return "connection refused: is PostgreSQL running and listening on that host and port?"
+	case strings.Contains(msg, "no such file or directory"):
+		return "no server socket there: is PostgreSQL running, and are host (socket directory) and port right?"
 	}
-	return err.Error()
+	return msg
 }
 
 var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)|(://[^:/@\s]*:)([^@\s]*)(@)`)

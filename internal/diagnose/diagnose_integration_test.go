@@ -1,0 +1,101 @@
+package diagnose
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/pgbin"
+)
+
+// upPair brings up a lab pair in the walsender-starved state (the load keeps
+// running) and returns it with a cleanup registered.
+func upPair(t *testing.T, scenario string) *lab.Pair {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: runs without -short")
+	}
+	dir, err := pgbin.Find(pgbin.FindOptions{})
+	if err != nil {
+		t.Skipf("no PostgreSQL server binaries (%v): run scripts/install-deps.sh", err)
+	}
+	pgbench, err := dir.Tool("pgbench")
+	if err != nil {
+		t.Skipf("no pgbench: %v", err)
+	}
+	s, err := lab.Lookup(scenario, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, load, err := lab.Up(ctx, s, lab.RunOptions{PGBench: pgbench, Duration: 10 * time.Second,
+		Pair: lab.PairOptions{Bin: dir.Bin, PubCPUs: []int{0}, SubCPUs: []int{1}, Rows: 50_000, Binary: true, Streaming: "on"}})
+	if err != nil {
+		t.Fatalf("lab up %s: %v", scenario, err)
+	}
+	t.Cleanup(func() { load.Stop(); p.Close() })
+	return p
+}
+
+func TestIntegrationAPgMonitorRoleIsEnoughOnBothSides(t *testing.T) {
+	p := upPair(t, "walsender-starved")
+	ctx := context.Background()
+	for _, dsn := range []string{p.Pub.ConnString(lab.Database), p.Sub.ConnString(lab.Database)} {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, "CREATE ROLE watcher LOGIN IN ROLE pg_monitor"); err != nil {
+			t.Fatal(err)
+		}
+		c.Close(ctx)
+	}
+	pub := strings.Replace(p.Pub.ConnString(lab.Database), "user=postgres", "user=watcher", 1)
+	sub := strings.Replace(p.Sub.ConnString(lab.Database), "user=postgres", "user=watcher", 1)
+	rep, _, err := Run(ctx, Options{Publisher: pub, Subscriber: sub, Duration: 8 * time.Second, ProbeHz: 20, Tick: time.Second})
+	if err != nil {
+		t.Fatalf("diagnose as a pg_monitor role: %v", err)
+	}
+	if len(rep.Paths) != 1 || rep.Paths[0].Name != classify.WalsenderStarved {
+		t.Fatalf("paths = %+v, want one walsender-starved verdict", rep.Paths)
+	}
+	if rep.Publisher.ProcUnavailable != "" || rep.Subscriber.ProcUnavailable != "" {
+		t.Errorf("/proc figures missing: %q / %q", rep.Publisher.ProcUnavailable, rep.Subscriber.ProcUnavailable)
+	}
+	// A role without pg_monitor cannot see wait events: a clear error, not a wrong verdict.
+	c, _ := pgx.Connect(ctx, p.Pub.ConnString(lab.Database))
+	c.Exec(ctx, "CREATE ROLE nobody_special LOGIN")
+	c.Close(ctx)
+	plain := strings.Replace(p.Pub.ConnString(lab.Database), "user=postgres", "user=nobody_special", 1)
+	_, _, err = Run(ctx, Options{Publisher: plain, Duration: 3 * time.Second, ProbeHz: 20, Tick: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "pg_monitor") {
+		t.Errorf("plain role: err = %v, want one that names pg_monitor", err)
+	}
+}
+
+func TestIntegrationASubscriberRestartDuringSamplingIsAGapNotAFailure(t *testing.T) {
+	p := upPair(t, "walsender-starved")
+	ctx := context.Background()
+	go func() {
+		time.Sleep(3 * time.Second)
+		if err := p.Sub.Restart(ctx); err != nil {
+			t.Errorf("restart subscriber: %v", err)
+		}
+	}()
+	rep, rec, err := Run(ctx, Options{Publisher: p.Pub.ConnString(lab.Database), Subscriber: p.Sub.ConnString(lab.Database),
+		Duration: 14 * time.Second, ProbeHz: 20, Tick: time.Second})
+	if err != nil {
+		t.Fatalf("diagnose across a restart: %v", err)
+	}
+	if len(rec.Gaps) == 0 || len(rep.Gaps) == 0 {
+		t.Errorf("no gap recorded for the restart: %+v", rec.Gaps)
+	}
+	if len(rep.Paths) != 1 || rep.Paths[0].Name != classify.WalsenderStarved {
+		t.Errorf("verdict %+v, want walsender-starved despite the gap", rep.Paths)
+	}
+}
