@@ -82,6 +82,15 @@ func Classify(in Input) Verdict {
 	waitData := ap.Share(evApplyMain)
 	apCPUEv := ap.Share(measure.CPUEvent)
 
+	// Both sides starved: the host (or hosts) are saturated by something else;
+	// naming one stage would mislead.
+	if in.ProcPub && in.ProcSub && ws.RunqueueShare >= StarvedRunq && ap.RunqueueShare >= StarvedRunq {
+		v = newVerdict(Inconclusive, 0.6,
+			fmt.Sprintf("walsender waited on the run queue %s of the time, the apply worker %s: both are starved of CPU", pct(ws.RunqueueShare), pct(ap.RunqueueShare)),
+			hostLine("publisher", s.PubHostBusy))
+		v.Cause = "mixed: walsender-starved and subscriber-starved at once; find what else uses the CPUs (top, pidstat) and diagnose again"
+		return finish(v, in)
+	}
 	// The subscriber's stages.
 	if in.HasSubscriber && ap.Probes >= MinProbes {
 		switch {

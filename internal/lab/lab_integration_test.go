@@ -69,7 +69,7 @@ func runScenario(t *testing.T, name string, tweak func(*RunOptions)) *Result {
 	b, _ := json.Marshal(res)
 	t.Logf("%s took %s: %s", name, time.Since(start).Round(time.Second), b)
 	if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" {
-		rb, _ := json.MarshalIndent(res.Recording, "", " ")
+		rb, _ := json.Marshal(res.Recording)
 		path := filepath.Join(dir, fmt.Sprintf("%s-pg%s-%d.json", name, res.ServerVersion, time.Now().Unix()))
 		if err := os.WriteFile(path, rb, 0o644); err != nil {
 			t.Errorf("save recording: %v", err)
@@ -79,12 +79,20 @@ func runScenario(t *testing.T, name string, tweak func(*RunOptions)) *Result {
 }
 
 // diagnoseDuring runs lagscope diagnose against the pair as a user would.
-func diagnoseDuring(ctx context.Context, p *Pair) (any, error) {
-	rep, _, err := diagnose.Run(ctx, diagnose.Options{
-		Publisher: p.Pub.ConnString(Database), Subscriber: p.Sub.ConnString(Database),
-		Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second,
-	})
-	return rep, err
+// With $LAGSCOPE_RECORD_DIR set it saves diagnose's own samples there
+// (that is how internal/classify/testdata is recorded).
+func diagnoseDuring(name string) func(ctx context.Context, p *Pair) (any, error) {
+	return func(ctx context.Context, p *Pair) (any, error) {
+		rep, rec, err := diagnose.Run(ctx, diagnose.Options{
+			Publisher: p.Pub.ConnString(Database), Subscriber: p.Sub.ConnString(Database),
+			Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second,
+		})
+		if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && rec != nil {
+			b, _ := json.Marshal(rec)
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-%s-pg%s-%d.json", name, rec.Publisher.Version, time.Now().Unix())), b, 0o644)
+		}
+		return rep, err
+	}
 }
 
 // repeats is how many times each scenario runs ($LAGSCOPE_TEST_REPEAT, default 1).
@@ -156,7 +164,7 @@ func TestIntegrationScenarios(t *testing.T) {
 		s, _ := Lookup(c.scenario, false)
 		for i := 1; i <= repeats(); i++ {
 			t.Run(fmt.Sprintf("%s/run%d", c.scenario, i), func(t *testing.T) {
-				r := runScenario(t, c.scenario, func(o *RunOptions) { o.During = diagnoseDuring })
+				r := runScenario(t, c.scenario, func(o *RunOptions) { o.During = diagnoseDuring(c.scenario) })
 				c.check(t, r)
 				rep, ok := r.During.(report.Report)
 				if !ok || len(rep.Paths) != 1 {

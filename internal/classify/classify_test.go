@@ -1,0 +1,143 @@
+package classify
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// verdictOf maps a recording's file-name prefix (the lab scenario that made
+// it) to the verdict the classifier must give.
+var verdictOf = map[string]string{
+	"apply-bound":        SubscriberApplyCPU,
+	"walsender-starved":  WalsenderStarved,
+	"network":            Network,
+	"decode-bound":       WalsenderDecodeCPU,
+	"stalled":            Stalled,
+	"caught-up":          CaughtUp,
+	"mixed-both-starved": Inconclusive,
+}
+
+func load(t *testing.T, path string) *sample.Recording {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec sample.Recording
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &rec
+}
+
+// TestRecordedLabRuns classifies every recording in testdata/ (samples from
+// real lab runs, see internal/lab's integration tests with
+// LAGSCOPE_RECORD_DIR) and checks the verdict its scenario must produce.
+func TestRecordedLabRuns(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.json")
+	if len(files) == 0 {
+		t.Fatal("no recordings in testdata/")
+	}
+	for _, f := range files {
+		base := filepath.Base(f)
+		want := ""
+		for prefix, v := range verdictOf {
+			if strings.HasPrefix(base, prefix+"-pg") && len(prefix) > len(want) {
+				want = v
+			}
+		}
+		if want == "" {
+			t.Errorf("%s: no expected verdict for this file name", base)
+			continue
+		}
+		t.Run(base, func(t *testing.T) {
+			ins := Inputs(load(t, f), nil)
+			if len(ins) != 1 {
+				t.Fatalf("%d paths, want 1", len(ins))
+			}
+			v := Classify(ins[0])
+			if v.Name != want {
+				t.Errorf("verdict %s (%.2f) with evidence %q, want %s", v.Name, v.Confidence, v.Evidence, want)
+			}
+			if v.Confidence <= 0 || v.Confidence > 1 || len(v.Evidence) == 0 || v.Headline == "" {
+				t.Errorf("verdict lacks confidence, evidence or headline: %+v", v)
+			}
+		})
+	}
+}
+
+// modify returns a copy of rec with f applied to every tick (a recorded run
+// turned into a nearby state that the lab cannot make quickly).
+func modify(rec *sample.Recording, f func(i int, t *sample.Tick)) *sample.Recording {
+	c := *rec
+	c.Ticks = make([]sample.Tick, len(rec.Ticks))
+	for i, t := range rec.Ticks {
+		t.Slots = append([]sample.Slot(nil), t.Slots...)
+		t.Subs = append([]sample.Sub(nil), t.Subs...)
+		if len(t.Slots) > 0 && len(t.Subs) > 0 {
+			f(i, &t)
+		}
+		c.Ticks[i] = t
+	}
+	return &c
+}
+
+func TestStallCauses(t *testing.T) {
+	busy := load(t, "testdata/apply-bound-pg15-lab.json")
+	cases := []struct {
+		name      string
+		rec       *sample.Recording
+		wantCause string
+	}{
+		{"a disabled subscription is stalled whatever the processes do",
+			modify(busy, func(_ int, t *sample.Tick) { t.Subs[0].Enabled = false }), "is disabled"},
+		{"a rising apply_error_count is stalled with the error count",
+			modify(busy, func(i int, t *sample.Tick) { t.Subs[0].ApplyErrors = int64(i / 3) }), "apply_error_count"},
+		{"a lost slot is stalled and says to recreate it",
+			modify(busy, func(_ int, t *sample.Tick) { t.Slots[0].WALStatus = "lost" }), "recreate"},
+		{"an enabled subscription without an apply worker is stalled",
+			modify(busy, func(_ int, t *sample.Tick) { t.Subs[0].WorkerPID = 0 }), "no apply worker"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := Classify(Inputs(c.rec, nil)[0])
+			if v.Name != Stalled || !strings.Contains(v.Cause, c.wantCause) {
+				t.Errorf("verdict %s cause %q, want stalled with %q", v.Name, v.Cause, c.wantCause)
+			}
+		})
+	}
+}
+
+func TestWithoutProcTheVerdictSaysSoAndIsLessCertain(t *testing.T) {
+	rec := load(t, "testdata/walsender-starved-pg15-lab.json")
+	with := Classify(Inputs(rec, nil)[0])
+	blind := *rec
+	blind.Publisher.ProcUnavailable = "server is not on this host"
+	sub := *rec.Subscriber
+	sub.ProcUnavailable = "server is not on this host"
+	blind.Subscriber = &sub
+	without := Classify(Inputs(&blind, nil)[0])
+	if without.Confidence >= with.Confidence {
+		t.Errorf("confidence without /proc %.2f, with %.2f: want lower", without.Confidence, with.Confidence)
+	}
+	if len(without.Caveats) == 0 {
+		t.Errorf("no caveat about missing /proc figures: %+v", without)
+	}
+	if without.Name == WalsenderStarved {
+		t.Errorf("named walsender-starved without run-queue figures; starvation cannot be seen from wait events")
+	}
+}
+
+func TestFewProbesAreInconclusive(t *testing.T) {
+	rec := load(t, "testdata/apply-bound-pg15-lab.json")
+	c := *rec
+	c.Probes = rec.Probes[:4]
+	if v := Classify(Inputs(&c, nil)[0]); v.Name != Inconclusive {
+		t.Errorf("verdict %s from 4 probes, want inconclusive", v.Name)
+	}
+}
