@@ -13,9 +13,9 @@ const width = 80
 func Text(w io.Writer, r Report) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "lagscope diagnose: %d path(s), %.0f s sampled, wait events at %g Hz\n", len(r.Paths), r.WindowS, r.ProbeHz)
-	fmt.Fprintf(b, "publisher PostgreSQL %s%s\n", r.Publisher.Version, procNote(r.Publisher))
+	wrap(b, "", fmt.Sprintf("publisher PostgreSQL %s%s", r.Publisher.Version, procNote(r.Publisher)))
 	if r.Subscriber != nil {
-		fmt.Fprintf(b, "subscriber PostgreSQL %s%s\n", r.Subscriber.Version, procNote(*r.Subscriber))
+		wrap(b, "", fmt.Sprintf("subscriber PostgreSQL %s%s", r.Subscriber.Version, procNote(*r.Subscriber)))
 	}
 	for _, p := range r.Paths {
 		b.WriteString("\n")

@@ -265,16 +265,21 @@ func markProcVisibility(rec *Recording, o Options) {
 	if o.Proc == nil {
 		return
 	}
-	seen := map[string]bool{}
+	seen, had := map[string]bool{}, map[string]bool{}
 	for _, t := range rec.Ticks {
 		for _, p := range t.Procs {
 			seen[p.Side] = true
 		}
+		had[Publisher] = had[Publisher] || len(t.Senders) > 0
+		for _, s := range t.Subs {
+			had[Subscriber] = had[Subscriber] || s.WorkerPID != 0
+		}
 	}
-	if rec.Publisher.ProcUnavailable == "" && !seen[Publisher] {
+	// Only a side that had replication backends can say /proc did not show them.
+	if rec.Publisher.ProcUnavailable == "" && had[Publisher] && !seen[Publisher] {
 		rec.Publisher.ProcUnavailable = "no replication backend of this server was found in this host's /proc"
 	}
-	if rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == "" && !seen[Subscriber] {
+	if rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == "" && had[Subscriber] && !seen[Subscriber] {
 		rec.Subscriber.ProcUnavailable = "no replication backend of this server was found in this host's /proc"
 	}
 }
