@@ -47,9 +47,9 @@ func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
 	rp["statement_timeout"] = fmt.Sprint(DefaultStatementTimeout.Milliseconds())
 	rp["lock_timeout"] = "1000"
 	rp["idle_in_transaction_session_timeout"] = "10000"
-	// Observing sessions never need a plan cache surprise: simple protocol keeps
-	// them cheap and works through poolers.
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	// Prepared statements (pgx's default statement cache): the wait-event probe
+	// runs 20 times a second, and parsing and planning it each time would be
+	// most of its cost on the server.
 	local := isLocal(cfg.Host)
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // Buffer sizes and depths of the relay pipeline, in bytes.
-var (
+const (
 	// minBurst is the smallest token bucket, so that reads are not tiny at low rates.
 	minBurst = 32 << 10
 	// burstDivisor sets the bucket to 1/20 s of traffic (50 ms): large enough to
@@ -38,7 +38,7 @@ var (
 // burstFor returns the token bucket size for rate r (bytes per second, r > 0):
 // 1/20 s of traffic, at least 32 KiB but never more than one second of it.
 func burstFor(r units.ByteRate) int {
-	b := int64(r) / int64(burstDivisor)
+	b := int64(r) / burstDivisor
 	floor := min(int64(minBurst), int64(r))
 	b = max(b, floor, 1)
 	return int(min(b, math.MaxInt32))

@@ -228,7 +228,7 @@ func (p *Proxy) relay(c net.Conn) {
 	}
 	defer p.untrack(u)
 	defer u.Close()
-	if p.rate.Load() == 0 && unlimitedSocketBuffer > 0 {
+	if p.rate.Load() == 0 {
 		tuneUnlimited(c)
 		tuneUnlimited(u)
 	}

@@ -11,8 +11,10 @@ import (
 // pg_read_all_stats the wait columns of other users' backends are NULL; the
 // sampler checks that once at start (see checkVisibility).
 func readWaits(ctx context.Context, c *pg.Conn, pids []int32) ([]Wait, error) {
-	rows, err := c.Query(ctx, pg.Marker+"SELECT pid, coalesce(wait_event_type, ''), coalesce(wait_event, ''), coalesce(state, '') "+
-		"FROM pg_stat_activity WHERE pid = ANY($1)", pids)
+	// pg_stat_get_activity(pid) reads one backend's entry without the joins
+	// of the pg_stat_activity view: the probe runs many times a second.
+	rows, err := c.Query(ctx, pg.Marker+"SELECT a.pid, coalesce(a.wait_event_type, ''), coalesce(a.wait_event, ''), coalesce(a.state, '') "+
+		"FROM unnest($1::int[]) AS p(pid), LATERAL pg_stat_get_activity(p.pid) AS a", pids)
 	if err != nil {
 		return nil, fmt.Errorf("read wait events: %w", err)
 	}

@@ -29,7 +29,7 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		"(SELECT count(*) FROM pg_subscription_rel r WHERE r.srsubid = s.oid AND r.srsubstate <> 'r')::int, " +
 		"coalesce(extract(epoch from a.backend_start), 0)::float8 " +
 		"FROM pg_subscription s LEFT JOIN pg_stat_subscription st ON st.subid = s.oid" + join +
-		" LEFT JOIN pg_stat_activity a ON a.pid = st.pid" +
+		" LEFT JOIN LATERAL pg_stat_get_activity(st.pid) a ON a.pid = st.pid" +
 		" WHERE s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())" +
 		" ORDER BY s.subname, st.pid"
 	if !c.Version.AtLeast(14) {
