@@ -9,4 +9,4 @@ export LAGSCOPE_LAB_DIR=${LAGSCOPE_LAB_DIR:-/tmp/lagscope-lab}
 mkdir -p "$LAGSCOPE_LAB_DIR" && chmod 755 "$LAGSCOPE_LAB_DIR"
 scenario=${1:-apply-bound}
 echo "lagscope demo: 'lab run $scenario' on this machine (about a minute)"
-exec ./bin/lagscope lab run "$scenario" --rows "${ROWS:-300000}" --duration "${DURATION:-20s}" ${DEMO_FLAGS:-}
+exec ./bin/lagscope lab run "$scenario" --diagnose --rows "${ROWS:-300000}" --duration "${DURATION:-20s}" ${DEMO_FLAGS:-}

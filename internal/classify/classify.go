@@ -64,7 +64,7 @@ func Classify(in Input) Verdict {
 	win := time.Duration(s.WindowS * float64(time.Second)).Round(time.Second)
 	v := Verdict{}
 	if cause := stallCause(in); cause != "" {
-		v = newVerdict(Stalled, 0.95, "cause: "+cause)
+		v = newVerdict(Stalled, 0.95)
 		v.Cause = cause
 		v.Evidence = append(v.Evidence, fmt.Sprintf("consumed %.1f MB/s while %.1f MB/s of WAL was generated over %s", mb(s.Consumed), mb(s.Generated), win))
 		return v
