@@ -70,6 +70,10 @@ func backlogShare(s Scenario) float64 {
 		return 1.0
 	case s.During == LoadFull:
 		return 0.3
+	case s.SubIndexes > 0:
+		// The apply worker is slower than the load here: a shorter backlog
+		// still outlasts the window and drains sooner afterwards.
+		return 1.1
 	default:
 		// pgbench and the publisher share one core here: generation runs
 		// below the apply rate, so build for longer than the window.

@@ -1,0 +1,135 @@
+package audit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// replicaIdentityMismatch: the key the subscriber finds rows by must be
+// covered by what the publisher sends as the old row's identity.
+var replicaIdentityMismatch = Check{
+	ID:       "replica-identity-mismatch",
+	Title:    "replica identities agree between publisher and subscriber",
+	Severity: Error,
+	Side:     BothSides,
+	Needs:    []Section{PubPublications, PubTables, SubSubscriptions, SubRels, SubTables},
+	Run: func(s Snapshots) []Finding {
+		var out []Finding
+		seen := map[string]bool{}
+		for _, l := range links(s) {
+			if l.Local == nil || l.Remote == nil {
+				continue
+			}
+			changes, _ := s.Publisher.publishesChanges(*l.Remote)
+			remoteKey, remoteDesc := remoteIdentity(*l.Remote, l.RemoteColumns)
+			for _, t := range s.Subscriber.leaves(l.Local) {
+				if seen[t.Qualified()] {
+					continue
+				}
+				seen[t.Qualified()] = true
+				if f, ok := compareIdentity(l, *t, changes, remoteKey, remoteDesc); ok {
+					out = append(out, f)
+				}
+			}
+		}
+		return out
+	},
+}
+
+// remoteIdentity returns the columns the publisher sends as the old row's key
+// (every published column for FULL) and a description.
+func remoteIdentity(t Table, published map[string]bool) (map[string]bool, string) {
+	key := map[string]bool{}
+	switch t.ReplicaIdentity {
+	case "full":
+		for c := range published {
+			key[c] = true
+		}
+		return key, "FULL"
+	case "nothing":
+		return key, "NOTHING"
+	}
+	ix := identityOrPK(t)
+	if ix == nil || (t.ReplicaIdentity == "default" && !ix.Primary) {
+		return key, strings.ToUpper(t.ReplicaIdentity) + " (no key)"
+	}
+	for _, c := range ix.keyColumns() {
+		key[c] = true
+	}
+	desc := "DEFAULT (primary key " + strings.Join(ix.keyColumns(), ", ") + ")"
+	if t.ReplicaIdentity == "index" {
+		desc = "USING INDEX " + ix.Name + " (" + strings.Join(ix.keyColumns(), ", ") + ")"
+	}
+	return key, desc
+}
+
+func localIdentityDesc(t Table) string {
+	ix := identityOrPK(t)
+	switch {
+	case ix == nil && t.ReplicaIdentity == "full":
+		return "FULL"
+	case ix == nil:
+		return strings.ToUpper(t.ReplicaIdentity) + " (no key)"
+	case t.ReplicaIdentity == "index" && ix.ReplicaIdentity:
+		return "USING INDEX " + ix.Name + " (" + strings.Join(ix.keyColumns(), ", ") + ")"
+	case t.ReplicaIdentity == "default":
+		return "DEFAULT (primary key " + strings.Join(ix.keyColumns(), ", ") + ")"
+	}
+	return strings.ToUpper(t.ReplicaIdentity) + ", primary key " + strings.Join(ix.keyColumns(), ", ")
+}
+
+// compareIdentity follows logicalrep_rel_mark_updatable(): UPDATE and DELETE
+// can be applied only when every column of the local identity index (or
+// primary key) is part of the remote identity, or, without a local key, when
+// the remote identity is FULL.
+func compareIdentity(l link, t Table, changes bool, remoteKey map[string]bool, remoteDesc string) (Finding, bool) {
+	localDesc := localIdentityDesc(t)
+	f := Finding{Objects: []string{"table " + t.Qualified(), "subscription " + l.Sub.Name}}
+	found := fmt.Sprintf("Table %s: publisher REPLICA IDENTITY %s, subscriber %s.", t.Qualified(), remoteDesc, localDesc)
+	ix := identityOrPK(t)
+	var uncovered []string
+	if ix != nil {
+		for _, c := range ix.keyColumns() {
+			if !remoteKey[c] {
+				uncovered = append(uncovered, c)
+			}
+		}
+		sort.Strings(uncovered)
+	}
+	switch {
+	case len(remoteKey) == 0 && l.Remote.ReplicaIdentity != "full":
+		return f, false // the publisher cannot log UPDATE/DELETE at all: no-replica-identity's finding
+	case changes && ix == nil && l.Remote.ReplicaIdentity != "full":
+		f.Severity = Error
+		f.Found = found + " The subscriber has no key to find rows by and the publisher does not send whole rows."
+		f.Why = "Every replicated UPDATE and DELETE stops the apply worker: \"logical replication target relation ... " +
+			"has neither REPLICA IDENTITY index nor PRIMARY KEY and published relation does not have REPLICA IDENTITY FULL\"."
+		f.Fix = fmt.Sprintf("Give the subscriber's table the publisher's key: ALTER TABLE %s ADD PRIMARY KEY (%s);",
+			t.Qualified(), strings.Join(sortedKeys(remoteKey), ", "))
+		if len(remoteKey) == 0 {
+			f.Fix = fmt.Sprintf("Give the table the same primary key on both sides: ALTER TABLE %s ADD PRIMARY KEY (<columns>); "+
+				"(or REPLICA IDENTITY FULL on the publisher, with an index on the subscriber: see full-identity-no-index)", t.Qualified())
+		}
+	case changes && len(uncovered) > 0:
+		f.Severity = Error
+		f.Found = found + fmt.Sprintf(" The publisher does not send %s as part of the old row's identity.", strings.Join(uncovered, ", "))
+		f.Why = "Every replicated UPDATE and DELETE stops the apply worker: \"publisher did not send replica identity " +
+			"column expected by the logical replication target relation\"."
+		f.Fix = fmt.Sprintf("Make the subscriber find rows by the columns the publisher sends (e.g. ALTER TABLE %s REPLICA "+
+			"IDENTITY USING INDEX <a unique index on %s>), or widen the publisher's identity.", t.Qualified(),
+			strings.Join(sortedKeys(remoteKey), ", "))
+	case ix == nil && l.Remote.ReplicaIdentity == "full":
+		return f, false // how such a table is applied is full-identity-no-index's finding
+	case remoteDesc != localDesc:
+		f.Severity = Info
+		f.Found = found
+		f.Why = "Apply works, but the two sides identify rows differently: after a switchover, or when the subscriber " +
+			"publishes onwards, the other identity applies, with its own WAL volume and lookup cost."
+		f.Fix = fmt.Sprintf("If the tables are meant to be interchangeable, give both the same key and identity "+
+			"(ALTER TABLE %s REPLICA IDENTITY ...).", t.Qualified())
+	default:
+		return f, false
+	}
+	return f, true
+}

@@ -1,0 +1,34 @@
+package audit
+
+// All lists every check in the order reports show them: publisher, subscriber,
+// then the ones comparing both sides. Each lives in its own file.
+var All = []Check{
+	// publisher
+	walLevel,
+	walSendersHeadroom,
+	slotsHeadroom,
+	inactiveSlot,
+	slotWALStatus,
+	slotWALKeepSize,
+	oldCatalogXmin,
+	decodingSpill,
+	noReplicaIdentity,
+	replicaIdentityFull,
+	rowFilter,
+	slotsPerDatabase,
+	partitionedPublication,
+	// subscriber
+	fullIdentityNoIndex,
+	extraSubscriberIndexes,
+	replicaTriggers,
+	subscriptionStopped,
+	applyErrors,
+	tablesNotReady,
+	binaryTransfer,
+	streamingOff,
+	workerHeadroom,
+	partitionedOneSubscription,
+	// both
+	columnMismatch,
+	replicaIdentityMismatch,
+}

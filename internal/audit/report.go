@@ -1,0 +1,150 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+)
+
+// SchemaVersion is bumped when Report's JSON shape changes incompatibly.
+const SchemaVersion = 1
+
+// ReportKind tells a check report from lagscope's other JSON outputs.
+const ReportKind = "check"
+
+// Report is the outcome of one 'lagscope check' run.
+type Report struct {
+	SchemaVersion int       `json:"schema_version"`
+	Tool          string    `json:"tool"` // "lagscope"
+	Kind          string    `json:"kind"` // "check"
+	Taken         time.Time `json:"taken"`
+	Publisher     *Server   `json:"publisher,omitempty"`
+	Subscriber    *Server   `json:"subscriber,omitempty"`
+	Summary       Summary   `json:"summary"`
+	// Results has one entry per check, in the order of All.
+	Results []Result `json:"results"`
+}
+
+// Server describes a checked server.
+type Server struct {
+	Version  string `json:"version"`
+	Database string `json:"database"`
+}
+
+// Summary counts findings by severity and checks by status.
+type Summary struct {
+	Errors        int `json:"errors"`
+	Warnings      int `json:"warnings"`
+	Infos         int `json:"infos"`
+	OK            int `json:"ok"`
+	WithFindings  int `json:"with_findings"`
+	NotApplicable int `json:"not_applicable"`
+	NotChecked    int `json:"not_checked"`
+}
+
+// NewReport builds the report of results over s.
+func NewReport(s Snapshots, results []Result) Report {
+	r := Report{SchemaVersion: SchemaVersion, Tool: "lagscope", Kind: ReportKind, Results: results}
+	if p := s.Publisher; p != nil {
+		r.Publisher = &Server{Version: p.Version.String(), Database: p.Database}
+		r.Taken = p.Taken
+	}
+	if sub := s.Subscriber; sub != nil {
+		r.Subscriber = &Server{Version: sub.Version.String(), Database: sub.Database}
+		if r.Taken.IsZero() {
+			r.Taken = sub.Taken
+		}
+	}
+	for _, res := range results {
+		switch res.Status {
+		case StatusOK:
+			r.Summary.OK++
+		case StatusFindings:
+			r.Summary.WithFindings++
+		case StatusNotApplicable:
+			r.Summary.NotApplicable++
+		case StatusNotChecked:
+			r.Summary.NotChecked++
+		}
+		for _, f := range res.Findings {
+			switch f.Severity {
+			case Error:
+				r.Summary.Errors++
+			case Warning:
+				r.Summary.Warnings++
+			default:
+				r.Summary.Infos++
+			}
+		}
+	}
+	return r
+}
+
+// Problems reports whether the run found errors or warnings (exit code 1).
+func (r Report) Problems() bool { return r.Summary.Errors+r.Summary.Warnings > 0 }
+
+// Findings returns every finding, worst first, in check order within a
+// severity.
+func (r Report) Findings() []Finding {
+	var out []Finding
+	for _, res := range r.Results {
+		out = append(out, res.Findings...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity.rank() < out[j].Severity.rank() })
+	return out
+}
+
+// Renderer writes a report in one format.
+type Renderer func(io.Writer, Report) error
+
+// Renderers maps format names to renderers.
+var Renderers = map[string]Renderer{
+	"text":     Text,
+	"markdown": Markdown,
+	"json":     JSON,
+}
+
+// Render writes r in format.
+func Render(w io.Writer, r Report, format string) error {
+	f, ok := Renderers[format]
+	if !ok {
+		return fmt.Errorf("unknown format %q: use text, markdown or json", format)
+	}
+	return f(w, r)
+}
+
+// JSON writes the report as indented JSON.
+func JSON(w io.Writer, r Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadReport loads a report saved with 'lagscope check --json'.
+func ReadReport(rd io.Reader) (Report, error) {
+	var r Report
+	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+		return r, fmt.Errorf("read check report: %w (is it the output of 'lagscope check --json'?)", err)
+	}
+	if r.Tool != "lagscope" || r.Kind != ReportKind || r.SchemaVersion == 0 {
+		return r, fmt.Errorf("not a lagscope check report: save one with 'lagscope check ... --json > file'")
+	}
+	if r.SchemaVersion > SchemaVersion {
+		return r, fmt.Errorf("check report schema %d is newer than this lagscope understands (%d): upgrade lagscope", r.SchemaVersion, SchemaVersion)
+	}
+	return r, nil
+}
+
+// ReadSnapshots loads snapshots saved with 'lagscope check --save-snapshots'.
+func ReadSnapshots(rd io.Reader) (Snapshots, error) {
+	var s Snapshots
+	if err := json.NewDecoder(rd).Decode(&s); err != nil {
+		return s, fmt.Errorf("read snapshots: %w (is it a file written by 'lagscope check --save-snapshots'?)", err)
+	}
+	if s.Publisher == nil && s.Subscriber == nil {
+		return s, fmt.Errorf("read snapshots: neither a publisher nor a subscriber snapshot in it")
+	}
+	return s, nil
+}

@@ -1,0 +1,70 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+)
+
+// applyErrors: apply and sync errors, and (18+) conflicts.
+var applyErrors = Check{
+	ID:          "apply-errors",
+	Title:       "no apply or sync errors, no conflicts",
+	Severity:    Error,
+	MinVersion:  15,
+	VersionNote: "pg_stat_subscription_stats is new in 15 (conflict counters in 18)",
+	Side:        SubscriberSide,
+	Needs:       []Section{SubSubscriptions, SubWorkers, SubStats},
+	Run: func(s Snapshots) []Finding {
+		var out []Finding
+		for _, sub := range s.Subscriber.Subscriptions {
+			st := sub.Stats
+			if st == nil {
+				continue
+			}
+			var conflicts []string
+			var nconf int64
+			for _, k := range sortedKeys(st.Conflicts) {
+				if n := st.Conflicts[k]; n > 0 {
+					conflicts = append(conflicts, fmt.Sprintf("%s %d", k, n))
+					nconf += n
+				}
+			}
+			if st.ApplyErrors+st.SyncErrors+nconf == 0 {
+				continue
+			}
+			period := "since the subscription was created"
+			if st.StatsReset != nil {
+				period = "since " + st.StatsReset.UTC().Format("2006-01-02 15:04 UTC")
+			}
+			found := fmt.Sprintf("Subscription %s has had %s and %s %s.", sub.Name,
+				plural(st.ApplyErrors, "apply error"), plural(st.SyncErrors, "sync error"), period)
+			if len(conflicts) > 0 {
+				found += " Conflicts: " + strings.Join(conflicts, ", ") + "."
+			}
+			sev := Warning
+			running := false
+			for _, w := range sub.Workers {
+				if w.Type == "apply" {
+					running = true
+				}
+			}
+			if sub.Enabled && !running && st.ApplyErrors > 0 {
+				sev = Error
+				found += " No apply worker is running now: it is probably failing again."
+			}
+			out = append(out, Finding{
+				Severity: sev,
+				Objects:  []string{"subscription " + sub.Name},
+				Found:    found,
+				Why: "An apply error stops the apply worker; it restarts after wal_retrieve_retry_interval (5 s by default) " +
+					"and retries the same transaction, so nothing is applied while the error repeats and the lag grows " +
+					"with every retry. Conflicts (18+) mean rows differ between the sides.",
+				Fix: fmt.Sprintf("Find the error in the subscriber's log (a unique violation, a missing table or column, a "+
+					"permission), fix the data or schema (or skip the transaction: ALTER SUBSCRIPTION %[1]s SKIP (lsn = ...)), "+
+					"then reset the counters: SELECT pg_stat_reset_subscription_stats(oid) FROM pg_subscription WHERE subname = '%[2]s';",
+					ident(sub.Name), sub.Name),
+			})
+		}
+		return out
+	},
+}

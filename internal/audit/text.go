@@ -1,0 +1,121 @@
+package audit
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// textWidth is the text renderer's line width.
+const textWidth = 80
+
+// Text writes the report for a terminal, within 80 columns: the findings,
+// worst first, each with what was found, why it matters and the fix; then the
+// checks that were not checked or do not apply, and the ones that passed.
+func Text(w io.Writer, r Report) error {
+	b := &strings.Builder{}
+	wrap(b, "", "lagscope check: "+serversLine(r))
+	wrap(b, "", summaryLine(r))
+	for _, f := range r.Findings() {
+		b.WriteString("\n")
+		wrap(b, fmt.Sprintf("%-8s %s  ", strings.ToUpper(string(f.Severity)), f.Check), strings.Join(f.Objects, ", "))
+		wrap(b, "  found  ", f.Found)
+		wrap(b, "  why    ", f.Why)
+		wrap(b, "  fix    ", f.Fix)
+	}
+	for _, st := range []struct {
+		status Status
+		title  string
+	}{{StatusNotChecked, "not checked"}, {StatusNotApplicable, "not applicable"}} {
+		first := true
+		for _, res := range r.Results {
+			if res.Status != st.status {
+				continue
+			}
+			if first {
+				b.WriteString("\n" + st.title + ":\n")
+				first = false
+			}
+			wrap(b, "  - ", res.Check+": "+res.Reason)
+		}
+	}
+	var ok []string
+	for _, res := range r.Results {
+		if res.Status == StatusOK {
+			ok = append(ok, res.Check)
+		}
+	}
+	if len(ok) > 0 {
+		b.WriteString("\n")
+		wrap(b, "ok: ", strings.Join(ok, ", "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// serversLine names the checked servers.
+func serversLine(r Report) string {
+	var parts []string
+	if r.Publisher != nil {
+		parts = append(parts, fmt.Sprintf("publisher PostgreSQL %s (database %s)", r.Publisher.Version, r.Publisher.Database))
+	}
+	if r.Subscriber != nil {
+		parts = append(parts, fmt.Sprintf("subscriber PostgreSQL %s (database %s)", r.Subscriber.Version, r.Subscriber.Database))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// summaryLine counts findings and checks.
+func summaryLine(r Report) string {
+	s := r.Summary
+	if s.Errors+s.Warnings+s.Infos == 0 {
+		return fmt.Sprintf("no findings; %d checks ok, %d not applicable, %d not checked", s.OK, s.NotApplicable, s.NotChecked)
+	}
+	return fmt.Sprintf("%s, %s, %s; %d checks ok, %d not applicable, %d not checked",
+		plural(int64(s.Errors), "error"), plural(int64(s.Warnings), "warning"), plural(int64(s.Infos), "info"),
+		s.OK, s.NotApplicable, s.NotChecked)
+}
+
+// wrap writes text after prefix, folding at spaces within textWidth and
+// breaking words too long for a line; continuation lines are indented to
+// the prefix's width (at most 9 columns when the prefix is longer).
+func wrap(b *strings.Builder, prefix, text string) {
+	indentWidth := len(prefix)
+	if indentWidth > 9 {
+		indentWidth = 9
+	}
+	indent := strings.Repeat(" ", indentWidth)
+	line := prefix
+	empty := true // nothing but the prefix or indent on the line yet
+	for _, word := range strings.Fields(text) {
+		for {
+			room := textWidth - len(line)
+			if !empty {
+				room-- // the space
+			}
+			if len(word) <= room {
+				break
+			}
+			if empty && room <= 0 { // the prefix fills the line
+				b.WriteString(strings.TrimRight(line, " ") + "\n")
+				line = indent
+				continue
+			}
+			if !empty {
+				b.WriteString(line + "\n")
+				line, empty = indent, true
+				continue
+			}
+			// A word longer than a whole line: break it.
+			b.WriteString(line + word[:room] + "\n")
+			word = word[room:]
+			line = indent
+		}
+		if !empty {
+			line += " "
+		}
+		line += word
+		empty = false
+	}
+	b.WriteString(strings.TrimRight(line, " ") + "\n")
+}

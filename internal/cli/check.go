@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/lagscope/lagscope/internal/audit"
+	"github.com/spf13/cobra"
+)
+
+type checkOptions struct {
+	audit.Options
+	format        string
+	json          bool
+	input         string // re-render a saved report
+	snapshots     string // run the checks on saved snapshots
+	saveSnapshots string
+}
+
+// Validate checks flags and picks the output format.
+func (o *checkOptions) Validate() error {
+	if o.json {
+		o.format = "json"
+	}
+	if _, ok := audit.Renderers[o.format]; !ok {
+		return Usagef("--format %q: use text, markdown or json", o.format)
+	}
+	offline := o.input != "" || o.snapshots != ""
+	if o.input != "" && o.snapshots != "" {
+		return Usagef("--input and --from-snapshots exclude each other: --input re-renders a report, --from-snapshots re-runs the checks")
+	}
+	if offline && (o.Publisher != "" || o.Subscriber != "") {
+		return Usagef("--input and --from-snapshots read a file: do not give --publisher or --subscriber with them")
+	}
+	if offline {
+		return nil
+	}
+	if o.Publisher == "" && o.Subscriber == "" {
+		// libpq convention: PG* variables alone describe the publisher.
+		if os.Getenv("PGHOST") != "" || os.Getenv("PGSERVICE") != "" || os.Getenv("PGDATABASE") != "" {
+			o.Publisher = " "
+		}
+	}
+	if err := o.Options.Validate(); err != nil {
+		return Usage(err)
+	}
+	return nil
+}
+
+func newCheckCmd() *cobra.Command {
+	o := &checkOptions{}
+	c := &cobra.Command{
+		Use:   "check",
+		Short: "Find replication lag designed into the configuration and schema, with the fix for each",
+		Long: `Reads the publisher's and the subscriber's catalogs once and reports what makes
+logical replication lag before any load arrives: REPLICA IDENTITY FULL without
+an index the subscriber's apply worker can use (a sequential scan per changed
+row), extra subscriber indexes, triggers firing for replicated rows, slots
+nobody reads, spill to disk, missing replica identities, columns that differ
+between the sides, too few walsenders, slots or workers - each with the
+objects, the numbers, why it matters and the SQL that fixes it. One page per
+check in docs/checks/.
+
+It only reads catalogs and statistics (read-only sessions, application_name=
+lagscope). A role with pg_monitor is enough; a part of the catalogs the role
+may not read makes the checks that need it "not checked", not the run fail.
+Give both sides to check how they match; either alone runs its own checks.
+
+Exit codes: 0 no errors or warnings (info findings allowed), 1 errors or
+warnings found, 2 usage or connection error, 3 other failure.`,
+		Example: `  lagscope check --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor'
+  lagscope check --publisher postgres://monitor@pub/app --format markdown
+  lagscope check --publisher ... --subscriber ... --json > check.json && lagscope check --input check.json
+  lagscope check --publisher ... --subscriber ... --save-snapshots snap.json; lagscope check --from-snapshots snap.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			rep, err := o.report(cmd)
+			if err != nil {
+				return err
+			}
+			if err := audit.Render(cmd.OutOrStdout(), rep, o.format); err != nil {
+				return err
+			}
+			if rep.Problems() {
+				return &ExitError{Code: ExitFinding, Err: errSilent}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
+	f.StringVar(&o.Subscriber, "subscriber", "", "subscriber connection string (the database with the subscriptions)")
+	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+	f.BoolVar(&o.json, "json", false, "same as --format json")
+	f.StringVar(&o.input, "input", "", "re-render a report saved with --json instead of connecting")
+	f.StringVar(&o.snapshots, "from-snapshots", "", "run the checks on snapshots saved with --save-snapshots instead of connecting")
+	f.StringVar(&o.saveSnapshots, "save-snapshots", "", "also write what was read from the servers (JSON) to this file")
+	return c
+}
+
+// report produces the report: from a saved report, from saved snapshots, or
+// from the servers.
+func (o *checkOptions) report(cmd *cobra.Command) (audit.Report, error) {
+	if o.input != "" {
+		f, err := os.Open(o.input)
+		if err != nil {
+			return audit.Report{}, Usagef("open %s: %v", o.input, err)
+		}
+		defer f.Close()
+		rep, err := audit.ReadReport(f)
+		if err != nil {
+			return rep, Usage(err)
+		}
+		return rep, nil
+	}
+	var snaps audit.Snapshots
+	if o.snapshots != "" {
+		f, err := os.Open(o.snapshots)
+		if err != nil {
+			return audit.Report{}, Usagef("open %s: %v", o.snapshots, err)
+		}
+		defer f.Close()
+		if snaps, err = audit.ReadSnapshots(f); err != nil {
+			return audit.Report{}, Usage(err)
+		}
+	} else {
+		var err error
+		snaps, err = audit.Collect(cmd.Context(), o.Options)
+		if err != nil {
+			if cmd.Context().Err() != nil {
+				return audit.Report{}, &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted while reading the catalogs")}
+			}
+			return audit.Report{}, &ExitError{Code: ExitUsage, Err: err}
+		}
+	}
+	if o.saveSnapshots != "" {
+		b, err := json.MarshalIndent(snaps, "", " ")
+		if err != nil {
+			return audit.Report{}, err
+		}
+		if err := os.WriteFile(o.saveSnapshots, b, 0o644); err != nil {
+			return audit.Report{}, fmt.Errorf("save snapshots: %w", err)
+		}
+	}
+	return audit.NewReport(snaps, audit.Run(snaps, audit.All)), nil
+}
