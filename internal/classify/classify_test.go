@@ -141,3 +141,43 @@ func TestFewProbesAreInconclusive(t *testing.T) {
 		t.Errorf("verdict %s from 4 probes, want inconclusive", v.Name)
 	}
 }
+
+func TestPublisherOnlyStillNamesPublisherSideLimits(t *testing.T) {
+	rec := load(t, "testdata/walsender-starved-pg15-lab.json")
+	pubOnly := *rec
+	pubOnly.Subscriber = nil
+	pubOnly.Ticks = nil
+	for _, tk := range rec.Ticks {
+		tk.Subs, tk.SubOK, tk.SubHost = nil, false, nil
+		var procs []sample.ProcStat
+		for _, p := range tk.Procs {
+			if p.Side == sample.Publisher {
+				procs = append(procs, p)
+			}
+		}
+		tk.Procs = procs
+		pubOnly.Ticks = append(pubOnly.Ticks, tk)
+	}
+	var probes []sample.Probe
+	for _, p := range rec.Probes {
+		if p.Side == sample.Publisher {
+			probes = append(probes, p)
+		}
+	}
+	pubOnly.Probes = probes
+	ins := Inputs(&pubOnly, nil)
+	if len(ins) != 1 || ins[0].HasSubscriber {
+		t.Fatalf("inputs %+v, want one publisher-only path", ins)
+	}
+	v := Classify(ins[0])
+	if v.Name != WalsenderStarved {
+		t.Errorf("publisher-only verdict %s, want walsender-starved", v.Name)
+	}
+	found := false
+	for _, e := range v.Evidence {
+		found = found || strings.Contains(e, "no subscriber observed")
+	}
+	if !found {
+		t.Errorf("evidence %q does not say the subscriber was not observed", v.Evidence)
+	}
+}
