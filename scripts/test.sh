@@ -5,7 +5,9 @@
 # 2. Integration tests that start their own disposable clusters, once per
 #    PostgreSQL version in LAGSCOPE_TEST_VERSIONS (default "15 16": 15 from
 #    Debian, 16 from the npm package via scripts/get-postgres.sh).
-# Never uses a server that happens to be running on the machine.
+# Never uses a server that happens to be running on the machine. Integration
+# packages run one at a time (-p 1): two lab pairs pinned to the same CPUs
+# would disturb each other's measurements.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,5 +29,5 @@ go test -short -count=1 ./...
 for v in $versions; do
 	bin=$(bash scripts/get-postgres.sh "$v")
 	echo "== integration tests on PostgreSQL $v ($bin)"
-	LAGSCOPE_PG_BIN="$bin" go test -count=1 -timeout 30m -run 'Integration' ./...
+	LAGSCOPE_PG_BIN="$bin" LAGSCOPE_TEST_REPEAT=${LAGSCOPE_TEST_REPEAT:-3} go test -p 1 -count=1 -timeout 40m -run 'Integration' ./...
 done

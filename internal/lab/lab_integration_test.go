@@ -164,7 +164,11 @@ func TestIntegrationScenarios(t *testing.T) {
 		s, _ := Lookup(c.scenario, false)
 		for i := 1; i <= repeats(); i++ {
 			t.Run(fmt.Sprintf("%s/run%d", c.scenario, i), func(t *testing.T) {
-				r := runScenario(t, c.scenario, func(o *RunOptions) { o.During = diagnoseDuring(c.scenario) })
+				first := i == 1
+				r := runScenario(t, c.scenario, func(o *RunOptions) {
+					o.During = diagnoseDuring(c.scenario)
+					o.Verify = first // later runs only repeat the diagnosis
+				})
 				c.check(t, r)
 				rep, ok := r.During.(report.Report)
 				if !ok || len(rep.Paths) != 1 {
@@ -180,6 +184,9 @@ func TestIntegrationScenarios(t *testing.T) {
 
 func wantData(t *testing.T, r *Result) {
 	t.Helper()
+	if r.DataDetail == "" && r.DataMatches == nil {
+		return // not verified in this run (a repeat)
+	}
 	if r.DataMatches == nil || !*r.DataMatches {
 		t.Errorf("data after drain: %v %s", r.DataMatches, r.DataDetail)
 	}
