@@ -50,8 +50,8 @@ func remoteIdentity(t Table, published map[string]bool) (map[string]bool, string
 	case "nothing":
 		return key, "NOTHING"
 	}
-	ix := identityOrPK(t)
-	if ix == nil || (t.ReplicaIdentity == "default" && !ix.Primary) {
+	ix := replicaIndex(t)
+	if ix == nil {
 		return key, strings.ToUpper(t.ReplicaIdentity) + " (no key)"
 	}
 	for _, c := range ix.keyColumns() {

@@ -168,8 +168,8 @@ func (c Check) status(s Snapshots) (Status, string) {
 		if why == "" && s.Subscriber != nil {
 			why = s.Subscriber.Unreadable[n]
 		}
-		if why != "" {
-			unreadable = append(unreadable, string(n)+" "+why)
+		if why != "" && !contains(unreadable, why) {
+			unreadable = append(unreadable, why)
 		}
 	}
 	if len(unreadable) > 0 {
@@ -194,26 +194,4 @@ func versionRange(lo, hi int) string {
 		return fmt.Sprintf("PostgreSQL up to %d", hi)
 	}
 	return "every version"
-}
-
-// Versions prints the versions a check applies to, e.g. "14+" or "13+".
-func (c Check) Versions() string {
-	lo := c.MinVersion
-	if lo == 0 {
-		lo = 13
-	}
-	if c.MaxVersion > 0 {
-		return fmt.Sprintf("%d-%d", lo, c.MaxVersion)
-	}
-	return fmt.Sprintf("%d+", lo)
-}
-
-// ByID returns the check with id from checks.
-func ByID(checks []Check, id string) (Check, bool) {
-	for _, c := range checks {
-		if c.ID == id {
-			return c, true
-		}
-	}
-	return Check{}, false
 }

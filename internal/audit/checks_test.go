@@ -110,6 +110,11 @@ func TestChecksOnHandBuiltSnapshots(t *testing.T) {
 			s.Publisher.Tables[0].Indexes = nil
 			return s
 		}, []want{{"no-replica-identity", Error, "table public.orders"}}},
+		{"a published table whose identity index is gone has no identity, primary key or not", func() Snapshots {
+			s := healthy()
+			s.Publisher.Tables[0].ReplicaIdentity = "index"
+			return s
+		}, []want{{"no-replica-identity", Error, "table public.orders"}}},
 		{"a keyless table published for inserts only is fine", func() Snapshots {
 			s := healthy()
 			s.Publisher.Tables[0].Indexes = nil

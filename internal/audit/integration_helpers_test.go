@@ -109,6 +109,9 @@ func (e *env) snap(dsns ...string) Snapshots {
 	if err != nil {
 		e.t.Fatalf("collect snapshots: %v", err)
 	}
+	if len(dsns) == 0 && len(s.Publisher.Unreadable)+len(s.Subscriber.Unreadable) > 0 {
+		e.t.Fatalf("the superuser could not read: %v %v", s.Publisher.Unreadable, s.Subscriber.Unreadable)
+	}
 	return s
 }
 

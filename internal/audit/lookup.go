@@ -42,7 +42,7 @@ const (
 func ApplyLookup(major int, local Table, remoteFull bool, remote map[string]bool) Lookup {
 	if ix := identityOrPK(local); ix != nil {
 		via := ViaPrimaryKey
-		if !ix.Primary || local.ReplicaIdentity == "index" {
+		if local.ReplicaIdentity == "index" && ix.ReplicaIdentity {
 			via = ViaIdentityIndex
 		}
 		return Lookup{Index: ix.Name, Via: via}
@@ -64,26 +64,45 @@ func ApplyLookup(major int, local Table, remoteFull bool, remote map[string]bool
 	return l
 }
 
-// identityOrPK is GetRelationIdentityOrPK(): the REPLICA IDENTITY USING INDEX
-// index, else the primary key. The relation cache only considers valid,
-// unique, immediate, non-partial indexes for either.
+// identityOrPK is GetRelationIdentityOrPK(), what a subscriber finds rows
+// by: the replica identity index, else the primary key.
 func identityOrPK(t Table) *Index {
-	candidate := func(ix Index) bool {
-		return ix.Live && ix.Valid && ix.Unique && ix.Immediate && ix.Predicate == ""
+	if ix := replicaIndex(t); ix != nil {
+		return ix
 	}
-	if t.ReplicaIdentity == "index" {
+	return primaryKeyIndex(t)
+}
+
+// replicaIndex is RelationGetReplicaIndex(), the index whose columns the
+// publisher logs as the old row's key: the primary key for REPLICA IDENTITY
+// DEFAULT, the chosen index for USING INDEX, none for FULL and NOTHING.
+func replicaIndex(t Table) *Index {
+	switch t.ReplicaIdentity {
+	case "default":
+		return primaryKeyIndex(t)
+	case "index":
 		for i, ix := range t.Indexes {
-			if ix.ReplicaIdentity && candidate(ix) {
+			if ix.ReplicaIdentity && keyCandidate(ix) {
 				return &t.Indexes[i]
 			}
 		}
 	}
+	return nil
+}
+
+// primaryKeyIndex is the relation cache's primary key: the relation cache
+// only considers valid, unique, immediate, non-partial indexes.
+func primaryKeyIndex(t Table) *Index {
 	for i, ix := range t.Indexes {
-		if ix.Primary && candidate(ix) {
+		if ix.Primary && keyCandidate(ix) {
 			return &t.Indexes[i]
 		}
 	}
 	return nil
+}
+
+func keyCandidate(ix Index) bool {
+	return ix.Live && ix.Valid && ix.Unique && ix.Immediate && ix.Predicate == ""
 }
 
 // UsableForFullIdentity reports whether a subscriber on PostgreSQL major can

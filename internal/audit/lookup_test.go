@@ -101,6 +101,8 @@ func TestApplyLookup(t *testing.T) {
 		{"a replica identity index wins over the primary key", 16, false,
 			[]Index{pkey(2, "pk", "id"), func() Index { x := btree(3, "ri", "customer"); x.Unique, x.ReplicaIdentity = true, true; return x }()},
 			"index", "ri", ViaIdentityIndex, 0},
+		{"an identity index that is gone leaves the primary key", 16, false,
+			[]Index{pkey(2, "pk", "id")}, "index", "pk", ViaPrimaryKey, 0},
 		{"a deferrable primary key is not used", 16, true,
 			[]Index{func() Index { x := pkey(2, "pk", "id"); x.Immediate = false; return x }()}, "default", "pk", ViaFullIndex, 0},
 		{"the first usable index in OID order is used", 16, true,

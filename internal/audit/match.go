@@ -166,8 +166,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// bytes prints a byte count for people (SI units, as the rest of lagscope).
-func bytes(n int64) string { return units.FormatBytes(float64(n)) }
+// byteSize prints a byte count for people (SI units, as the rest of lagscope).
+func byteSize(n int64) string { return units.FormatBytes(float64(n)) }
 
 // plural returns "1 slot" or "3 slots".
 func plural(n int64, one string) string {
@@ -180,14 +180,16 @@ func plural(n int64, one string) string {
 	return fmt.Sprintf("%d %ss", n, one)
 }
 
-// since prints how long ago t was, relative to now, e.g. "3h12m ago".
+// since prints how long before now t was: "40s ago", "3h12m ago", "9 days ago".
 func since(now, t time.Time) string {
 	d := now.Sub(t)
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%.0fs ago", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
 	case d < 48*time.Hour:
-		return d.Truncate(time.Minute).String() + " ago"
+		return fmt.Sprintf("%dh%02dm ago", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%.0f days ago", d.Hours()/24)
 }

@@ -31,11 +31,11 @@ var decodingSpill = Check{
 			if st.StatsReset != nil {
 				period = "since " + st.StatsReset.UTC().Format("2006-01-02 15:04 UTC")
 			}
-			found := fmt.Sprintf("Slot %s spilled %s to disk in %s (%s spill files), %.0f%% of the %s it decoded, %s; "+
-				"logical_decoding_work_mem = %s.", sl.Name, bytes(st.SpillBytes), plural(st.SpillTxns, "transaction"),
-				fmt.Sprint(st.SpillCount), 100*share, bytes(st.TotalBytes), period, p.Settings.Show("logical_decoding_work_mem"))
+			found := fmt.Sprintf("Slot %s spilled %s to disk from %s (%s), %.0f%% of the %s it decoded, %s; "+
+				"logical_decoding_work_mem = %s.", sl.Name, byteSize(st.SpillBytes), plural(st.SpillTxns, "transaction"),
+				plural(st.SpillCount, "spill"), 100*share, byteSize(st.TotalBytes), period, p.Settings.Show("logical_decoding_work_mem"))
 			if st.StreamTxns > 0 {
-				found += fmt.Sprintf(" It streamed %s (%s).", plural(st.StreamTxns, "transaction"), bytes(st.StreamBytes))
+				found += fmt.Sprintf(" It streamed %s (%s).", plural(st.StreamTxns, "transaction"), byteSize(st.StreamBytes))
 			}
 			fix := "Let the subscriber stream large transactions (14+): ALTER SUBSCRIPTION <name> SET (streaming = on); " +
 				"or raise ALTER SYSTEM SET logical_decoding_work_mem = '256MB'; SELECT pg_reload_conf();"

@@ -24,7 +24,7 @@ var inactiveSlot = Check{
 			if sl.Database != "" {
 				kind += ", database " + sl.Database
 			}
-			found := fmt.Sprintf("Slot %s (%s) is inactive and retains %s of WAL; %s.", sl.Name, kind, bytes(sl.Retained(p.CurrentLSN)), when)
+			found := fmt.Sprintf("Slot %s (%s) is inactive and retains %s of WAL; %s.", sl.Name, kind, byteSize(sl.Retained(p.CurrentLSN)), when)
 			fix := fmt.Sprintf("Reconnect its consumer, or drop it if nobody will: SELECT pg_drop_replication_slot('%s');", sl.Name)
 			if sub := s.Subscriber.subscriptionForSlot(sl.Name); sub != nil {
 				if !sub.Enabled {

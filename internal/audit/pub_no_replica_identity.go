@@ -20,7 +20,7 @@ var noReplicaIdentity = Check{
 				continue
 			}
 			changes, pubs := p.publishesChanges(t)
-			if !changes || t.ReplicaIdentity == "full" || identityOrPK(t) != nil {
+			if !changes || t.ReplicaIdentity == "full" || replicaIndex(t) != nil {
 				continue
 			}
 			state := "REPLICA IDENTITY " + strings.ToUpper(t.ReplicaIdentity) + " and no primary key"

@@ -25,10 +25,10 @@ var replicaIdentityFull = Check{
 			found := fmt.Sprintf("Table %s is published with REPLICA IDENTITY FULL", t.Qualified())
 			if t.Rows > 0 && t.Bytes > 0 {
 				row := float64(t.Bytes) / t.Rows
-				found += fmt.Sprintf(": each UPDATE or DELETE logs the whole old row (about %s)", bytes(int64(row)))
+				found += fmt.Sprintf(": each UPDATE or DELETE logs the whole old row (about %s)", byteSize(int64(row)))
 				if n := t.Updates + t.Deletes; n > 0 {
 					found += fmt.Sprintf("; %d updates and deletes since statistics were reset, about %s of old rows",
-						n, bytes(int64(row*float64(n))))
+						n, byteSize(int64(row*float64(n))))
 				}
 			}
 			found += "."

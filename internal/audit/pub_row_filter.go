@@ -36,7 +36,7 @@ var rowFilter = Check{
 				}
 				if pub != nil && (pub.Update || pub.Delete) && t.ReplicaIdentity != "full" {
 					key := map[string]bool{}
-					if ix := identityOrPK(t); ix != nil {
+					if ix := replicaIndex(t); ix != nil {
 						for _, c := range ix.keyColumns() {
 							key[c] = true
 						}

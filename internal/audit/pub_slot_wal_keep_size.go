@@ -34,7 +34,7 @@ var slotWALKeepSize = Check{
 		}
 		return []Finding{{
 			Objects: []string{"setting max_slot_wal_keep_size"},
-			Found:   fmt.Sprintf("max_slot_wal_keep_size = -1 (unlimited) with %s; the most WAL one retains is %s.", plural(n, "slot"), bytes(worst)),
+			Found:   fmt.Sprintf("max_slot_wal_keep_size = -1 (unlimited) with %s; the most WAL one retains is %s.", plural(n, "slot"), byteSize(worst)),
 			Why: "Nothing bounds the WAL a stalled or abandoned slot keeps: the publisher's disk fills and it stops accepting " +
 				"writes. A limit invalidates the slot instead (its subscriber must then be resynchronised), which is usually " +
 				"the lesser harm.",

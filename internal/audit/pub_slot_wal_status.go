@@ -13,7 +13,7 @@ var slotWALStatus = Check{
 		p := s.Publisher
 		var out []Finding
 		for _, sl := range p.Slots {
-			retained := bytes(sl.Retained(p.CurrentLSN))
+			retained := byteSize(sl.Retained(p.CurrentLSN))
 			recreate := fmt.Sprintf("Drop the slot and resynchronise its consumer: for a subscription, on the subscriber ALTER SUBSCRIPTION <name> DISABLE; "+
 				"ALTER SUBSCRIPTION <name> SET (slot_name = NONE); DROP SUBSCRIPTION <name>; then SELECT pg_drop_replication_slot('%s'); "+
 				"on the publisher and create the subscription again (copy_data = true).", sl.Name)

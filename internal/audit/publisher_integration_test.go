@@ -11,6 +11,7 @@ import (
 // real lab pair, sees the finding name the right objects, fixes it and sees
 // the finding go.
 func TestIntegrationPublisherChecks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 0, func(o *lab.PairOptions) {
 		// Half of it is where old-catalog-xmin warns: reachable in seconds.
 		o.PubSettings = map[string]string{"autovacuum_freeze_max_age": "100000"}

@@ -161,7 +161,7 @@ func tablesByOID(tables []Table) map[uint32]*Table {
 }
 
 func (r *reader) readColumns(ctx context.Context, list string, byOID map[uint32]*Table) error {
-	rows, _ := r.q.Query(ctx, pg.Marker+`SELECT a.attrelid, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.atthasdef, a.attgenerated::text
+	rows, _ := r.q.Query(ctx, pg.Marker+`SELECT a.attrelid, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.atthasdef OR a.attidentity <> '', a.attgenerated::text
 FROM pg_attribute a WHERE a.attrelid = ANY(`+list+`) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attrelid, a.attnum`)
 	var rel uint32
 	var c Column

@@ -154,9 +154,9 @@ type PubEntry struct {
 	Publication string `json:"publication"`
 	// Columns are the published columns (the column list, or every published
 	// column when there is none).
-	Columns   []string `json:"columns"`
-	ColumnList bool    `json:"column_list"` // an explicit column list (15+)
-	RowFilter string   `json:"row_filter,omitempty"` // 15+
+	Columns    []string `json:"columns"`
+	ColumnList bool     `json:"column_list"`          // an explicit column list (15+)
+	RowFilter  string   `json:"row_filter,omitempty"` // 15+
 }
 
 // Table is a table on either side, with what the checks need about it.
@@ -192,12 +192,12 @@ func (t Table) Qualified() string { return qualify(t.Schema, t.Name) }
 
 // Column is a user column.
 type Column struct {
-	Num       int    `json:"num"`
-	Name      string `json:"name"`
-	Type      string `json:"type"` // format_type(atttypid, atttypmod)
+	Num        int    `json:"num"`
+	Name       string `json:"name"`
+	Type       string `json:"type"` // format_type(atttypid, atttypmod)
 	NotNull    bool   `json:"not_null"`
-	HasDefault bool   `json:"has_default,omitempty"`
-	Generated  string `json:"generated,omitempty"` // "s" for a stored generated column
+	HasDefault bool   `json:"has_default,omitempty"` // a default or an identity column
+	Generated  string `json:"generated,omitempty"`   // "s" for a stored generated column
 }
 
 // Index is an index of a table.

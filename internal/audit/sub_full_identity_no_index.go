@@ -38,9 +38,9 @@ var fullIdentityNoIndex = Check{
 }
 
 func fullNoIndexFinding(major int, t *Table, l link, lk Lookup) Finding {
-	size := bytes(t.Bytes) + "; row count unknown: never analysed"
+	size := byteSize(t.Bytes) + "; row count unknown: never analysed"
 	if t.Rows >= 0 {
-		size = fmt.Sprintf("about %.0f rows, %s", t.Rows, bytes(t.Bytes))
+		size = fmt.Sprintf("about %.0f rows, %s", t.Rows, byteSize(t.Bytes))
 	}
 	sev := Error
 	if t.Rows >= 0 && t.Rows < 1000 {

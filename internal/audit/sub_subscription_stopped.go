@@ -16,7 +16,7 @@ var subscriptionStopped = Check{
 			if s.Publisher != nil {
 				for _, sl := range s.Publisher.Slots {
 					if sl.Name == sub.Slot {
-						retains = fmt.Sprintf(" Its slot %s on the publisher retains %s of WAL.", sl.Name, bytes(sl.Retained(s.Publisher.CurrentLSN)))
+						retains = fmt.Sprintf(" Its slot %s on the publisher retains %s of WAL.", sl.Name, byteSize(sl.Retained(s.Publisher.CurrentLSN)))
 					}
 				}
 			}

@@ -49,9 +49,9 @@ var workerHeadroom = Check{
 			out = append(out, Finding{
 				Severity: Warning,
 				Objects:  []string{"setting max_logical_replication_workers"},
-				Found: fmt.Sprintf("max_logical_replication_workers = %d: %s use %d apply workers, leaving %d of the %d "+
+				Found: fmt.Sprintf("max_logical_replication_workers = %d: the apply workers of %s leave %d of the %d "+
 					"table synchronisation or parallel apply workers one subscription may want.", workers,
-					plural(enabled, "enabled subscription"), enabled, workers-enabled, perSub),
+					plural(enabled, "enabled subscription"), workers-enabled, perSub),
 				Why: "Table copies (max_sync_workers_per_subscription) and parallel apply of streamed transactions " +
 					"(max_parallel_apply_workers_per_subscription) take workers from the same pool: without room they run " +
 					"one at a time or not at all, and new tables take longer to become ready.",

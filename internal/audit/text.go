@@ -14,7 +14,13 @@ const textWidth = 80
 // checks that were not checked or do not apply, and the ones that passed.
 func Text(w io.Writer, r Report) error {
 	b := &strings.Builder{}
-	wrap(b, "", "lagscope check: "+serversLine(r))
+	b.WriteString("lagscope check\n")
+	if r.Publisher != nil {
+		wrap(b, "publisher   ", fmt.Sprintf("PostgreSQL %s, database %s", r.Publisher.Version, r.Publisher.Database))
+	}
+	if r.Subscriber != nil {
+		wrap(b, "subscriber  ", fmt.Sprintf("PostgreSQL %s, database %s", r.Subscriber.Version, r.Subscriber.Database))
+	}
 	wrap(b, "", summaryLine(r))
 	for _, f := range r.Findings() {
 		b.WriteString("\n")
@@ -71,8 +77,8 @@ func summaryLine(r Report) string {
 	if s.Errors+s.Warnings+s.Infos == 0 {
 		return fmt.Sprintf("no findings; %d checks ok, %d not applicable, %d not checked", s.OK, s.NotApplicable, s.NotChecked)
 	}
-	return fmt.Sprintf("%s, %s, %s; %d checks ok, %d not applicable, %d not checked",
-		plural(int64(s.Errors), "error"), plural(int64(s.Warnings), "warning"), plural(int64(s.Infos), "info"),
+	return fmt.Sprintf("%s, %s, %d info; %d checks ok, %d not applicable, %d not checked",
+		plural(int64(s.Errors), "error"), plural(int64(s.Warnings), "warning"), s.Infos,
 		s.OK, s.NotApplicable, s.NotChecked)
 }
 

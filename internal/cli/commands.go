@@ -7,6 +7,7 @@ func subcommands() []*cobra.Command {
 	return []*cobra.Command{
 		newDiagnoseCmd(),
 		newReportCmd(),
+		newCheckCmd(),
 		newLabCmd(),
 		newProxyCmd(),
 	}

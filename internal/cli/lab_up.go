@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"syscall"
 	"time"
 
@@ -105,7 +106,8 @@ func stopOwners(cmd *cobra.Command) {
 		return
 	}
 	for _, lo := range los {
-		if !lo.Alive {
+		// Only pairs held by 'lab up': a running 'lab run' or a test owns its lab.
+		if !lo.Alive || !strings.HasPrefix(lo.Marker.Purpose, "lab up ") {
 			continue
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "stopping lagscope pid %d (%s)\n", lo.Marker.PID, lo.Marker.Purpose)
@@ -116,7 +118,7 @@ func stopOwners(cmd *cobra.Command) {
 		los, _ = cluster.FindLeftovers("")
 		alive := false
 		for _, lo := range los {
-			alive = alive || lo.Alive
+			alive = alive || (lo.Alive && strings.HasPrefix(lo.Marker.Purpose, "lab up "))
 		}
 		if !alive {
 			return

@@ -61,13 +61,12 @@ func (o FindOptions) fetch(ctx context.Context, seen []string) (Dir, error) {
 	return d, nil
 }
 
-// RootCache is the cache used when running as root.
+// RootCache is the cache used when running as root without LAGSCOPE_CACHE.
 const RootCache = "/var/cache/lagscope/pg"
 
 // CacheDir is where get-postgres.sh keeps downloaded builds, one directory per
 // npm package version: ${LAGSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lagscope}/pg.
-// As root without LAGSCOPE_CACHE it is /var/cache/lagscope/pg, because the lab
-// runs servers as an unprivileged user who cannot read root's home.
+// (As root, Find's default environment sets LAGSCOPE_CACHE to /var/cache/lagscope.)
 // It returns "" when none of those variables is set. env reads a variable; nil
 // means os.Getenv.
 func CacheDir(env func(string) string) string {
@@ -76,9 +75,6 @@ func CacheDir(env func(string) string) string {
 	}
 	if dir := env("LAGSCOPE_CACHE"); dir != "" {
 		return filepath.Join(dir, "pg")
-	}
-	if os.Geteuid() == 0 {
-		return RootCache
 	}
 	if dir := env("XDG_CACHE_HOME"); dir != "" {
 		return filepath.Join(dir, "lagscope", "pg")

@@ -71,13 +71,24 @@ type FindOptions struct {
 	locate func() string
 }
 
+// processEnv is os.Getenv, except that as root LAGSCOPE_CACHE defaults to
+// /var/cache/lagscope: the lab runs servers as an unprivileged user, who
+// cannot read root's home (get-postgres.sh does the same).
+func processEnv(key string) string {
+	v := os.Getenv(key)
+	if v == "" && key == "LAGSCOPE_CACHE" && os.Geteuid() == 0 {
+		return filepath.Dir(RootCache)
+	}
+	return v
+}
+
 // withDefaults fills the nil seams and empty paths.
 func (o FindOptions) withDefaults() FindOptions {
 	if o.DistroRoot == "" {
 		o.DistroRoot = DefaultDistroRoot
 	}
 	if o.Env == nil {
-		o.Env = os.Getenv
+		o.Env = processEnv
 	}
 	if o.LookPath == nil {
 		o.LookPath = exec.LookPath
