@@ -21,8 +21,6 @@ const (
 	// StarvedRunq is the run-queue share at which a process counts as starved
 	// (seed-style run: the walsender's run delay grew 22 s in 25 s).
 	StarvedRunq = 0.25
-	// QuietRunq is the run-queue share below which a process is not starved.
-	QuietRunq = 0.15
 	// MostProbes is "mostly" for wait-event shares.
 	MostProbes = 0.5
 	// MinProbes is the number of probes of a process below which its wait
@@ -142,7 +140,8 @@ func Classify(in Input) Verdict {
 		if ws.Share(evReorderRead, evReorderWrite) > ws.Share(evWALRead) {
 			v.Caveats = append(v.Caveats, "most I/O is spill files (ReorderBuffer): raise logical_decoding_work_mem or use streaming")
 		}
-	case ws.Share(evWriteData) >= MostProbes && in.ProcPub && ws.CPUShare < 0.5 && ws.RunqueueShare < QuietRunq:
+	case ws.Share(evWriteData) >= MostProbes && in.ProcPub && ws.CPUShare < 0.5:
+		// Not starved (checked above: run queue under StarvedRunq) and not busy.
 		v = newVerdict(Network, 0.9,
 			fmt.Sprintf("walsender waited for the socket (%s) in %s of probes", evWriteData, pct(ws.Share(evWriteData))),
 			fmt.Sprintf("walsender CPU %s, run queue %s: it is neither busy nor starved", pct(ws.CPUShare), pct(ws.RunqueueShare)), feeding)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -86,14 +88,22 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 			return p, err
 		}
 	}
-	upstream := fmt.Sprintf("127.0.0.1:%d", p.Pub.Port)
+	// The link is a unix-socket relay, so that what the walsender pays per
+	// byte is what it pays without the link (over loopback TCP the kernel
+	// charges the receiving side's work to the sender's CPU as softirq time).
 	via := ""
 	if o.Link {
-		if p.Proxy, err = proxy.Start(ctx, proxy.Options{Listen: "127.0.0.1:0", Upstream: upstream, Rate: o.LinkRate}); err != nil {
+		linkDir := filepath.Join(l.Dir, "link")
+		if err = os.Mkdir(linkDir, 0o755); err != nil {
+			return p, fmt.Errorf("make link directory: %w", err)
+		}
+		upstream := fmt.Sprintf("%s/.s.PGSQL.%d", p.Pub.SocketDir, p.Pub.Port)
+		listen := fmt.Sprintf("%s/.s.PGSQL.%d", linkDir, p.Pub.Port)
+		if p.Proxy, err = proxy.Start(ctx, proxy.Options{Listen: listen, Upstream: upstream, Rate: o.LinkRate}); err != nil {
 			return p, fmt.Errorf("start link proxy: %w", err)
 		}
-		via = p.Proxy.Addr()
-		fmt.Fprintf(o.Log, "lab: subscriber connects through a %s link (%s -> %s)\n", o.LinkRate, via, upstream)
+		via = linkDir
+		fmt.Fprintf(o.Log, "lab: subscriber connects through a %s link (%s -> %s)\n", o.LinkRate, listen, upstream)
 	}
 	fmt.Fprintf(o.Log, "lab: loading %d rows (%s layout) on both sides\n", o.Rows, o.Layout)
 	if err = p.setup(ctx, via); err != nil {
@@ -129,10 +139,10 @@ func (p *Pair) setup(ctx context.Context, via string) error {
 	if err := execAll(ctx, p.Pub.ConnString(Database), stmts...); err != nil {
 		return fmt.Errorf("publisher: %w", err)
 	}
-	// Over the unix socket like seed 000's lab, unless a link is in between.
+	// Over the unix socket like seed 000's lab, or the link's socket.
 	conninfo := p.Pub.ConnString(Database)
 	if via != "" {
-		conninfo = p.Pub.TCPConnString(Database, via)
+		conninfo = fmt.Sprintf("host=%s port=%d user=%s dbname=%s", via, p.Pub.Port, cluster.Superuser, Database)
 	}
 	streaming := p.Opts.Streaming
 	if streaming == "" {

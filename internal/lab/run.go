@@ -67,13 +67,13 @@ func backlogShare(s Scenario) float64 {
 	case s.RowFilter != "":
 		return 1.5
 	case s.Link:
-		return 1.0
+		return 0.6
 	case s.During == LoadFull:
 		return 0.3
 	case s.SubIndexes > 0:
 		// The apply worker is slower than the load here: a shorter backlog
 		// still outlasts the window and drains sooner afterwards.
-		return 0.7
+		return 1.3
 	default:
 		// pgbench and the publisher share one core here: generation runs
 		// below the apply rate, so build for longer than the window.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -12,9 +13,12 @@ import (
 // Options configures a Proxy. Listen and Upstream are required.
 type Options struct {
 	// Listen is the host:port to accept clients on, e.g. "127.0.0.1:6432".
-	// Port 0 picks a free port; Proxy.Addr reports it.
+	// Port 0 picks a free port; Proxy.Addr reports it. An absolute path is a
+	// unix socket (made accessible to every local user), e.g.
+	// "/tmp/link/.s.PGSQL.5432" for libpq's host=/tmp/link port=5432.
 	Listen string
-	// Upstream is the host:port every client connection is relayed to.
+	// Upstream is the host:port (or absolute unix socket path) every client
+	// connection is relayed to.
 	Upstream string
 	// Rate limits each direction of the whole link, in bytes per second,
 	// shared by all connections. 0 means unlimited.
@@ -46,6 +50,9 @@ func (o Options) Validate() error {
 // validateAddr checks that addr is host:port with a numeric port. A listen
 // address may omit the host (all interfaces) and use port 0 (any free port).
 func validateAddr(what, addr string, listen bool) error {
+	if strings.HasPrefix(addr, "/") {
+		return nil // a unix socket path
+	}
 	if addr == "" {
 		return fmt.Errorf("%s address is empty: give host:port, e.g. 127.0.0.1:6432", what)
 	}
@@ -64,4 +71,12 @@ func validateAddr(what, addr string, listen bool) error {
 		return fmt.Errorf("%s address %q: port %q is not a port number (1-65535); give host:port, e.g. 127.0.0.1:5432", what, addr, port)
 	}
 	return nil
+}
+
+// network is "unix" for an absolute socket path, otherwise "tcp".
+func network(addr string) string {
+	if strings.HasPrefix(addr, "/") {
+		return "unix"
+	}
+	return "tcp"
 }

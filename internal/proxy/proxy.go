@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,9 +68,16 @@ func Start(ctx context.Context, o Options) (*Proxy, error) {
 		return nil, err
 	}
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", o.Listen)
+	ln, err := lc.Listen(ctx, network(o.Listen), o.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w (is the port already in use? choose another listen address)", o.Listen, err)
+	}
+	if network(o.Listen) == "unix" {
+		// The clients (e.g. a subscriber running as user postgres) need write access.
+		if err := os.Chmod(o.Listen, 0o777); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("make %s accessible: %w", o.Listen, err)
+		}
 	}
 	p := &Proxy{
 		ln:       ln,
@@ -214,7 +222,7 @@ func (p *Proxy) relay(c net.Conn) {
 	defer c.Close()
 
 	d := net.Dialer{Timeout: dialTimeout}
-	u, err := d.DialContext(p.ctx, "tcp", p.upstream)
+	u, err := d.DialContext(p.ctx, network(p.upstream), p.upstream)
 	if err != nil {
 		if p.ctx.Err() == nil {
 			p.dialErrors.Add(1)
