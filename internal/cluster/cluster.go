@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/lagscope/lagscope/internal/proc"
 )
 
 // Superuser is the bootstrap superuser of every lab cluster.
@@ -129,7 +130,7 @@ func (c *Cluster) start(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("pinning needs taskset: apt-get install util-linux, or pass empty --pub-cpus/--sub-cpus")
 		}
-		args = append([]string{ts, "-c", FormatCPUs(c.CPUs)}, args...)
+		args = append([]string{ts, "-c", proc.FormatCPUList(c.CPUs)}, args...)
 	}
 	logf, err := os.OpenFile(filepath.Join(c.Dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -232,16 +233,6 @@ func (c *Cluster) ConnString(db string) string {
 	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s", c.SocketDir, c.Port, Superuser, db)
 }
 
-// TCPConnString is like ConnString over loopback TCP, optionally through
-// another address (a proxy) given as host:port ("" = the server itself).
-func (c *Cluster) TCPConnString(db, via string) string {
-	host, port := "127.0.0.1", strconv.Itoa(c.Port)
-	if via != "" {
-		host, port, _ = net.SplitHostPort(via)
-	}
-	return fmt.Sprintf("host=%s port=%s user=%s dbname=%s", host, port, Superuser, db)
-}
-
 // Log returns the server log's content (empty if unreadable).
 func (c *Cluster) Log() string {
 	b, _ := os.ReadFile(filepath.Join(c.Dir, "server.log"))
@@ -281,15 +272,6 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// FormatCPUs prints a CPU list for taskset ("0,1").
-func FormatCPUs(cpus []int) string {
-	s := make([]string, len(cpus))
-	for i, c := range cpus {
-		s[i] = strconv.Itoa(c)
-	}
-	return strings.Join(s, ",")
 }
 
 func lastLines(s string, n int) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/proc"
 )
 
 // LoadOptions describe a pgbench run of seed 000's workload.
@@ -57,7 +58,7 @@ func StartLoad(ctx context.Context, c *cluster.Cluster, o LoadOptions) (*Load, e
 		if err != nil {
 			return nil, fmt.Errorf("pinning pgbench needs taskset (apt-get install util-linux)")
 		}
-		args = append([]string{ts, "-c", cluster.FormatCPUs(o.CPUs)}, args...)
+		args = append([]string{ts, "-c", proc.FormatCPUList(o.CPUs)}, args...)
 	}
 	logPath := filepath.Join(c.Dir, "..", "pgbench.log")
 	logf, err := os.Create(logPath)

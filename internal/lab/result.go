@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -58,8 +58,8 @@ func (r *Result) fill(rec *sample.Recording, p *Pair, o RunOptions) {
 	r.Recording = rec
 	r.ServerVersion = rec.Publisher.Version
 	r.Rows = o.Pair.Rows
-	r.PubCPUs = cluster.FormatCPUs(o.Pair.PubCPUs)
-	r.SubCPUs = cluster.FormatCPUs(o.Pair.SubCPUs)
+	r.PubCPUs = proc.FormatCPUList(o.Pair.PubCPUs)
+	r.SubCPUs = proc.FormatCPUList(o.Pair.SubCPUs)
 	s := measure.Summarise(rec, measure.Filter{})
 	r.WindowS = s.WindowS
 	r.ConsumedMBps = units.MBPerSecond(s.Consumed)
