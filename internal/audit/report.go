@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/lagscope/lagscope/internal/report"
 	"sort"
 	"time"
 )
@@ -108,19 +110,11 @@ var Renderers = map[string]Renderer{
 
 // Render writes r in format.
 func Render(w io.Writer, r Report, format string) error {
-	f, ok := Renderers[format]
-	if !ok {
-		return fmt.Errorf("unknown format %q: use text, markdown or json", format)
-	}
-	return f(w, r)
+	return report.RenderWith(Renderers, w, r, format)
 }
 
 // JSON writes the report as indented JSON.
-func JSON(w io.Writer, r Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func JSON(w io.Writer, r Report) error { return report.IndentedJSON(w, r) }
 
 // ReadReport loads a report saved with 'lagscope check --json'.
 func ReadReport(rd io.Reader) (Report, error) {

@@ -73,8 +73,12 @@ var Renderers = map[string]Renderer{
 }
 
 // Render writes r in format.
-func Render(w io.Writer, r Report, format string) error {
-	f, ok := Renderers[format]
+func Render(w io.Writer, r Report, format string) error { return RenderWith(Renderers, w, r, format) }
+
+// RenderWith writes r with the renderer named format from renderers; it serves
+// every lagscope report type (diagnose's, check's).
+func RenderWith[R any, F ~func(io.Writer, R) error](renderers map[string]F, w io.Writer, r R, format string) error {
+	f, ok := renderers[format]
 	if !ok {
 		return fmt.Errorf("unknown format %q: use text, markdown or json", format)
 	}
@@ -82,10 +86,14 @@ func Render(w io.Writer, r Report, format string) error {
 }
 
 // JSON writes the report as indented JSON.
-func JSON(w io.Writer, r Report) error {
+func JSON(w io.Writer, r Report) error { return IndentedJSON(w, r) }
+
+// IndentedJSON writes v as JSON indented by two spaces, as every lagscope
+// report is saved.
+func IndentedJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // Read loads a saved JSON report.
