@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-
-	"github.com/lagscope/lagscope/internal/report"
 	"sort"
 	"time"
+
+	"github.com/lagscope/lagscope/internal/report"
 )
 
 // SchemaVersion is bumped when Report's JSON shape changes incompatibly.
