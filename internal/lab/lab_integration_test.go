@@ -143,8 +143,8 @@ func TestIntegrationScenarios(t *testing.T) {
 			wantData(t, r)
 		}},
 		{"decode-bound", func(t *testing.T, r *Result) {
-			if r.Walsender.CPUShare < 0.8 {
-				t.Errorf("walsender cpu_share = %.2f, want >= 0.8", r.Walsender.CPUShare)
+			if d := r.Walsender.CPUShare + r.Walsender.RunqueueShare; d < 0.85 {
+				t.Errorf("walsender cpu_share %.2f + runqueue_share %.2f = %.2f, want >= 0.85", r.Walsender.CPUShare, r.Walsender.RunqueueShare, d)
 			}
 			if share := r.Apply.Share("LogicalApplyMain"); share < 0.5 {
 				t.Errorf("apply waiting for data in %.0f%% of probes, want most", 100*share)
