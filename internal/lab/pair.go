@@ -114,7 +114,7 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 
 func (p *Pair) setup(ctx context.Context, via string) error {
 	for _, c := range []*cluster.Cluster{p.Pub, p.Sub} {
-		if err := execAll(ctx, c.ConnString("postgres"), "CREATE DATABASE "+Database); err != nil {
+		if err := Exec(ctx, c.ConnString("postgres"), "CREATE DATABASE "+Database); err != nil {
 			return err
 		}
 		stmts := append(tableDDL(p.Opts.Layout), fillSQL(p.Opts.Rows))
@@ -122,7 +122,7 @@ func (p *Pair) setup(ctx context.Context, via string) error {
 			stmts = append(stmts, subIndexDDL(p.Opts.SubIndexes)...)
 		}
 		stmts = append(stmts, "VACUUM ANALYZE hot")
-		if err := execAll(ctx, c.ConnString(Database), stmts...); err != nil {
+		if err := Exec(ctx, c.ConnString(Database), stmts...); err != nil {
 			return fmt.Errorf("%s: %w", c.Name, err)
 		}
 	}
@@ -136,7 +136,7 @@ func (p *Pair) setup(ctx context.Context, via string) error {
 	for _, n := range names {
 		stmts = append(stmts, pubs[n])
 	}
-	if err := execAll(ctx, p.Pub.ConnString(Database), stmts...); err != nil {
+	if err := Exec(ctx, p.Pub.ConnString(Database), stmts...); err != nil {
 		return fmt.Errorf("publisher: %w", err)
 	}
 	// Over the unix socket like seed 000's lab, or the link's socket.
@@ -155,7 +155,7 @@ func (p *Pair) setup(ctx context.Context, via string) error {
 		stmts = append(stmts, fmt.Sprintf("CREATE SUBSCRIPTION %s CONNECTION '%s' PUBLICATION %s WITH (copy_data = false, enabled = false, binary = %t, streaming = %s, slot_name = %s)",
 			sub, conninfo, n, p.Opts.Binary, streaming, sub))
 	}
-	if err := execAll(ctx, p.Sub.ConnString(Database), stmts...); err != nil {
+	if err := Exec(ctx, p.Sub.ConnString(Database), stmts...); err != nil {
 		return fmt.Errorf("subscriber: %w", err)
 	}
 	return nil
@@ -171,7 +171,7 @@ func (p *Pair) SetEnabled(ctx context.Context, on bool) error {
 	for _, s := range p.Subscriptions {
 		stmts = append(stmts, "ALTER SUBSCRIPTION "+s+" "+verb)
 	}
-	return execAll(ctx, p.Sub.ConnString(Database), stmts...)
+	return Exec(ctx, p.Sub.ConnString(Database), stmts...)
 }
 
 // Close removes the pair: proxy, servers, directories.
@@ -185,8 +185,8 @@ func (p *Pair) Close() error {
 	return p.Lab.Close()
 }
 
-// execAll runs statements in order on one connection.
-func execAll(ctx context.Context, dsn string, stmts ...string) error {
+// Exec runs statements in order on one connection to dsn.
+func Exec(ctx context.Context, dsn string, stmts ...string) error {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -200,18 +200,18 @@ func execAll(ctx context.Context, dsn string, stmts ...string) error {
 	return nil
 }
 
-// queryInt64 runs a query returning one integer.
-func queryInt64(ctx context.Context, dsn, q string) (int64, error) {
+// Query runs a query returning one value of type T (30 s at most).
+func Query[T any](ctx context.Context, dsn, q string) (T, error) {
+	var v T
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(cctx, dsn)
 	if err != nil {
-		return 0, err
+		return v, err
 	}
 	defer conn.Close(context.Background())
-	var n int64
-	err = conn.QueryRow(cctx, q).Scan(&n)
-	return n, err
+	err = conn.QueryRow(cctx, q).Scan(&v)
+	return v, err
 }
 
 func firstWords(s string) string {

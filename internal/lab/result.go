@@ -102,14 +102,14 @@ func (r *Result) verify(ctx context.Context, p *Pair, timeout time.Duration, log
 	fmt.Fprintf(log, "lab: draining the rest of the backlog and comparing data (up to %s)\n", timeout)
 	deadline := time.Now().Add(timeout)
 	const q = "SELECT count(*) * 1000000007 + coalesce(sum(k), 0) FROM hot"
-	want, err := queryInt64(ctx, p.Pub.ConnString(Database), q)
+	want, err := Query[int64](ctx, p.Pub.ConnString(Database), q)
 	if err != nil {
 		r.DataDetail = "could not read the publisher's data: " + err.Error()
 		return
 	}
 	var got int64
 	for {
-		got, err = queryInt64(ctx, p.Sub.ConnString(Database), q)
+		got, err = Query[int64](ctx, p.Sub.ConnString(Database), q)
 		if err == nil && got == want {
 			ok := true
 			r.DataMatches = &ok

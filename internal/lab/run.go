@@ -252,7 +252,7 @@ func drained(t sample.Tick) bool {
 func (p *Pair) waitWorkers(ctx context.Context) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		n, err := queryInt64(ctx, p.Pub.ConnString(Database), "SELECT count(*) FROM pg_replication_slots WHERE active")
+		n, err := Query[int64](ctx, p.Pub.ConnString(Database), "SELECT count(*) FROM pg_replication_slots WHERE active")
 		if err == nil && int(n) >= len(p.Subscriptions) {
 			return nil
 		}

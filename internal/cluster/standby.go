@@ -1,0 +1,73 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+)
+
+// Standby creates a physical standby of primary in the lab: it stops the
+// primary, copies its data directory (a cleanly shut down cluster is a valid
+// base backup, and a copy works across every server version, unlike a
+// pg_basebackup of another major), writes standby.signal and primary_conninfo
+// (application_name = o.Name, for synchronous_standby_names), and starts the
+// primary again. The standby is created but not started.
+func (l *Lab) Standby(ctx context.Context, primary *Cluster, o Options) (*Cluster, error) {
+	if err := primary.Stop(); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(l.Dir, o.Name)
+	c := &Cluster{Name: o.Name, Dir: dir, DataDir: filepath.Join(dir, "data"), SocketDir: filepath.Join(dir, "sock"), CPUs: o.CPUs, opts: o, owner: l.Owner}
+	for _, d := range []string{dir, c.SocketDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, fmt.Errorf("make %s: %w", d, err)
+		}
+		if err := l.Owner.chown(d); err != nil {
+			return nil, err
+		}
+	}
+	l.clusters = append(l.clusters, c)
+	cp := exec.CommandContext(ctx, "cp", "-a", primary.DataDir, c.DataDir)
+	cp.SysProcAttr = l.Owner.sysProcAttr(syscall.SIGKILL)
+	if out, err := cp.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("copy %s's data directory: %w: %s", primary.Name, err, lastLines(string(out), 2))
+	}
+	os.Remove(filepath.Join(c.DataDir, "postmaster.pid"))
+	signal := filepath.Join(c.DataDir, "standby.signal")
+	if err := os.WriteFile(signal, nil, 0o600); err != nil {
+		return nil, fmt.Errorf("write standby.signal: %w", err)
+	}
+	if err := l.Owner.chown(signal); err != nil {
+		return nil, err
+	}
+	if c.opts.Settings == nil {
+		c.opts.Settings = map[string]string{}
+	}
+	c.opts.Settings["primary_conninfo"] = fmt.Sprintf("'host=%s port=%d user=%s application_name=%s'", primary.SocketDir, primary.Port, Superuser, o.Name)
+	c.opts.Settings["hot_standby"] = "on"
+	if err := primary.start(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Reconfigure stops the server, merges settings into its configuration and
+// starts it again on the same port.
+func (c *Cluster) Reconfigure(ctx context.Context, settings map[string]string) error {
+	if err := c.Stop(); err != nil {
+		return err
+	}
+	if c.opts.Settings == nil {
+		c.opts.Settings = map[string]string{}
+	}
+	for k, v := range settings {
+		c.opts.Settings[k] = v
+	}
+	if err := c.writeConf(); err != nil {
+		return err
+	}
+	return c.start(ctx)
+}
