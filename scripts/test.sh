@@ -26,8 +26,15 @@ go vet ./...
 echo "== unit tests"
 go test -short -count=1 ./...
 
+# The --quick seed reproductions (internal/reproduce) run on one version only
+# (LAGSCOPE_REPRODUCE_VERSION, default 16: the first with an index path for
+# REPLICA IDENTITY FULL) to keep the suite near 20 minutes.
+reproduce_on=${LAGSCOPE_REPRODUCE_VERSION:-16}
 for v in $versions; do
 	bin=$(bash scripts/get-postgres.sh "$v")
 	echo "== integration tests on PostgreSQL $v ($bin)"
-	LAGSCOPE_PG_BIN="$bin" LAGSCOPE_TEST_REPEAT=${LAGSCOPE_TEST_REPEAT:-3} go test -p 1 -count=1 -timeout 40m -run 'Integration' ./...
+	rep=0
+	[ "$v" = "$reproduce_on" ] && rep=1
+	LAGSCOPE_PG_BIN="$bin" LAGSCOPE_TEST_REPEAT=${LAGSCOPE_TEST_REPEAT:-2} LAGSCOPE_TEST_REPRODUCE=$rep \
+		go test -p 1 -count=1 -timeout 40m -run 'Integration' ./...
 done

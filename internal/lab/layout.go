@@ -68,3 +68,15 @@ func subIndexDDL(n int) []string {
 	}
 	return ddl
 }
+
+// replicaIdentityFullDDL sets REPLICA IDENTITY FULL on hot (and on each
+// partition, which is what a partitioned table's changes are published as).
+func replicaIdentityFullDDL(l Layout) []string {
+	ddl := []string{"ALTER TABLE hot REPLICA IDENTITY FULL"}
+	if l != Flat {
+		for i := 0; i < 4; i++ {
+			ddl = append(ddl, fmt.Sprintf("ALTER TABLE hot_p%d REPLICA IDENTITY FULL", i))
+		}
+	}
+	return ddl
+}

@@ -35,6 +35,9 @@ type PairOptions struct {
 	LinkRate units.ByteRate
 	// SubIndexes adds secondary indexes to the subscriber's table only.
 	SubIndexes int
+	// ReplicaIdentityFull sets REPLICA IDENTITY FULL on the publisher's
+	// table (the primary key stays on both sides).
+	ReplicaIdentityFull bool
 	// PubSettings and SubSettings override server settings.
 	PubSettings, SubSettings map[string]string
 	// Binary and Streaming are subscription options (seed 000: true, "on").
@@ -120,6 +123,9 @@ func (p *Pair) setup(ctx context.Context, via string) error {
 		stmts := append(tableDDL(p.Opts.Layout), fillSQL(p.Opts.Rows))
 		if c == p.Sub {
 			stmts = append(stmts, subIndexDDL(p.Opts.SubIndexes)...)
+		}
+		if c == p.Pub && p.Opts.ReplicaIdentityFull {
+			stmts = append(stmts, replicaIdentityFullDDL(p.Opts.Layout)...)
 		}
 		stmts = append(stmts, "VACUUM ANALYZE hot")
 		if err := Exec(ctx, c.ConnString(Database), stmts...); err != nil {

@@ -44,6 +44,8 @@ type Result struct {
 	Recording    *sample.Recording `json:"-"`
 	// During holds what RunOptions.During returned (e.g. a diagnosis).
 	During any `json:"diagnosis,omitempty"`
+	// Inspected holds what RunOptions.Inspect returned.
+	Inspected any `json:"-"`
 }
 
 // LinkResult is what the proxy measured over the window.

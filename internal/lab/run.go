@@ -31,7 +31,10 @@ type RunOptions struct {
 	// measurement (lab run --diagnose uses it); its result is returned in
 	// Result.During.
 	During func(ctx context.Context, p *Pair) (any, error)
-	Log    io.Writer
+	// Inspect, if set, runs once the window ends, before the load stops and
+	// the backlog drains; its result is returned in Result.Inspected.
+	Inspect func(ctx context.Context, p *Pair) (any, error)
+	Log     io.Writer
 }
 
 func (o *RunOptions) defaults() {
@@ -196,6 +199,11 @@ func measureScenario(ctx context.Context, p *Pair, s Scenario, o RunOptions) (*R
 		return nil, duringErr
 	}
 	res.During = during
+	if o.Inspect != nil {
+		if res.Inspected, err = o.Inspect(ctx, p); err != nil {
+			return nil, err
+		}
+	}
 	load.Stop()
 	load = nil
 	if s.Drains && o.Verify && ctx.Err() == nil {

@@ -1,0 +1,98 @@
+package reproduce
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/pgbin"
+)
+
+// quickOptions finds binaries for the --quick integration runs (skipped with
+// -short or when no PostgreSQL is installed).
+func quickOptions(t *testing.T) Options {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: runs without -short")
+	}
+	dir, err := pgbin.Find(pgbin.FindOptions{})
+	if err != nil {
+		t.Skipf("no PostgreSQL server binaries (%v): run scripts/install-deps.sh or set LAGSCOPE_PG_BIN", err)
+	}
+	pgbench, err := dir.Tool("pgbench")
+	if err != nil {
+		t.Skipf("no pgbench: %v", err)
+	}
+	return Options{Bin: dir.Bin, PGBench: pgbench, PubCPUs: []int{0}, SubCPUs: []int{1}, Runs: 1, Quick: true, Log: testLog{t}}
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// runQuick runs one experiment with --quick and logs its table.
+func runQuick(t *testing.T, name string) *Table {
+	t.Helper()
+	if os.Getenv("LAGSCOPE_TEST_REPRODUCE") == "0" {
+		t.Skip("LAGSCOPE_TEST_REPRODUCE=0")
+	}
+	o := quickOptions(t)
+	e, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	start := time.Now()
+	tb, err := e.Run(ctx, o)
+	if err != nil {
+		t.Fatalf("reproduce %s --quick: %v", name, err)
+	}
+	var b strings.Builder
+	Text(&b, tb)
+	t.Logf("reproduce %s --quick took %s:\n%s", name, time.Since(start).Round(time.Second), b.String())
+	for _, f := range tb.Failures {
+		t.Errorf("failure: %s", f)
+	}
+	return tb
+}
+
+// median returns a row's median, failing the test when the row is missing.
+func median(t *testing.T, tb *Table, row string) float64 {
+	t.Helper()
+	r := tb.Row(row)
+	if r == nil {
+		t.Fatalf("no row %q", row)
+	}
+	return r.Median
+}
+
+func TestIntegrationReproduceBottleneck(t *testing.T) {
+	tb := runQuick(t, "bottleneck")
+	if c8, c16 := median(t, tb, "link 8MB/s: consumed"), median(t, tb, "link 16MB/s: consumed"); c16 < 1.3*c8 {
+		t.Errorf("link-bound: 16 MB/s drained %.1f MB/s, 8 MB/s %.1f: want more bandwidth to drain faster (>= 1.3x)", c16, c8)
+	}
+	if r := tb.Row("unconfirmed WAL before sent_lsn (every run with a backlog)"); r == nil || len(r.Runs) == 0 || r.Min < 90 {
+		t.Errorf("lag before sent_lsn: %+v, want >= 90%% in every run with a backlog", r)
+	}
+	if c, g := median(t, tb, "busy, flat: consumed"), median(t, tb, "busy, flat: generated"); c >= g {
+		t.Errorf("busy publisher: consumed %.1f MB/s >= generated %.1f MB/s, want a growing lag", c, g)
+	}
+	if d, f := median(t, tb, "default identity: decoded bytes per txn"), median(t, tb, "RI FULL: decoded bytes per txn"); f < 1.2*d {
+		t.Errorf("RI FULL decodes %.0f bytes/txn vs %.0f default: want the old row to add >= 20%%", f, d)
+	}
+	if ns, st := median(t, tb, "one big txn, not streamed: peak sent - flush"), median(t, tb, "one big txn, streamed: peak sent - flush"); st >= ns {
+		t.Errorf("big txn: peak sent - flush %.1f MB streamed vs %.1f MB not: want streaming to lower it", st, ns)
+	}
+	if n := median(t, tb, "one big txn, streamed: stream_txns"); n < 1 {
+		t.Errorf("streamed big txn: stream_txns = %v, want >= 1", n)
+	}
+	if n := median(t, tb, "one big txn, not streamed: stream_txns"); n != 0 {
+		t.Errorf("big txn under 4GB work_mem: stream_txns = %v, want 0", n)
+	}
+}
