@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -94,5 +95,18 @@ func TestIntegrationReproduceBottleneck(t *testing.T) {
 	}
 	if n := median(t, tb, "one big txn, not streamed: stream_txns"); n != 0 {
 		t.Errorf("big txn under 4GB work_mem: stream_txns = %v, want 0", n)
+	}
+}
+
+func TestIntegrationReproduceReplay(t *testing.T) {
+	tb := runQuick(t, "replay")
+	for _, n := range []int{10, 100, 200, 300} {
+		name := fmt.Sprintf("max_wal_senders %d: ", n)
+		if ms := median(t, tb, name+"time to replicate"); !(ms > 0) {
+			t.Errorf("%stime to replicate = %v ms, want > 0", name, ms)
+		}
+		if cpu := median(t, tb, name+"startup process CPU"); !(cpu > 0) {
+			t.Errorf("%sstartup process CPU = %v s, want > 0: the standby replayed the load", name, cpu)
+		}
 	}
 }
