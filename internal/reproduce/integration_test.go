@@ -110,3 +110,20 @@ func TestIntegrationReproduceReplay(t *testing.T) {
 		}
 	}
 }
+
+func TestIntegrationReproduceCPUCost(t *testing.T) {
+	tb := runQuick(t, "cpu-cost")
+	if none, dec := median(t, tb, "no consumer: publisher CPU"), median(t, tb, "decode to /dev/null: publisher CPU"); dec <= none {
+		t.Errorf("decoding to /dev/null: publisher CPU %.2f s vs %.2f s without a consumer, want more", dec, none)
+	}
+	if pk, idx := median(t, tb, "apply text, PK only: subscriber WAL"), median(t, tb, "apply text, 4 extra indexes: subscriber WAL"); idx < 1.5*pk {
+		t.Errorf("4 extra indexes: subscriber WAL %.1f MiB vs %.1f MiB with the PK only, want >= 1.5x", idx, pk)
+	}
+	if sub := median(t, tb, "apply text, PK only: subscriber CPU"); !(sub > 0) {
+		t.Errorf("apply text: subscriber CPU %v s, want > 0", sub)
+	}
+	noIdx, idx := median(t, tb, "RI FULL, no index: apply time"), median(t, tb, "RI FULL, btree on id: apply time")
+	if tb.ServerVersion >= "16" && idx*5 > noIdx {
+		t.Errorf("RI FULL on %s: %.2f s with a btree on id vs %.2f s without, want the index >= 5x faster", tb.ServerVersion, idx, noIdx)
+	}
+}
