@@ -58,8 +58,10 @@ func runBottleneck(ctx context.Context, o Options) (*Table, error) {
 		for _, rate := range []units.ByteRate{8_000_000, 16_000_000} {
 			r, err := b.run(ctx, "network", false, func(ro *lab.RunOptions) {
 				ro.Pair.LinkRate = rate
-				// At 16 MB/s the backlog drains twice as fast: build more.
-				ro.BacklogTime = time.Duration(float64(ro.Duration) * 0.6 * float64(rate) / 8e6 * 1.1)
+				// Enough backlog that the link never runs dry in the window:
+				// it drains about 1.25 s of pgbench's output per second at
+				// 8 MB/s here, twice that at 16 MB/s.
+				ro.BacklogTime = time.Duration(float64(ro.Duration) * 1.2 * float64(rate) / 8e6)
 			})
 			if err != nil {
 				return nil, err

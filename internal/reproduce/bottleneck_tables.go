@@ -19,6 +19,7 @@ func each(rs []*lab.Result, f func(*lab.Result) float64) []float64 {
 
 func consumed(r *lab.Result) float64   { return r.ConsumedMBps }
 func generated(r *lab.Result) float64  { return r.GeneratedMBps }
+func decoded(r *lab.Result) float64    { return r.DecodedMBps }
 func applyCPU(r *lab.Result) float64   { return 100 * r.Apply.CPUShare }
 func senderCPU(r *lab.Result) float64  { return 100 * r.Walsender.CPUShare }
 func senderRunq(r *lab.Result) float64 { return 100 * r.Walsender.RunqueueShare }
@@ -111,6 +112,7 @@ func linkSection(link map[units.ByteRate][]*lab.Result) Section {
 		f, n := seeds[rate], fmt.Sprintf("link %s: ", rate)
 		s.Rows = append(s.Rows,
 			NewRow(n+"consumed", f[0], "MB/s", each(rs, consumed)),
+			NewRow(n+"decoded (sent_lsn)", "", "MB/s", each(rs, decoded)),
 			NewRow(n+"link measured", "", "MB/s", each(rs, linkMeasured)),
 			NewRow(n+"walsender CPU", f[1], "%", each(rs, senderCPU)),
 			NewRow(n+"walsender in WalSenderWriteData", f[2], "% probes", each(rs, senderWrite)),
