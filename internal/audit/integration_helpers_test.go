@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/pgbin"
+	"github.com/lagscope/lagscope/internal/labtest"
 )
 
 var record = flag.Bool("record", false, "integration tests write the snapshots they read to testdata/")
@@ -34,13 +34,7 @@ type env struct {
 // removes it when the test ends. minMajor > 0 skips older servers.
 func newEnv(t *testing.T, minMajor int, tweak func(*lab.PairOptions)) *env {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: runs without -short")
-	}
-	dir, err := pgbin.Find(pgbin.FindOptions{})
-	if err != nil {
-		t.Skipf("no PostgreSQL server binaries (%v): run scripts/install-deps.sh", err)
-	}
+	dir := labtest.Servers(t)
 	if dir.Version.Major < minMajor {
 		t.Skipf("needs PostgreSQL %d+, found %s in %s: run with LAGSCOPE_PG_BIN=$(bash scripts/get-postgres.sh %d)",
 			minMajor, dir.Version, dir.Bin, minMajor)

@@ -76,6 +76,23 @@ func LabSettings() map[string]string {
 // Create runs initdb for a new cluster in the lab. The cluster is registered
 // with the lab so Lab.Close stops it.
 func (l *Lab) Create(ctx context.Context, o Options) (*Cluster, error) {
+	c, err := l.newCluster(o)
+	if err != nil {
+		return nil, err
+	}
+	initdb := exec.CommandContext(ctx, filepath.Join(o.Bin, "initdb"), "-D", c.DataDir, "-U", Superuser,
+		"--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync")
+	initdb.SysProcAttr = l.Owner.sysProcAttr(syscall.SIGKILL)
+	initdb.Dir = c.Dir
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("initdb for %s: %w: %s", o.Name, err, lastLines(string(out), 3))
+	}
+	return c, nil
+}
+
+// newCluster makes the directories of a new cluster (not its data
+// directory) owned by the lab's owner and registers it with the lab.
+func (l *Lab) newCluster(o Options) (*Cluster, error) {
 	if o.Name == "" || strings.ContainsAny(o.Name, "/ ") {
 		return nil, fmt.Errorf("cluster name %q: use a plain word", o.Name)
 	}
@@ -90,13 +107,6 @@ func (l *Lab) Create(ctx context.Context, o Options) (*Cluster, error) {
 		}
 	}
 	l.clusters = append(l.clusters, c)
-	initdb := exec.CommandContext(ctx, filepath.Join(o.Bin, "initdb"), "-D", c.DataDir, "-U", Superuser,
-		"--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync")
-	initdb.SysProcAttr = l.Owner.sysProcAttr(syscall.SIGKILL)
-	initdb.Dir = dir
-	if out, err := initdb.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("initdb for %s: %w: %s", o.Name, err, lastLines(string(out), 3))
-	}
 	return c, nil
 }
 

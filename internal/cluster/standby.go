@@ -19,17 +19,10 @@ func (l *Lab) Standby(ctx context.Context, primary *Cluster, o Options) (*Cluste
 	if err := primary.Stop(); err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(l.Dir, o.Name)
-	c := &Cluster{Name: o.Name, Dir: dir, DataDir: filepath.Join(dir, "data"), SocketDir: filepath.Join(dir, "sock"), CPUs: o.CPUs, opts: o, owner: l.Owner}
-	for _, d := range []string{dir, c.SocketDir} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return nil, fmt.Errorf("make %s: %w", d, err)
-		}
-		if err := l.Owner.chown(d); err != nil {
-			return nil, err
-		}
+	c, err := l.newCluster(o)
+	if err != nil {
+		return nil, err
 	}
-	l.clusters = append(l.clusters, c)
 	cp := exec.CommandContext(ctx, "cp", "-a", primary.DataDir, c.DataDir)
 	cp.SysProcAttr = l.Owner.sysProcAttr(syscall.SIGKILL)
 	if out, err := cp.CombinedOutput(); err != nil {

@@ -9,24 +9,14 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/pgbin"
+	"github.com/lagscope/lagscope/internal/labtest"
 )
 
 // upPair brings up a lab pair in the walsender-starved state (the load keeps
 // running) and returns it with a cleanup registered.
 func upPair(t *testing.T, scenario string) *lab.Pair {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: runs without -short")
-	}
-	dir, err := pgbin.Find(pgbin.FindOptions{})
-	if err != nil {
-		t.Skipf("no PostgreSQL server binaries (%v): run scripts/install-deps.sh", err)
-	}
-	pgbench, err := dir.Tool("pgbench")
-	if err != nil {
-		t.Skipf("no pgbench: %v", err)
-	}
+	dir, pgbench := labtest.PGBench(t)
 	s, err := lab.Lookup(scenario, false)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/diagnose"
-	"github.com/lagscope/lagscope/internal/pgbin"
+	"github.com/lagscope/lagscope/internal/labtest"
 	"github.com/lagscope/lagscope/internal/report"
 )
 
@@ -19,17 +19,7 @@ import (
 // with -short or when no PostgreSQL is installed) and returns quick-run options.
 func integrationOptions(t *testing.T) RunOptions {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: runs without -short")
-	}
-	dir, err := pgbin.Find(pgbin.FindOptions{})
-	if err != nil {
-		t.Skipf("no PostgreSQL server binaries (%v): run scripts/install-deps.sh or set LAGSCOPE_PG_BIN", err)
-	}
-	pgbench, err := dir.Tool("pgbench")
-	if err != nil {
-		t.Skipf("no pgbench: %v", err)
-	}
+	dir, pgbench := labtest.PGBench(t)
 	return RunOptions{
 		PGBench:  pgbench,
 		Clients:  16,
@@ -37,15 +27,11 @@ func integrationOptions(t *testing.T) RunOptions {
 		Tick:     time.Second,
 		ProbeHz:  10,
 		Verify:   true,
-		Log:      testLog{t},
+		Log:      labtest.Log{T: t},
 		Pair: PairOptions{Bin: dir.Bin, PubCPUs: []int{0}, SubCPUs: []int{1}, Rows: 100_000,
 			LinkRate: 8_000_000, Binary: true, Streaming: "on"},
 	}
 }
-
-type testLog struct{ t *testing.T }
-
-func (l testLog) Write(p []byte) (int, error) { l.t.Log(string(p)); return len(p), nil }
 
 // runScenario runs one scenario and saves its recording under
 // $LAGSCOPE_RECORD_DIR when set (that is how testdata/ is made).

@@ -121,7 +121,7 @@ func (r *Result) verify(ctx context.Context, p *Pair, timeout time.Duration, log
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
-		sleep(ctx, time.Second)
+		Sleep(ctx, time.Second)
 	}
 	ok := false
 	r.DataMatches = &ok

@@ -135,7 +135,7 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 		if load, err = StartLoad(ctx, p.Pub, lo); err != nil {
 			return nil, err
 		}
-		if err = sleep(ctx, bt); err != nil {
+		if err = Sleep(ctx, bt); err != nil {
 			return load, err
 		}
 		if s.During != LoadFull {
@@ -267,13 +267,13 @@ func (p *Pair) waitWorkers(ctx context.Context) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the subscriptions did not start streaming within 30 s; see %s/subscriber/server.log", p.Lab.Dir)
 		}
-		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := Sleep(ctx, 200*time.Millisecond); err != nil {
 			return err
 		}
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+func Sleep(ctx context.Context, d time.Duration) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()

@@ -40,7 +40,7 @@ func (b *bottleneck) bigTransaction(ctx context.Context) ([]bigTxn, error) {
 		if err := lab.Exec(ctx, pub, fmt.Sprintf("ALTER SYSTEM SET logical_decoding_work_mem = '%s'", mem), "SELECT pg_reload_conf()"); err != nil {
 			return nil, err
 		}
-		if err := sleepCtx(ctx, time.Second); err != nil { // the walsender rereads its configuration
+		if err := lab.Sleep(ctx, time.Second); err != nil { // the walsender rereads its configuration
 			return nil, err
 		}
 		bt, err := oneBigUpdate(ctx, pub, sub, int64(i+1))
@@ -104,7 +104,7 @@ func oneBigUpdate(ctx context.Context, pub, sub string, n int64) (bigTxn, error)
 		if time.Now().After(deadline) {
 			return bt, fmt.Errorf("not applied within 10 minutes")
 		}
-		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+		if err := lab.Sleep(ctx, 100*time.Millisecond); err != nil {
 			return bt, err
 		}
 	}
@@ -115,15 +115,6 @@ func oneBigUpdate(ctx context.Context, pub, sub string, n int64) (bigTxn, error)
 	}
 	bt.Decoded = after.sub(before).total()
 	return bt, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
 }
 
 func mb(b int64) float64 { return float64(b) / 1e6 }

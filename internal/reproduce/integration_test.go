@@ -8,32 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/pgbin"
+	"github.com/lagscope/lagscope/internal/labtest"
 )
 
 // quickOptions finds binaries for the --quick integration runs (skipped with
 // -short or when no PostgreSQL is installed).
 func quickOptions(t *testing.T) Options {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: runs without -short")
-	}
-	dir, err := pgbin.Find(pgbin.FindOptions{})
-	if err != nil {
-		t.Skipf("no PostgreSQL server binaries (%v): run scripts/install-deps.sh or set LAGSCOPE_PG_BIN", err)
-	}
-	pgbench, err := dir.Tool("pgbench")
-	if err != nil {
-		t.Skipf("no pgbench: %v", err)
-	}
-	return Options{Bin: dir.Bin, PGBench: pgbench, PubCPUs: []int{0}, SubCPUs: []int{1}, Runs: 1, Quick: true, Log: testLog{t}}
-}
-
-type testLog struct{ t *testing.T }
-
-func (l testLog) Write(p []byte) (int, error) {
-	l.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
+	dir, pgbench := labtest.PGBench(t)
+	return Options{Bin: dir.Bin, PGBench: pgbench, PubCPUs: []int{0}, SubCPUs: []int{1}, Runs: 1, Quick: true, Log: labtest.Log{T: t}}
 }
 
 // runQuick runs one experiment with --quick and logs its table.

@@ -1,0 +1,47 @@
+// Package labtest holds what the integration tests share: finding the
+// PostgreSQL server binaries and pgbench they start their own clusters with
+// (skipping under -short, or with a clear message where none are installed),
+// and a writer that sends the lab's progress lines to t.Log.
+package labtest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lagscope/lagscope/internal/pgbin"
+)
+
+// Servers returns the server binaries ($LAGSCOPE_PG_BIN, pg_config, or the
+// newest Debian install) for an integration test. It skips the test under
+// -short and when no binaries are installed, saying how to get them.
+func Servers(t testing.TB) pgbin.Dir {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: runs without -short")
+	}
+	dir, err := pgbin.Find(pgbin.FindOptions{})
+	if err != nil {
+		t.Skipf("no PostgreSQL server binaries (%v): run scripts/install-deps.sh or set LAGSCOPE_PG_BIN", err)
+	}
+	return dir
+}
+
+// PGBench is Servers plus the pgbench to drive them with (skipping the test
+// when there is none).
+func PGBench(t testing.TB) (pgbin.Dir, string) {
+	t.Helper()
+	dir := Servers(t)
+	pgbench, err := dir.Tool("pgbench")
+	if err != nil {
+		t.Skipf("no pgbench: %v", err)
+	}
+	return dir, pgbench
+}
+
+// Log is an io.Writer that logs each write, trimmed, with t.Log.
+type Log struct{ T testing.TB }
+
+func (l Log) Write(p []byte) (int, error) {
+	l.T.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
