@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/time/rate"
 )
@@ -75,6 +76,12 @@ func readChunks(ctx context.Context, l *link, src net.Conn, full chan<- []byte, 
 			if k == n && grown < unlimitedChunk {
 				grown *= 2
 			}
+			if lim != nil && k < n/2 {
+				// A short read: let small writes pile up in the socket.
+				if werr := sleepCtx(ctx, coalesceDelay); werr != nil {
+					return werr
+				}
+			}
 		} else {
 			slots <- buf
 		}
@@ -116,4 +123,16 @@ func writeChunks(l *link, dst net.Conn, full <-chan []byte, slots chan<- []byte,
 		slots <- buf[:cap(buf)]
 	}
 	return failed
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

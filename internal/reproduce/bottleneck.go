@@ -25,7 +25,7 @@ func planBottleneck(quick bool) bottleneckPlan {
 		return bottleneckPlan{rows: 100_000, duration: 8 * time.Second, tick: time.Second,
 			layouts: []string{"flat"}, streamedMem: "1MB"}
 	}
-	return bottleneckPlan{rows: 1_000_000, duration: 20 * time.Second, tick: 2 * time.Second,
+	return bottleneckPlan{rows: 1_000_000, duration: 15 * time.Second, tick: 2 * time.Second,
 		layouts: []string{"flat", "hash4-1", "hash4-4"}, streamedMem: "64MB"}
 }
 
