@@ -16,6 +16,7 @@ type labReproduceOptions struct {
 	pubCPUs   string
 	subCPUs   string
 	runs      int
+	only      []string
 	quick     bool
 	json      bool
 	markdown  bool
@@ -49,7 +50,8 @@ Experiments:
 not their size. docs/reproduction.md has this machine's tables.`,
 		Example: `  lagscope lab reproduce bottleneck --pg-version 16
   lagscope lab reproduce cpu-cost --runs 3 --markdown
-  lagscope lab reproduce replay --quick --json`,
+  lagscope lab reproduce replay --quick --json
+  lagscope lab reproduce bottleneck --only link --runs 3`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
@@ -67,8 +69,11 @@ not their size. docs/reproduction.md has this machine's tables.`,
 			if err != nil {
 				return err
 			}
+			if err := e.CheckParts(o.only); err != nil {
+				return Usage(err)
+			}
 			t, err := e.Run(cmd.Context(), reproduce.Options{Bin: bin, PGBench: pgbench, PubCPUs: pub, SubCPUs: sub,
-				Runs: o.runs, Quick: o.quick, Log: cmd.ErrOrStderr()})
+				Runs: o.runs, Quick: o.quick, Only: o.only, Log: cmd.ErrOrStderr()})
 			if err != nil {
 				if cmd.Context().Err() != nil {
 					return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; the lab's clusters were removed")}
@@ -100,6 +105,7 @@ not their size. docs/reproduction.md has this machine's tables.`,
 	fl.StringVar(&o.pubCPUs, "pub-cpus", "0", "CPUs for the publisher (or primary) and its pgbench")
 	fl.StringVar(&o.subCPUs, "sub-cpus", "1", "CPUs for the subscriber (or standby), disjoint from --pub-cpus")
 	fl.IntVar(&o.runs, "runs", 0, "repetitions of each case (default: 2 for bottleneck, as the seed's a/b rounds; 3 otherwise)")
+	fl.StringSliceVar(&o.only, "only", nil, "run only these parts (bottleneck: layouts, link, bigtxn, ri)")
 	fl.BoolVar(&o.quick, "quick", false, "small tables and short phases: directions only (what CI runs)")
 	fl.BoolVar(&o.json, "json", false, "print one JSON object")
 	fl.BoolVar(&o.markdown, "markdown", false, "print markdown tables (docs/reproduction.md)")

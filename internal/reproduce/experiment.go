@@ -20,7 +20,23 @@ type Options struct {
 	// Quick shrinks tables and phases so that the experiment fits in CI; the
 	// effects keep their direction but not their size.
 	Quick bool
-	Log   io.Writer // progress lines (nil = discard)
+	// Only runs just these parts of the experiment (Experiment.Parts; empty
+	// = all of them).
+	Only []string
+	Log  io.Writer // progress lines (nil = discard)
+}
+
+// part reports whether part name is to run.
+func (o Options) part(name string) bool {
+	if len(o.Only) == 0 {
+		return true
+	}
+	for _, p := range o.Only {
+		if p == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *Options) defaults(runs int) {
@@ -43,12 +59,17 @@ type Experiment struct {
 	Summary string
 	// DefaultRuns is Options.Runs when not set.
 	DefaultRuns int
-	run         func(ctx context.Context, o Options) (*Table, error)
+	// Parts are the names Options.Only may choose from (nil = not divisible).
+	Parts []string
+	run   func(ctx context.Context, o Options) (*Table, error)
 }
 
 // Run runs the experiment. A returned table may hold Failures; an error means
 // the experiment could not run at all.
 func (e Experiment) Run(ctx context.Context, o Options) (*Table, error) {
+	if err := e.CheckParts(o.Only); err != nil {
+		return nil, err
+	}
 	o.defaults(e.DefaultRuns)
 	t, err := e.run(ctx, o)
 	if t != nil {
@@ -59,7 +80,7 @@ func (e Experiment) Run(ctx context.Context, o Options) (*Table, error) {
 
 // Experiments lists every experiment, in the order help shows them.
 var Experiments = []Experiment{
-	{Name: "bottleneck", Seed: "000", DefaultRuns: 2,
+	{Name: "bottleneck", Seed: "000", DefaultRuns: 2, Parts: bottleneckParts,
 		Summary: "seed 000: flat/hash4-1/hash4-4 idle and busy, link 8 vs 16 MB/s, where the lag shows, one big transaction streamed or not, REPLICA IDENTITY FULL with a PK",
 		run:     runBottleneck},
 	{Name: "cpu-cost", Seed: "001", DefaultRuns: 3,
@@ -83,4 +104,21 @@ func Lookup(name string) (Experiment, error) {
 	}
 	sort.Strings(names)
 	return Experiment{}, fmt.Errorf("unknown experiment %q: choose one of %s", name, strings.Join(names, ", "))
+}
+
+// CheckParts rejects parts (Options.Only) the experiment does not have.
+func (e Experiment) CheckParts(only []string) error {
+	for _, p := range only {
+		found := false
+		for _, q := range e.Parts {
+			found = found || p == q
+		}
+		if !found {
+			if len(e.Parts) == 0 {
+				return fmt.Errorf("%s has no parts to choose: drop --only", e.Name)
+			}
+			return fmt.Errorf("%s has no part %q: choose from %s", e.Name, p, strings.Join(e.Parts, ", "))
+		}
+	}
+	return nil
 }

@@ -76,3 +76,30 @@ func TestTextShowsSeedBesideMeasurementAndFailures(t *testing.T) {
 		t.Error("Row/Ratio lookup by name failed")
 	}
 }
+
+func TestCheckParts(t *testing.T) {
+	b, _ := Lookup("bottleneck")
+	r, _ := Lookup("replay")
+	tests := []struct {
+		name string
+		e    Experiment
+		only []string
+		ok   bool
+	}{
+		{"no parts chosen runs everything", b, nil, true},
+		{"a part the experiment has is accepted", b, []string{"link", "ri"}, true},
+		{"an unknown part is refused", b, []string{"links"}, false},
+		{"an experiment without parts refuses any", r, []string{"link"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.e.CheckParts(tc.only); (err == nil) != tc.ok {
+				t.Errorf("CheckParts(%v) = %v, want ok=%v", tc.only, err, tc.ok)
+			}
+		})
+	}
+	o := Options{Only: []string{"link"}}
+	if !o.part("link") || o.part("layouts") || !(Options{}).part("layouts") {
+		t.Error("Options.part does not follow Only")
+	}
+}
