@@ -141,6 +141,13 @@ func linkMeasured(r *lab.Result) float64 {
 	return r.Link.MeasuredMBps
 }
 
+// backlogLag is the unconfirmed WAL a run must still have when its window
+// ends to count for "where the lag shows": a few MB are always in flight
+// between sent_lsn and the subscriber's flush (socket buffers, the apply
+// queue), so a nearly drained run shows a lower share that says nothing
+// about where a backlog sits (a quick run ending at 20 MB showed 70%).
+const backlogLag = 64 << 20
+
 // lagSection is seed 000's section 4: where the unconfirmed WAL sits in every
 // run that still had a backlog when its window ended, and the big transaction.
 func lagSection(idle, busy map[string][]*lab.Result, link map[units.ByteRate][]*lab.Result, big []bigTxn, plan bottleneckPlan) Section {
@@ -156,7 +163,7 @@ func lagSection(idle, busy map[string][]*lab.Result, link map[units.ByteRate][]*
 	}
 	var backlog []*lab.Result
 	for _, r := range all {
-		if !r.DrainedEarly && r.Lag.Total >= 16<<20 {
+		if !r.DrainedEarly && r.Lag.Total >= backlogLag {
 			backlog = append(backlog, r)
 		}
 	}
