@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"github.com/lagscope/lagscope/internal/sleep"
 	"io"
 	"time"
 
@@ -121,7 +122,7 @@ func (r *Result) verify(ctx context.Context, p *Pair, timeout time.Duration, log
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
-		Sleep(ctx, time.Second)
+		sleep.For(ctx, time.Second)
 	}
 	ok := false
 	r.DataMatches = &ok

@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"github.com/lagscope/lagscope/internal/sleep"
 	"io"
 	"time"
 
@@ -135,7 +136,7 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 		if load, err = StartLoad(ctx, p.Pub, lo); err != nil {
 			return nil, err
 		}
-		if err = Sleep(ctx, bt); err != nil {
+		if err = sleep.For(ctx, bt); err != nil {
 			return load, err
 		}
 		if s.During != LoadFull {
@@ -267,17 +268,8 @@ func (p *Pair) waitWorkers(ctx context.Context) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the subscriptions did not start streaming within 30 s; see %s/subscriber/server.log", p.Lab.Dir)
 		}
-		if err := Sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := sleep.For(ctx, 200*time.Millisecond); err != nil {
 			return err
 		}
-	}
-}
-
-func Sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
 	}
 }

@@ -154,11 +154,11 @@ func measure(ctx context.Context, r units.ByteRate, viaProxy bool, warmup, d tim
 	go func() { srcDone <- push(c) }()
 	defer func() { c.Close(); <-srcDone }()
 
-	if err := sleep(ctx, warmup, srcDone); err != nil {
+	if err := waitOrStop(ctx, warmup, srcDone); err != nil {
 		return sample{}, err
 	}
 	b0, t0 := s.bytes.Load(), time.Now()
-	if err := sleep(ctx, d, srcDone); err != nil {
+	if err := waitOrStop(ctx, d, srcDone); err != nil {
 		return sample{}, err
 	}
 	b1, t1 := s.bytes.Load(), time.Now()
@@ -168,8 +168,8 @@ func measure(ctx context.Context, r units.ByteRate, viaProxy bool, warmup, d tim
 	return sample{bytes: b1 - b0, seconds: t1.Sub(t0).Seconds()}, nil
 }
 
-// sleep waits d, failing early if ctx ends or the source stopped.
-func sleep(ctx context.Context, d time.Duration, srcDone <-chan error) error {
+// waitOrStop waits d, failing early if ctx ends or the source stopped.
+func waitOrStop(ctx context.Context, d time.Duration, srcDone <-chan error) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

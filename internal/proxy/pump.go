@@ -3,10 +3,10 @@ package proxy
 import (
 	"context"
 	"errors"
+	"github.com/lagscope/lagscope/internal/sleep"
 	"io"
 	"net"
 	"sync/atomic"
-	"time"
 
 	"golang.org/x/time/rate"
 )
@@ -78,7 +78,7 @@ func readChunks(ctx context.Context, l *link, src net.Conn, full chan<- []byte, 
 			}
 			if lim != nil && k < n/2 {
 				// A short read: let small writes pile up in the socket.
-				if werr := sleepCtx(ctx, coalesceDelay); werr != nil {
+				if werr := sleep.For(ctx, coalesceDelay); werr != nil {
 					return werr
 				}
 			}
@@ -123,16 +123,4 @@ func writeChunks(l *link, dst net.Conn, full <-chan []byte, slots chan<- []byte,
 		slots <- buf[:cap(buf)]
 	}
 	return failed
-}
-
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

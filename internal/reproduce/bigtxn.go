@@ -3,6 +3,7 @@ package reproduce
 import (
 	"context"
 	"fmt"
+	"github.com/lagscope/lagscope/internal/sleep"
 	"math"
 	"time"
 
@@ -40,7 +41,7 @@ func (b *bottleneck) bigTransaction(ctx context.Context) ([]bigTxn, error) {
 		if err := lab.Exec(ctx, pub, fmt.Sprintf("ALTER SYSTEM SET logical_decoding_work_mem = '%s'", mem), "SELECT pg_reload_conf()"); err != nil {
 			return nil, err
 		}
-		if err := lab.Sleep(ctx, time.Second); err != nil { // the walsender rereads its configuration
+		if err := sleep.For(ctx, time.Second); err != nil { // the walsender rereads its configuration
 			return nil, err
 		}
 		bt, err := oneBigUpdate(ctx, pub, sub, int64(i+1))
@@ -104,7 +105,7 @@ func oneBigUpdate(ctx context.Context, pub, sub string, n int64) (bigTxn, error)
 		if time.Now().After(deadline) {
 			return bt, fmt.Errorf("not applied within 10 minutes")
 		}
-		if err := lab.Sleep(ctx, 100*time.Millisecond); err != nil {
+		if err := sleep.For(ctx, 100*time.Millisecond); err != nil {
 			return bt, err
 		}
 	}

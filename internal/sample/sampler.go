@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lagscope/lagscope/internal/sleep"
 	"sync"
 	"time"
 
@@ -111,7 +112,7 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			probes[i] = probeLoop(runCtx, s, o.ProbeHz)
+			probes[i] = probeLoop(runCtx, s, o.ProbeHz, end)
 		}()
 	}
 	tickLoop(runCtx, cancel, sides, rec, o)
@@ -217,39 +218,46 @@ func (s *session) getPIDs() []int32 {
 	return s.pids
 }
 
-// probeLoop reads wait events of the side's replication processes at hz until ctx ends.
-func probeLoop(ctx context.Context, s *session, hz float64) []Probe {
+// probeLoop reads wait events of the side's replication processes at hz
+// until ctx ends, a batch of probes per statement (see readWaitBatch). The
+// last batch is cut to end at end; a batch under way when ctx ends early
+// (Until) finishes, so its probes are kept.
+func probeLoop(ctx context.Context, s *session, hz float64, end time.Time) []Probe {
 	var out []Probe
-	t := time.NewTicker(time.Duration(float64(time.Second) / hz))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return out
-		case <-t.C:
-		}
+	interval := time.Duration(float64(time.Second) / hz)
+	for ctx.Err() == nil {
 		pids := s.getPIDs()
-		if len(pids) == 0 {
+		n := int(min(probeBatch, time.Until(end)) / interval)
+		if len(pids) == 0 || n < 1 {
+			// No backends yet (the first tick has not run), or less
+			// than an interval left.
+			if err := sleep.For(ctx, interval); err != nil {
+				break
+			}
 			continue
 		}
 		if s.probe == nil {
 			c, err := s.connect(ctx, s.name)
 			if err != nil {
+				_ = sleep.For(ctx, interval)
 				continue
 			}
 			s.probe = c
 		}
-		at := time.Now()
-		w, err := readWaits(ctx, s.probe, pids)
+		// The statement outlives ctx by at most one batch; the timeout
+		// covers a server that stops answering.
+		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeBatch+5*time.Second)
+		p, err := readWaitBatch(qctx, s.probe, s.name, pids, n, interval)
+		cancel()
 		if err != nil {
-			if ctx.Err() == nil {
-				s.probe.Close()
-				s.probe = nil
-			}
+			s.probe.Close()
+			s.probe = nil
+			_ = sleep.For(ctx, interval)
 			continue
 		}
-		out = append(out, Probe{At: at, Side: s.name, Waits: w})
+		out = append(out, p...)
 	}
+	return out
 }
 
 func closeAll(sides []*session) {

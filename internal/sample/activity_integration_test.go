@@ -1,0 +1,101 @@
+package sample
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/pg"
+)
+
+// TestIntegrationWaitBatchSeesEachInstant checks that one batch statement
+// reads the backends anew at every instant (a transaction otherwise keeps
+// its first copy of their status): a session that is idle, then sleeps in
+// pg_sleep, then is idle again must show all three states, at instants
+// spaced as asked.
+func TestIntegrationWaitBatchSeesEachInstant(t *testing.T) {
+	dir := labtest.Servers(t)
+	owner, err := cluster.DefaultOwner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := cluster.NewLab("", "test "+t.Name(), owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := l.Create(ctx, cluster.Options{Name: "server", Bin: dir.Bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other, err := pgx.Connect(ctx, c.ConnString("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(context.Background())
+	var pid int32
+	if err := other.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	obs, err := pg.Connect(ctx, c.ConnString("postgres"), "publisher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obs.Close()
+
+	slept := make(chan error, 1)
+	go func() {
+		time.Sleep(400 * time.Millisecond)
+		_, err := other.Exec(ctx, "SELECT pg_sleep(0.4)")
+		slept <- err
+	}()
+	const n, interval = 24, 50 * time.Millisecond
+	start := time.Now()
+	// A pid that does not exist adds no rows but must not drop instants.
+	probes, err := readWaitBatch(ctx, obs, Publisher, []int32{pid, 1 << 30}, n, interval)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-slept; err != nil {
+		t.Fatal(err)
+	}
+	if len(probes) != n {
+		t.Fatalf("%d probes, want %d", len(probes), n)
+	}
+	var states []string
+	for i, p := range probes {
+		if len(p.Waits) != 1 || p.Waits[0].PID != int(pid) {
+			t.Fatalf("probe %d: %+v, want one row for pid %d", i, p.Waits, pid)
+		}
+		w := p.Waits[0]
+		s := w.State
+		if w.Event != "" {
+			s += "/" + w.Event
+		}
+		if len(states) == 0 || states[len(states)-1] != s {
+			states = append(states, s)
+		}
+		if i > 0 && !p.At.After(probes[i-1].At) {
+			t.Errorf("probe %d at %v, not after probe %d", i, p.At, i-1)
+		}
+	}
+	span := probes[n-1].At.Sub(probes[0].At)
+	t.Logf("%d probes over %v (statement %v): %v", n, span, took, states)
+	want := time.Duration(n-1) * interval
+	if span < want || span > want+want/2 {
+		t.Errorf("probes span %v, want about %v", span, want)
+	}
+	idle := "idle/ClientRead"
+	if len(states) != 3 || states[0] != idle || states[1] != "active/PgSleep" || states[2] != idle {
+		t.Errorf("states %v, want %s, active/PgSleep, %s: each instant must read the backends anew", states, idle, idle)
+	}
+}

@@ -1,0 +1,20 @@
+// Package sleep waits for a while unless a context ends first: the samplers,
+// the lab and the link's rate limiter all pause this way.
+package sleep
+
+import (
+	"context"
+	"time"
+)
+
+// For waits d, or until ctx ends, in which case it returns ctx's error.
+func For(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
