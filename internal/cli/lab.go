@@ -53,6 +53,7 @@ func (f *serverFlags) bind(c *cobra.Command, pub, sub string) {
 // serverChoice is what serverFlags resolve to.
 type serverChoice struct {
 	bin, pgbench string
+	major        int // the servers' major version
 	pub, sub     []int
 }
 
@@ -63,7 +64,7 @@ func (f *serverFlags) resolve() (serverChoice, error) {
 	if s.pub, s.sub, err = parseCPUs(f.pubCPUs, f.subCPUs); err != nil {
 		return s, err
 	}
-	s.bin, s.pgbench, err = findServer(f.pgBin, f.pgVersion)
+	s.bin, s.pgbench, s.major, err = findServer(f.pgBin, f.pgVersion)
 	return s, err
 }
 
@@ -110,6 +111,9 @@ func (f *labFlags) resolve(name string) (lab.Scenario, lab.RunOptions, error) {
 	if err != nil {
 		return s, o, err
 	}
+	if s.RowFilter != "" && srv.major < 15 {
+		return s, o, Usagef("%s uses a publication row filter, which PostgreSQL %d does not have: use --pg-version 15 or later", s.Name, srv.major)
+	}
 	o = lab.RunOptions{
 		PGBench:     srv.pgbench,
 		Clients:     f.clients,
@@ -147,13 +151,13 @@ func parseCPUs(pubFlag, subFlag string) (pub, sub []int, err error) {
 }
 
 // findServer finds the server binaries (--pg-bin, --pg-version, ...) and pgbench.
-func findServer(pgBin string, pgVersion int) (bin, pgbench string, err error) {
+func findServer(pgBin string, pgVersion int) (bin, pgbench string, major int, err error) {
 	dir, err := pgbin.Find(pgbin.FindOptions{PGBin: pgBin, PGVersion: pgVersion})
 	if err != nil {
-		return "", "", Usage(err)
+		return "", "", 0, Usage(err)
 	}
 	if pgbench, err = dir.Tool("pgbench"); err != nil {
-		return "", "", Usage(err)
+		return "", "", 0, Usage(err)
 	}
-	return dir.Bin, pgbench, nil
+	return dir.Bin, pgbench, dir.Version.Major, nil
 }

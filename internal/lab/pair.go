@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -81,6 +83,9 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 	}()
 	fmt.Fprintf(o.Log, "lab: creating publisher (CPUs %v) and subscriber (CPUs %v) in %s\n", o.PubCPUs, o.SubCPUs, l.Dir)
 	if p.Pub, err = l.Create(ctx, cluster.Options{Name: "publisher", Bin: o.Bin, CPUs: o.PubCPUs, Settings: o.PubSettings}); err != nil {
+		return p, err
+	}
+	if err = checkRowFilter(p.Pub.DataDir, o.RowFilter); err != nil {
 		return p, err
 	}
 	if p.Sub, err = l.Create(ctx, cluster.Options{Name: "subscriber", Bin: o.Bin, CPUs: o.SubCPUs, Settings: o.SubSettings}); err != nil {
@@ -225,4 +230,20 @@ func firstWords(s string) string {
 		return s[:60] + "..."
 	}
 	return s
+}
+
+// checkRowFilter refuses a publication row filter on a server older than
+// 15, which has none, with a message that says what to use instead.
+func checkRowFilter(dataDir, filter string) error {
+	if filter == "" {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(dataDir, "PG_VERSION"))
+	if err != nil {
+		return err
+	}
+	if major, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && major < 15 {
+		return fmt.Errorf("this scenario uses a publication row filter, which PostgreSQL %d does not have: use --pg-version 15 or later", major)
+	}
+	return nil
 }

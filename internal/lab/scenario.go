@@ -50,7 +50,7 @@ var Scenarios = []Scenario{
 		Layout: Flat, Backlog: true, During: LoadFull, Verdict: "walsender-starved"},
 	{Name: "network", Summary: "flat table, backlog, publisher idle, subscription through a rate-limited link (--rate)",
 		Layout: Flat, Backlog: true, During: LoadNone, Link: true, Drains: true, Verdict: "network"},
-	{Name: "decode-bound", Summary: "an expensive publication row filter discards every change: the walsender is CPU-bound, apply idles",
+	{Name: "decode-bound", Summary: "an expensive publication row filter discards every change: the walsender is CPU-bound, apply idles (PostgreSQL 15+)",
 		Layout: Flat, Backlog: true, During: LoadNone, RowFilter: "mod(power(id::numeric, 250), 7) = -1", Verdict: "walsender-decode-cpu"},
 	{Name: "stalled", Summary: "the subscription stays disabled while the load runs: lag grows, nothing is consumed",
 		Layout: Flat, During: LoadFull, KeepDisabled: true, Verdict: "stalled"},
