@@ -77,7 +77,7 @@ func backlogShare(s Scenario) float64 {
 	case s.SubIndexes > 0:
 		// The apply worker is slower than the load here: a shorter backlog
 		// still outlasts the window and drains sooner afterwards.
-		return 1.0
+		return 1.2
 	default:
 		// pgbench and the publisher share one core here: generation runs
 		// below the apply rate, so build for longer than the window.
