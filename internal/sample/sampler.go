@@ -49,16 +49,19 @@ func (o *Options) defaults() {
 // ErrNoWaitVisibility means the role cannot see other sessions' wait events.
 var ErrNoWaitVisibility = errors.New("this role cannot see wait events: grant it pg_monitor (GRANT pg_monitor TO <role>)")
 
-// session is one side's pair of connections: ticks and probes run
-// concurrently and a pgx connection serves one caller at a time.
+// session is one side's connection, shared by the tick loop (positions
+// once a tick) and the probe loop (wait events in batches that end just
+// before each tick): a second session per server cost ~20 ms of server CPU
+// to start, 0.2% of a core over a 10 s window (docs/performance.md).
 type session struct {
 	name    string
 	connect Connector
-	mu      sync.Mutex
-	tick    *pg.Conn
-	probe   *pg.Conn
-	pids    []int32 // backends to probe, set by the tick loop
-	gapFrom time.Time
+	connMu  sync.Mutex // held while a statement runs on conn
+	conn    *pg.Conn
+	mu      sync.Mutex // guards pids and ticked
+	pids    []int32    // backends to probe, set by the tick loop
+	ticked  int        // index of the last tick read on this side (-1: none yet)
+	gapFrom time.Time  // start of an open gap, under connMu
 	gapErr  string
 }
 
@@ -66,31 +69,27 @@ type session struct {
 // A cancelled ctx ends sampling early without an error.
 func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) {
 	o.defaults()
-	sides := []*session{{name: Publisher, connect: connect}}
+	sides := []*session{{name: Publisher, connect: connect, ticked: -1}}
 	if o.Subscriber {
-		sides = append(sides, &session{name: Subscriber, connect: connect})
+		sides = append(sides, &session{name: Subscriber, connect: connect, ticked: -1})
 	}
 	rec := &Recording{Version: RecordingVersion}
 	for _, s := range sides {
 		var err error
-		if s.tick, err = connect(ctx, s.name); err != nil {
+		if s.conn, err = connect(ctx, s.name); err != nil {
 			closeAll(sides)
 			return nil, err
 		}
-		if s.probe, err = connect(ctx, s.name); err != nil {
-			closeAll(sides)
-			return nil, err
-		}
-		ok, err := checkVisibility(ctx, s.tick)
+		ok, err := checkVisibility(ctx, s.conn)
 		if err != nil || !ok {
 			closeAll(sides)
 			return nil, fmt.Errorf("%s: %w", s.name, ErrNoWaitVisibility)
 		}
-		srv := Server{Version: s.tick.Version.String(), Major: s.tick.Version.Major}
+		srv := Server{Version: s.conn.Version.String(), Major: s.conn.Version.Major}
 		switch {
 		case o.Proc == nil:
 			srv.ProcUnavailable = "process figures disabled (--no-proc)"
-		case !s.tick.Local:
+		case !s.conn.Local:
 			srv.ProcUnavailable = "server is not on this host (connected over the network)"
 		}
 		if s.name == Publisher {
@@ -112,7 +111,7 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			probes[i] = probeLoop(runCtx, s, o.ProbeHz, end)
+			probes[i] = probeLoop(runCtx, s, o, rec.Start, end)
 		}()
 	}
 	tickLoop(runCtx, cancel, sides, rec, o)
@@ -131,13 +130,18 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 	return rec, nil
 }
 
+// tickLoop reads both sides at rec.Start + k*o.Tick, k = 0, 1, ...
 func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording, o Options) {
-	t := time.NewTicker(o.Tick)
-	defer t.Stop()
-	for {
+	for k := 0; ; k++ {
+		if err := sleep.For(ctx, time.Until(rec.Start.Add(time.Duration(k)*o.Tick))); err != nil {
+			return
+		}
 		tk := Tick{At: time.Now()}
 		for _, s := range sides {
 			ok := s.read(ctx, &tk, rec, o)
+			s.mu.Lock()
+			s.ticked = k
+			s.mu.Unlock()
 			if s.name == Publisher {
 				tk.PubOK = ok
 			} else {
@@ -149,30 +153,30 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording
 			stop()
 			return
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
 	}
 }
 
 // read does one tick on one side, reconnecting after a failure. It reports
 // whether the side answered.
 func (s *session) read(ctx context.Context, tk *Tick, rec *Recording, o Options) bool {
-	if s.tick == nil {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.conn == nil {
 		c, err := s.connect(ctx, s.name)
 		if err != nil {
+			if ctx.Err() == nil && s.gapFrom.IsZero() {
+				s.gapFrom, s.gapErr = tk.At, pg.Redact(err.Error())
+			}
 			return false
 		}
-		s.tick = c
+		s.conn = c
 	}
 	var keys map[int]procKey
 	var err error
 	if s.name == Publisher {
-		keys, err = readPublisher(ctx, s.tick, tk)
+		keys, err = readPublisher(ctx, s.conn, tk)
 	} else {
-		keys, err = readSubscriber(ctx, s.tick, tk)
+		keys, err = readSubscriber(ctx, s.conn, tk)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -181,8 +185,8 @@ func (s *session) read(ctx context.Context, tk *Tick, rec *Recording, o Options)
 		if s.gapFrom.IsZero() {
 			s.gapFrom, s.gapErr = tk.At, pg.Redact(err.Error())
 		}
-		s.tick.Close()
-		s.tick = nil
+		s.conn.Close()
+		s.conn = nil
 		s.setPIDs(nil)
 		return false
 	}
@@ -195,7 +199,7 @@ func (s *session) read(ctx context.Context, tk *Tick, rec *Recording, o Options)
 		pids = append(pids, int32(pid))
 	}
 	s.setPIDs(pids)
-	if o.Proc != nil && s.tick.Local {
+	if o.Proc != nil && s.conn.Local {
 		tk.Procs = append(tk.Procs, readProcs(o.Proc, s.name, keys)...)
 		if s.name == Publisher {
 			tk.PubHost = readHost(o.Proc)
@@ -212,47 +216,45 @@ func (s *session) setPIDs(p []int32) {
 	s.mu.Unlock()
 }
 
-func (s *session) getPIDs() []int32 {
+// state returns the backends to probe and the index of the last tick read.
+func (s *session) state() ([]int32, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.pids
+	return s.pids, s.ticked
 }
 
-// probeLoop reads wait events of the side's replication processes at hz
-// until ctx ends, a batch of probes per statement (see readWaitBatch). The
-// last batch is cut to end at end; a batch under way when ctx ends early
-// (Until) finishes, so its probes are kept.
-func probeLoop(ctx context.Context, s *session, hz float64, end time.Time) []Probe {
+// tickMargin is how long before a tick a probe batch ends, so that the
+// tick finds the shared connection free.
+const tickMargin = 25 * time.Millisecond
+
+// probeLoop reads wait events of the side's replication processes every
+// 1/o.ProbeHz until ctx ends, a batch of instants per statement (see
+// readWaitBatch). Each batch starts after the side's latest tick and its
+// last instant falls at least tickMargin before the next tick (ticks fall
+// at start + k*o.Tick) and before end; a batch under way when ctx ends
+// early (Until) finishes, so its probes are kept.
+func probeLoop(ctx context.Context, s *session, o Options, start, end time.Time) []Probe {
 	var out []Probe
-	interval := time.Duration(float64(time.Second) / hz)
+	interval := time.Duration(float64(time.Second) / o.ProbeHz)
+	var due time.Time // when the next instant is due
 	for ctx.Err() == nil {
-		pids := s.getPIDs()
-		n := int(min(probeBatch, time.Until(end)) / interval)
-		if len(pids) == 0 || n < 1 {
-			// No backends yet (the first tick has not run), or less
-			// than an interval left.
-			if err := sleep.For(ctx, interval); err != nil {
+		pids, ticked := s.state()
+		now := time.Now()
+		next := start.Add(time.Duration(ticked+1) * o.Tick) // the next tick
+		stop := earliest(next.Add(-tickMargin), end, now.Add(probeBatch))
+		if len(pids) == 0 || now.Before(due) || !now.Before(stop) {
+			// No backends, the next instant is not due, or it would
+			// fall too close to the next tick (or the tick due has not
+			// been read yet): wait.
+			if err := sleep.For(ctx, min(interval, 5*time.Millisecond)); err != nil {
 				break
 			}
 			continue
 		}
-		if s.probe == nil {
-			c, err := s.connect(ctx, s.name)
-			if err != nil {
-				_ = sleep.For(ctx, interval)
-				continue
-			}
-			s.probe = c
-		}
-		// The statement outlives ctx by at most one batch; the timeout
-		// covers a server that stops answering.
-		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeBatch+5*time.Second)
-		p, err := readWaitBatch(qctx, s.probe, s.name, pids, n, interval)
-		cancel()
+		n := int(stop.Sub(now)/interval) + 1
+		p, err := s.probe(ctx, pids, n, interval)
+		due = now.Add(time.Duration(n) * interval)
 		if err != nil {
-			s.probe.Close()
-			s.probe = nil
-			_ = sleep.For(ctx, interval)
 			continue
 		}
 		out = append(out, p...)
@@ -260,10 +262,48 @@ func probeLoop(ctx context.Context, s *session, hz float64, end time.Time) []Pro
 	return out
 }
 
+// earliest returns the earliest of the times.
+func earliest(t time.Time, more ...time.Time) time.Time {
+	for _, u := range more {
+		if u.Before(t) {
+			t = u
+		}
+	}
+	return t
+}
+
+// errNoConn means a failure dropped the side's connection; the next tick
+// reconnects.
+var errNoConn = errors.New("no connection until the next tick")
+
+// probe runs one batch on the side's connection. A failure drops the
+// connection and opens a gap, which the next tick that answers closes. The
+// statement outlives ctx by at most one batch; the timeout covers a server
+// that stops answering.
+func (s *session) probe(ctx context.Context, pids []int32, n int, interval time.Duration) ([]Probe, error) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.conn == nil {
+		return nil, errNoConn
+	}
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeBatch+5*time.Second)
+	defer cancel()
+	at := time.Now()
+	p, err := readWaitBatch(qctx, s.conn, s.name, pids, n, interval)
+	if err != nil {
+		if s.gapFrom.IsZero() {
+			s.gapFrom, s.gapErr = at, pg.Redact(err.Error())
+		}
+		s.conn.Close()
+		s.conn = nil
+		s.setPIDs(nil)
+	}
+	return p, err
+}
+
 func closeAll(sides []*session) {
 	for _, s := range sides {
-		s.tick.Close()
-		s.probe.Close()
+		s.conn.Close()
 	}
 }
 
