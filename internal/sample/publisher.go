@@ -12,7 +12,7 @@ import (
 func lsn(expr string) string { return "coalesce((" + expr + " - '0/0')::bigint, 0)" }
 
 // readPublisher reads the publisher's positions: current WAL position, logical
-// slots with their counters, and walsenders.
+// slots with their counters, and walsenders with their lag intervals.
 func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, error) {
 	b := &pgx.Batch{}
 	b.Queue(pg.Marker + "SELECT CASE WHEN pg_is_in_recovery() THEN " + lsn("pg_last_wal_replay_lsn()") +
@@ -26,7 +26,9 @@ func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, e
 	}
 	b.Queue(pg.Marker + "SELECT r.pid, coalesce(r.application_name, ''), coalesce(r.state, ''), " +
 		lsn("r.sent_lsn") + ", " + lsn("r.write_lsn") + ", " + lsn("r.flush_lsn") + ", " + lsn("r.replay_lsn") +
-		", coalesce(extract(epoch from r.backend_start), 0)::float8 FROM pg_stat_replication r ORDER BY r.pid")
+		", coalesce(extract(epoch from r.backend_start), 0)::float8, " +
+		"extract(epoch from r.write_lag)::float8, extract(epoch from r.flush_lag)::float8, extract(epoch from r.replay_lag)::float8, r.reply_time " +
+		"FROM pg_stat_replication r ORDER BY r.pid")
 	br := c.SendBatch(ctx, b)
 	defer br.Close()
 
@@ -71,7 +73,8 @@ func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, e
 	for rows.Next() {
 		var s Sender
 		var start float64
-		if err := rows.Scan(&s.PID, &s.AppName, &s.State, &s.Sent, &s.Write, &s.Flush, &s.Replay, &start); err != nil {
+		if err := rows.Scan(&s.PID, &s.AppName, &s.State, &s.Sent, &s.Write, &s.Flush, &s.Replay, &start,
+			&s.WriteLagS, &s.FlushLagS, &s.ReplayLagS, &s.ReplyAt); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read pg_stat_replication: %w", err)
 		}

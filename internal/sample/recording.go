@@ -2,8 +2,11 @@ package sample
 
 import "time"
 
-// RecordingVersion is bumped when Recording's JSON shape changes.
-const RecordingVersion = 1
+// RecordingVersion is bumped when Recording's JSON shape changes. Version 2
+// added the walsenders' lag intervals and reply time, the subscriptions'
+// message times and the subscriber's lock blockers; every field it added is
+// optional, so a version 1 recording loads with them nil or empty.
+const RecordingVersion = 2
 
 // Recording is everything sampled over one window.
 type Recording struct {
@@ -53,6 +56,11 @@ type Tick struct {
 	// PubOK and SubOK say whether each side answered this tick.
 	PubOK bool `json:"pub_ok"`
 	SubOK bool `json:"sub_ok"`
+	// Blockers are the sessions that block a sampled replication worker of
+	// the subscriber (apply, parallel apply, tablesync) in a heavyweight
+	// Lock wait at this tick, one entry per (waiter, blocker) pair; empty
+	// when no worker waited on a Lock (version 2+).
+	Blockers []Blocker `json:"blockers,omitempty"`
 }
 
 // Slot is a logical replication slot on the publisher.
@@ -82,6 +90,18 @@ type Sender struct {
 	Write   uint64 `json:"write_lsn,omitempty"`
 	Flush   uint64 `json:"flush_lsn,omitempty"`
 	Replay  uint64 `json:"replay_lsn,omitempty"`
+	// WriteLagS, FlushLagS and ReplayLagS are pg_stat_replication's
+	// write_lag, flush_lag and replay_lag in seconds: how long ago the
+	// oldest WAL the standby or subscriber has not yet reported written,
+	// flushed, applied was sent. nil when the column is NULL (nothing
+	// outstanding, or no reply yet). Version 2+.
+	WriteLagS  *float64 `json:"write_lag_s,omitempty"`
+	FlushLagS  *float64 `json:"flush_lag_s,omitempty"`
+	ReplayLagS *float64 `json:"replay_lag_s,omitempty"`
+	// ReplyAt is reply_time: when the walsender last received a status
+	// reply from its receiver, on the publisher's clock; nil before the
+	// first reply. Version 2+.
+	ReplyAt *time.Time `json:"reply_time,omitempty"`
 }
 
 // Sub is one subscription on the subscriber, with its leader apply worker.
@@ -97,6 +117,14 @@ type Sub struct {
 	// OtherWorkers are parallel apply and tablesync workers' pids.
 	OtherWorkers []int `json:"other_workers,omitempty"`
 	NotReady     int   `json:"tables_not_ready,omitempty"`
+	// LastMsgSendAt, LastMsgReceiptAt and LatestEndAt are the leader apply
+	// worker's last_msg_send_time (publisher's clock),
+	// last_msg_receipt_time and latest_end_time (subscriber's clock) from
+	// pg_stat_subscription; nil without a worker or before its first
+	// message. Version 2+.
+	LastMsgSendAt    *time.Time `json:"last_msg_send_time,omitempty"`
+	LastMsgReceiptAt *time.Time `json:"last_msg_receipt_time,omitempty"`
+	LatestEndAt      *time.Time `json:"latest_end_time,omitempty"`
 }
 
 // ProcStat is a process's cumulative CPU and run-queue delay, in nanoseconds.
@@ -113,6 +141,28 @@ type ProcStat struct {
 type HostStat struct {
 	BusyNs  int64 `json:"busy_ns"`
 	TotalNs int64 `json:"total_ns"`
+}
+
+// Blocker is a session that holds (or waits ahead for) a heavyweight lock a
+// replication worker of the subscriber waits for, as pg_blocking_pids
+// reports it. The blocking session's fields are empty when this role cannot
+// see them (no pg_read_all_stats).
+type Blocker struct {
+	WaiterPID int    `json:"waiter_pid"` // the replication worker that waits
+	WaitEvent string `json:"wait_event"` // its wait_event ("relation", "transactionid", "tuple", ...)
+	PID       int    `json:"pid"`        // the blocking backend
+	AppName   string `json:"application_name,omitempty"`
+	User      string `json:"user,omitempty"`
+	// BackendType is pg_stat_activity.backend_type ("client backend", ...).
+	BackendType string `json:"backend_type,omitempty"`
+	// State is pg_stat_activity.state ("idle in transaction", "active", ...).
+	State string `json:"state,omitempty"`
+	// XactAgeS is how long the blocker's transaction has been open, in
+	// seconds (0 when it has none or it is not visible).
+	XactAgeS float64 `json:"xact_age_s"`
+	// Query is the first 200 characters of the blocker's current or last
+	// statement, passwords replaced by '***'.
+	Query string `json:"query,omitempty"`
 }
 
 // Probe is one fast read of wait events on one side.

@@ -177,6 +177,9 @@ func (s *session) read(ctx context.Context, tk *Tick, rec *Recording, o Options)
 		keys, err = readPublisher(ctx, s.conn, tk)
 	} else {
 		keys, err = readSubscriber(ctx, s.conn, tk)
+		if err == nil {
+			tk.Blockers, err = readBlockers(ctx, s.conn, pidList(keys))
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -194,11 +197,7 @@ func (s *session) read(ctx context.Context, tk *Tick, rec *Recording, o Options)
 		rec.Gaps = append(rec.Gaps, Gap{Side: s.name, From: s.gapFrom, To: tk.At, Cause: s.gapErr})
 		s.gapFrom = time.Time{}
 	}
-	pids := make([]int32, 0, len(keys))
-	for pid := range keys {
-		pids = append(pids, int32(pid))
-	}
-	s.setPIDs(pids)
+	s.setPIDs(pidList(keys))
 	if o.Proc != nil && s.conn.Local {
 		tk.Procs = append(tk.Procs, readProcs(o.Proc, s.name, keys)...)
 		if s.name == Publisher {
@@ -208,6 +207,15 @@ func (s *session) read(ctx context.Context, tk *Tick, rec *Recording, o Options)
 		}
 	}
 	return true
+}
+
+// pidList returns the backends' pids.
+func pidList(keys map[int]procKey) []int32 {
+	pids := make([]int32, 0, len(keys))
+	for pid := range keys {
+		pids = append(pids, int32(pid))
+	}
+	return pids
 }
 
 func (s *session) setPIDs(p []int32) {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/lagscope/lagscope/internal/pg"
 )
 
-// readSubscriber reads every subscription with its workers and error counters.
+// readSubscriber reads every subscription with its workers, the leader's
+// message times, and error counters. It returns the workers' pids.
 func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, error) {
 	// Worker kind per version: 17+ has worker_type; 16 has leader_pid (parallel
 	// workers); in 13-16 relid IS NOT NULL marks tablesync workers.
@@ -27,7 +29,8 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 	q := pg.Marker + "SELECT s.subname, coalesce(s.subslotname, ''), s.subenabled, coalesce(st.pid, 0), " + kind + ", " +
 		lsn("st.received_lsn") + ", " + lsn("st.latest_end_lsn") + ", " + errs + ", " +
 		"(SELECT count(*) FROM pg_subscription_rel r WHERE r.srsubid = s.oid AND r.srsubstate <> 'r')::int, " +
-		"coalesce(extract(epoch from a.backend_start), 0)::float8 " +
+		"coalesce(extract(epoch from a.backend_start), 0)::float8, " +
+		"st.last_msg_send_time, st.last_msg_receipt_time, st.latest_end_time " +
 		"FROM pg_subscription s LEFT JOIN pg_stat_subscription st ON st.subid = s.oid" + join +
 		" LEFT JOIN LATERAL pg_stat_get_activity(st.pid) a ON a.pid = st.pid" +
 		" WHERE s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())" +
@@ -49,7 +52,9 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		var recv, end uint64
 		var aerr, serr int64
 		var start float64
-		if err := rows.Scan(&name, &slot, &enabled, &pid, &role, &recv, &end, &aerr, &serr, &notReady, &start); err != nil {
+		var sendAt, receiptAt, endAt *time.Time
+		if err := rows.Scan(&name, &slot, &enabled, &pid, &role, &recv, &end, &aerr, &serr, &notReady, &start,
+			&sendAt, &receiptAt, &endAt); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read subscriptions: %w", err)
 		}
@@ -66,6 +71,7 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		keys[pid] = procKey{role: role, start: start}
 		if role == "apply" {
 			s.WorkerPID, s.Received, s.LatestEnd = pid, recv, end
+			s.LastMsgSendAt, s.LastMsgReceiptAt, s.LatestEndAt = sendAt, receiptAt, endAt
 		} else {
 			s.OtherWorkers = append(s.OtherWorkers, pid)
 		}
