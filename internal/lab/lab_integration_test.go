@@ -13,6 +13,7 @@ import (
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/labtest"
 	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/units"
 )
 
 // integrationOptions finds binaries for the lab's integration tests (skipped
@@ -34,8 +35,9 @@ func integrationOptions(t *testing.T) RunOptions {
 }
 
 // runScenario runs one scenario and saves its recording under
-// $LAGSCOPE_RECORD_DIR when set (that is how testdata/ is made).
-func runScenario(t *testing.T, name string, tweak func(*RunOptions)) *Result {
+// $LAGSCOPE_RECORD_DIR when set (that is how testdata/ is made), named after
+// label.
+func runScenario(t *testing.T, label, name string, tweak func(*RunOptions)) *Result {
 	t.Helper()
 	o := integrationOptions(t)
 	if tweak != nil {
@@ -56,7 +58,7 @@ func runScenario(t *testing.T, name string, tweak func(*RunOptions)) *Result {
 	t.Logf("%s took %s: %s", name, time.Since(start).Round(time.Second), b)
 	if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" {
 		rb, _ := json.Marshal(res.Recording)
-		path := filepath.Join(dir, fmt.Sprintf("%s-pg%s-%d.json", name, res.ServerVersion, time.Now().Unix()))
+		path := filepath.Join(dir, fmt.Sprintf("%s-pg%s-%d.json", label, res.ServerVersion, time.Now().Unix()))
 		if err := os.WriteFile(path, rb, 0o644); err != nil {
 			t.Errorf("save recording: %v", err)
 		}
@@ -95,9 +97,13 @@ func repeats() int {
 func TestIntegrationScenarios(t *testing.T) {
 	cases := []struct {
 		scenario string
-		check    func(t *testing.T, r *Result)
+		// label names the subtest and the saved recordings ("" = scenario).
+		label string
+		// rate is the network scenario's link rate (0 = 4 MB/s).
+		rate  units.ByteRate
+		check func(t *testing.T, r *Result)
 	}{
-		{"apply-bound", func(t *testing.T, r *Result) {
+		{"apply-bound", "", 0, func(t *testing.T, r *Result) {
 			// CPU plus run queue: on this shared 2-vCPU VM another tenant can
 			// take a tenth of the core (the classifier's BusyDemand rule).
 			if d := r.Apply.CPUShare + r.Apply.RunqueueShare; d < 0.85 {
@@ -111,24 +117,37 @@ func TestIntegrationScenarios(t *testing.T) {
 			}
 			wantData(t, r)
 		}},
-		{"walsender-starved", func(t *testing.T, r *Result) {
+		{"walsender-starved", "", 0, func(t *testing.T, r *Result) {
 			if r.Walsender.RunqueueShare < 0.5 {
 				t.Errorf("walsender runqueue_share = %.2f, want >= 0.5 (idle case: <= 0.15)", r.Walsender.RunqueueShare)
 			}
 		}},
-		{"network", func(t *testing.T, r *Result) {
-			if r.Link == nil {
-				t.Fatal("no link measurement")
+		{"network", "", 0, checkNetwork},
+		// 8 MB/s (the lab's default): the walsender already uses ~35% of a
+		// core here, a less clean signature than at 4 MB/s.
+		{"network", "network-8mbps", 8_000_000, checkNetwork},
+		{"subscriber-lock", "", 0, func(t *testing.T, r *Result) {
+			if share := r.Apply.TypeShare("Lock"); share < 0.5 {
+				t.Errorf("apply waited on a Lock in %.0f%% of its probes (%v), want >= 50%%", 100*share, r.Apply.TypeShares)
 			}
-			if r.Link.Error < -0.05 || r.Link.Error > 0.05 {
-				t.Errorf("link measured %.2f MB/s for %.2f MB/s configured (%+.1f%%), want within 5%%", r.Link.MeasuredMBps, r.Link.ConfiguredMBps, 100*r.Link.Error)
-			}
-			if top, share := r.Walsender.Top(); top != "WalSenderWriteData" {
-				t.Errorf("walsender mostly %s (%.0f%%), want WalSenderWriteData", top, 100*share)
+			if n := blockerTicks(r, LockHolderApp); n == 0 {
+				t.Errorf("no tick recorded %s as the apply worker's blocker", LockHolderApp)
 			}
 			wantData(t, r)
 		}},
-		{"decode-bound", func(t *testing.T, r *Result) {
+		{"full-identity", "", 0, func(t *testing.T, r *Result) {
+			if r.Lag.Total >= 16<<20 {
+				t.Errorf("lag %d bytes at the window's end, want a small backlog (< 16 MB)", r.Lag.Total)
+			}
+			if d := r.Apply.CPUShare + r.Apply.RunqueueShare; d < 0.85 {
+				t.Errorf("apply cpu_share %.2f + runqueue_share %.2f = %.2f, want >= 0.85", r.Apply.CPUShare, r.Apply.RunqueueShare, d)
+			}
+			if r.DrainedEarly {
+				t.Errorf("the backlog drained before the window ended")
+			}
+			wantData(t, r)
+		}},
+		{"decode-bound", "", 0, func(t *testing.T, r *Result) {
 			if d := r.Walsender.CPUShare + r.Walsender.RunqueueShare; d < 0.85 {
 				t.Errorf("walsender cpu_share %.2f + runqueue_share %.2f = %.2f, want >= 0.85", r.Walsender.CPUShare, r.Walsender.RunqueueShare, d)
 			}
@@ -136,12 +155,12 @@ func TestIntegrationScenarios(t *testing.T) {
 				t.Errorf("apply waiting for data in %.0f%% of probes, want most", 100*share)
 			}
 		}},
-		{"stalled", func(t *testing.T, r *Result) {
+		{"stalled", "", 0, func(t *testing.T, r *Result) {
 			if r.ConsumedMBps != 0 || r.GeneratedMBps <= 0 {
 				t.Errorf("consumed %.2f MB/s, generated %.2f MB/s; want 0 and > 0", r.ConsumedMBps, r.GeneratedMBps)
 			}
 		}},
-		{"caught-up", func(t *testing.T, r *Result) {
+		{"caught-up", "", 0, func(t *testing.T, r *Result) {
 			if r.Lag.Total > 16<<20 || r.GeneratedMBps <= 0 {
 				t.Errorf("lag %d bytes at %.2f MB/s generated; want a small lag under real load", r.Lag.Total, r.GeneratedMBps)
 			}
@@ -150,18 +169,26 @@ func TestIntegrationScenarios(t *testing.T) {
 	}
 	for _, c := range cases {
 		s, _ := Lookup(c.scenario, false)
+		label, rate := c.label, c.rate
+		if label == "" {
+			label = c.scenario
+		}
+		if rate == 0 {
+			rate = 4_000_000
+		}
 		for i := 1; i <= repeats(); i++ {
-			t.Run(fmt.Sprintf("%s/run%d", c.scenario, i), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/run%d", label, i), func(t *testing.T) {
 				if v := labtest.Servers(t).Version; s.RowFilter != "" && v.Major < 15 {
 					t.Skipf("%s uses a publication row filter: PostgreSQL 15+, this is %s", c.scenario, v)
 				}
 				first := i == 1
-				r := runScenario(t, c.scenario, func(o *RunOptions) {
-					// 4 MB/s: on this 2-vCPU VM a walsender feeding 8 MB/s already
-					// uses ~35% of a core (a send() per change), which blurs the
-					// network signature; the lab's default stays seed 000's 8 MB/s.
-					o.Pair.LinkRate = 4_000_000
-					o.During = diagnoseDuring(c.scenario)
+				r := runScenario(t, label, c.scenario, func(o *RunOptions) {
+					// 4 MB/s unless the case says otherwise: on this 2-vCPU VM a
+					// walsender feeding 8 MB/s already uses ~35% of a core (a
+					// send() per change), which blurs the network signature;
+					// the lab's default stays seed 000's 8 MB/s.
+					o.Pair.LinkRate = rate
+					o.During = diagnoseDuring(label)
 					o.Verify = first // later runs only repeat the diagnosis
 				})
 				c.check(t, r)
@@ -175,6 +202,35 @@ func TestIntegrationScenarios(t *testing.T) {
 			})
 		}
 	}
+}
+
+func checkNetwork(t *testing.T, r *Result) {
+	t.Helper()
+	if r.Link == nil {
+		t.Fatal("no link measurement")
+	}
+	if r.Link.Error < -0.05 || r.Link.Error > 0.05 {
+		t.Errorf("link measured %.2f MB/s for %.2f MB/s configured (%+.1f%%), want within 5%%", r.Link.MeasuredMBps, r.Link.ConfiguredMBps, 100*r.Link.Error)
+	}
+	if top, share := r.Walsender.Top(); top != "WalSenderWriteData" {
+		t.Errorf("walsender mostly %s (%.0f%%), want WalSenderWriteData", top, 100*share)
+	}
+	wantData(t, r)
+}
+
+// blockerTicks counts the ticks that name a session of application app as
+// a replication worker's blocker.
+func blockerTicks(r *Result, app string) int {
+	n := 0
+	for _, tk := range r.Recording.Ticks {
+		for _, b := range tk.Blockers {
+			if b.AppName == app {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 func wantData(t *testing.T, r *Result) {

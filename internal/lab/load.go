@@ -22,11 +22,22 @@ type LoadOptions struct {
 	// TPS limits the total transaction rate (0 = as fast as possible).
 	TPS  int
 	CPUs []int // pin pgbench here (nil = no pinning)
+	// Script is the pgbench script ("" = seed 000's updateScript); it may
+	// use :rows.
+	Script string
+	// Transactions is how many transactions each client runs before
+	// pgbench exits (0 = run until Stop).
+	Transactions int
 }
 
 // updateScript is seed 000's transaction: a 20-row range UPDATE.
 const updateScript = `\set a random(1, :rows - 19)
 UPDATE hot SET k = k + 1, v = :a WHERE id BETWEEN :a AND :a + 19;
+`
+
+// singleUpdateScript changes one row a transaction.
+const singleUpdateScript = `\set a random(1, :rows)
+UPDATE hot SET k = k + 1 WHERE id = :a;
 `
 
 // Load is a running pgbench.
@@ -39,8 +50,12 @@ type Load struct {
 
 // StartLoad starts pgbench against c's lab database; it runs until Stop.
 func StartLoad(ctx context.Context, c *cluster.Cluster, o LoadOptions) (*Load, error) {
-	script := filepath.Join(c.Dir, "..", "update.sql")
-	if err := os.WriteFile(script, []byte(updateScript), 0o644); err != nil {
+	text, name := updateScript, "update.sql"
+	if o.Script != "" {
+		text, name = o.Script, "custom.sql"
+	}
+	script := filepath.Join(c.Dir, "..", name)
+	if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
 		return nil, fmt.Errorf("write pgbench script: %w", err)
 	}
 	jobs := o.Clients
@@ -48,7 +63,12 @@ func StartLoad(ctx context.Context, c *cluster.Cluster, o LoadOptions) (*Load, e
 		jobs = 4
 	}
 	args := []string{o.PGBench, "-n", "-h", c.SocketDir, "-p", strconv.Itoa(c.Port), "-U", cluster.Superuser,
-		"-c", strconv.Itoa(o.Clients), "-j", strconv.Itoa(jobs), "-T", "86400", "-D", "rows=" + strconv.Itoa(o.Rows), "-f", script}
+		"-c", strconv.Itoa(o.Clients), "-j", strconv.Itoa(jobs), "-D", "rows=" + strconv.Itoa(o.Rows), "-f", script}
+	if o.Transactions > 0 {
+		args = append(args, "-t", strconv.Itoa(o.Transactions))
+	} else {
+		args = append(args, "-T", "86400")
+	}
 	if o.TPS > 0 {
 		args = append(args, "-R", strconv.Itoa(o.TPS))
 	}
@@ -77,6 +97,9 @@ func StartLoad(ctx context.Context, c *cluster.Cluster, o LoadOptions) (*Load, e
 	// pgbench fails fast on a bad connection or script: give it a moment.
 	select {
 	case <-l.done:
+		if o.Transactions > 0 && l.err == nil {
+			return l, nil // a short fixed run may end this soon
+		}
 		b, _ := os.ReadFile(logPath)
 		return nil, fmt.Errorf("pgbench exited at once: %s", lastLine(string(b)))
 	case <-time.After(300 * time.Millisecond):
@@ -99,6 +122,22 @@ func (l *Load) Stop() {
 	}
 	_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
 	<-l.done
+}
+
+// Wait waits for a run of fixed length (LoadOptions.Transactions) to end
+// and reports whether pgbench failed; on ctx's end it stops pgbench.
+func (l *Load) Wait(ctx context.Context) error {
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+		l.Stop()
+		return ctx.Err()
+	}
+	if l.err != nil {
+		b, _ := os.ReadFile(l.log)
+		return fmt.Errorf("pgbench: %v: %s", l.err, lastLine(string(b)))
+	}
+	return nil
 }
 
 // Running reports whether pgbench still runs.

@@ -40,6 +40,10 @@ type PairOptions struct {
 	// ReplicaIdentityFull sets REPLICA IDENTITY FULL on the publisher's
 	// table (the primary key stays on both sides).
 	ReplicaIdentityFull bool
+	// SubNoKey drops the primary key of the subscriber's table only, so no
+	// index there can find a row (with ReplicaIdentityFull: a sequential
+	// scan per replicated UPDATE or DELETE). SubIndexes still apply.
+	SubNoKey bool
 	// PubSettings and SubSettings override server settings.
 	PubSettings, SubSettings map[string]string
 	// Binary and Streaming are subscription options (seed 000: true, "on").
@@ -59,6 +63,8 @@ type Pair struct {
 	// Subscriptions are the subscription names; each one's slot has the same name.
 	Subscriptions []string
 	Opts          PairOptions
+	// lock is the subscriber session holding a table lock (nil = none).
+	lock *lockHolder
 }
 
 // NewPair builds a pair. On error everything made so far is removed.
@@ -127,6 +133,9 @@ func (p *Pair) setup(ctx context.Context, via string) error {
 		}
 		stmts := append(tableDDL(p.Opts.Layout), fillSQL(p.Opts.Rows))
 		if c == p.Sub {
+			if p.Opts.SubNoKey {
+				stmts = append(stmts, "ALTER TABLE hot DROP CONSTRAINT hot_pkey")
+			}
 			stmts = append(stmts, subIndexDDL(p.Opts.SubIndexes)...)
 		}
 		if c == p.Pub && p.Opts.ReplicaIdentityFull {
@@ -190,6 +199,7 @@ func (p *Pair) Close() error {
 	if p == nil {
 		return nil
 	}
+	p.ReleaseLock()
 	if p.Proxy != nil {
 		p.Proxy.Close()
 	}

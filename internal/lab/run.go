@@ -68,6 +68,13 @@ func (o *RunOptions) defaults() {
 // the window at the scenario's drain speed on a 1-core publisher.
 func backlogShare(s Scenario) float64 {
 	switch {
+	case s.FullIdentity:
+		// Apply time, not load time: see fullIdentityUpdates.
+		return 2
+	case s.HoldLock != "":
+		// Nothing drains while the lock is held: a modest backlog is
+		// enough to see, and drains quickly once the lock goes.
+		return 0.5
 	case s.RowFilter != "":
 		return 1.5
 	case s.Link:
@@ -89,7 +96,7 @@ func backlogShare(s Scenario) float64 {
 // removes it. The pair is removed on every path out, including cancellation.
 func Run(ctx context.Context, s Scenario, o RunOptions) (*Result, error) {
 	o.defaults()
-	o.Pair.Layout, o.Pair.Link, o.Pair.RowFilter, o.Pair.SubIndexes = s.Layout, s.Link, s.RowFilter, s.SubIndexes
+	s.pairOptions(&o.Pair)
 	o.Pair.Purpose = "lab run " + s.Name
 	p, err := NewPair(ctx, o.Pair)
 	if err != nil {
@@ -99,11 +106,19 @@ func Run(ctx context.Context, s Scenario, o RunOptions) (*Result, error) {
 	return measureScenario(ctx, p, s, o)
 }
 
+// pairOptions sets what the scenario decides about the pair.
+func (s Scenario) pairOptions(o *PairOptions) {
+	o.Layout, o.Link, o.RowFilter, o.SubIndexes = s.Layout, s.Link, s.RowFilter, s.SubIndexes
+	if s.FullIdentity {
+		o.ReplicaIdentityFull, o.SubNoKey = true, true
+	}
+}
+
 // Up builds a pair and drives it into the scenario's state; the returned
 // Load (nil when none) keeps running until stopped. Close the pair when done.
 func Up(ctx context.Context, s Scenario, o RunOptions) (*Pair, *Load, error) {
 	o.defaults()
-	o.Pair.Layout, o.Pair.Link, o.Pair.RowFilter, o.Pair.SubIndexes = s.Layout, s.Link, s.RowFilter, s.SubIndexes
+	s.pairOptions(&o.Pair)
 	o.Pair.Purpose = "lab up " + s.Name
 	p, err := NewPair(ctx, o.Pair)
 	if err != nil {
@@ -127,7 +142,15 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			load = nil
 		}
 	}()
-	if s.Backlog {
+	if s.Backlog && s.FullIdentity {
+		bt := o.BacklogTime
+		if bt <= 0 {
+			bt = time.Duration(backlogShare(s) * float64(o.Duration))
+		}
+		if err = p.fullIdentityBacklog(ctx, lo, bt, o.Log); err != nil {
+			return nil, err
+		}
+	} else if s.Backlog {
 		bt := o.BacklogTime
 		if bt <= 0 {
 			bt = time.Duration(backlogShare(s) * float64(o.Duration))
@@ -153,6 +176,12 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 		light.Clients, light.TPS = 2, o.LightTPS
 		if load, err = StartLoad(ctx, p.Pub, light); err != nil {
 			return nil, err
+		}
+	}
+	if s.HoldLock != "" {
+		fmt.Fprintf(o.Log, "lab: %s holds LOCK TABLE hot IN %s MODE on the subscriber until the window ends\n", LockHolderApp, s.HoldLock)
+		if err = p.HoldLock(ctx, s.HoldLock); err != nil {
+			return load, err
 		}
 	}
 	if !s.KeepDisabled {
@@ -207,6 +236,7 @@ func measureScenario(ctx context.Context, p *Pair, s Scenario, o RunOptions) (*R
 	}
 	load.Stop()
 	load = nil
+	p.ReleaseLock() // the window is over: let the backlog drain
 	if s.Drains && o.Verify && ctx.Err() == nil {
 		if p.Proxy != nil {
 			p.Proxy.SetRate(0)

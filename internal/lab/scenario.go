@@ -33,6 +33,17 @@ type Scenario struct {
 	// subscriber's copy of hot only: every replicated UPDATE then maintains
 	// them, a common real cause of an apply-bound subscriber.
 	SubIndexes int
+	// HoldLock, if set, is the mode of a LOCK TABLE hot that a session on
+	// the subscriber (application_name lab-lock-holder) takes in an open
+	// transaction before the subscriptions are enabled and holds until the
+	// window ends: the apply worker waits on it (the subscriber-lock case).
+	HoldLock string
+	// FullIdentity publishes hot with REPLICA IDENTITY FULL and drops the
+	// subscriber's primary key (no index is left there), so the apply
+	// worker scans the table sequentially for every replicated UPDATE; the
+	// backlog is then single-row updates sized in apply time, not in bytes
+	// (see fullIdentityUpdates).
+	FullIdentity bool
 	// KeepDisabled leaves the subscriptions disabled (the stalled case).
 	KeepDisabled bool
 	// Drains says whether the backlog drains once load stops, so the data
@@ -50,6 +61,10 @@ var Scenarios = []Scenario{
 		Layout: Flat, Backlog: true, During: LoadFull, Verdict: "walsender-starved"},
 	{Name: "network", Summary: "flat table, backlog, publisher idle, subscription through a rate-limited link (--rate)",
 		Layout: Flat, Backlog: true, During: LoadNone, Link: true, Drains: true, Verdict: "network"},
+	{Name: "subscriber-lock", Summary: "flat table, backlog, publisher idle; a subscriber session (lab-lock-holder) holds LOCK TABLE hot IN SHARE MODE through the window: the apply worker waits on the lock",
+		Layout: Flat, Backlog: true, During: LoadNone, HoldLock: "SHARE", Drains: true, Verdict: "subscriber-waits"},
+	{Name: "full-identity", Summary: "REPLICA IDENTITY FULL, no key or index on the subscriber's copy: a small backlog of single-row updates, each a sequential scan there",
+		Layout: Flat, Backlog: true, During: LoadNone, FullIdentity: true, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "decode-bound", Summary: "an expensive publication row filter discards every change: the walsender is CPU-bound, apply idles (PostgreSQL 15+)",
 		Layout: Flat, Backlog: true, During: LoadNone, RowFilter: "mod(power(id::numeric, 250), 7) = -1", Verdict: "walsender-decode-cpu"},
 	{Name: "stalled", Summary: "the subscription stays disabled while the load runs: lag grows, nothing is consumed",
