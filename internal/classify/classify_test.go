@@ -7,27 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lagscope/lagscope/internal/recordings"
 	"github.com/lagscope/lagscope/internal/sample"
 )
-
-// verdictOf maps a recording's file-name prefix (the lab scenario that made
-// it) to the verdict the classifier must give.
-var verdictOf = map[string]string{
-	"apply-bound":        SubscriberApplyCPU,
-	"walsender-starved":  WalsenderStarved,
-	"network":            Network,
-	"decode-bound":       WalsenderDecodeCPU,
-	"stalled":            Stalled,
-	"caught-up":          CaughtUp,
-	"mixed-both-starved": Inconclusive,
-	// apply-bound whose backlog drained within the window: the apply worker
-	// was waiting for data 39% of the time, the walsender for WAL 38%.
-	"mixed-apply-drained": Inconclusive,
-	// an 8 MB/s link over loopback TCP: the walsender ran 45% and waited on
-	// the run queue 17% (softirq work of the loopback send), in
-	// WalSenderWriteData only 41%: neither clearly network nor CPU.
-	"mixed-network-tcp": Inconclusive,
-}
 
 func load(t *testing.T, path string) *sample.Recording {
 	t.Helper()
@@ -46,30 +28,22 @@ func load(t *testing.T, path string) *sample.Recording {
 // real lab runs, see internal/lab's integration tests with
 // LAGSCOPE_RECORD_DIR) and checks the verdict its scenario must produce.
 func TestRecordedLabRuns(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json")
-	if len(files) == 0 {
+	exps, err := recordings.Load("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exps) == 0 {
 		t.Fatal("no recordings in testdata/")
 	}
-	for _, f := range files {
-		base := filepath.Base(f)
-		want := ""
-		for prefix, v := range verdictOf {
-			if strings.HasPrefix(base, prefix+"-pg") && len(prefix) > len(want) {
-				want = v
-			}
-		}
-		if want == "" {
-			t.Errorf("%s: no expected verdict for this file name", base)
-			continue
-		}
-		t.Run(base, func(t *testing.T) {
-			ins := Inputs(load(t, f), nil)
+	for _, e := range exps {
+		t.Run(filepath.Base(e.File), func(t *testing.T) {
+			ins := Inputs(load(t, e.File), nil)
 			if len(ins) != 1 {
 				t.Fatalf("%d paths, want 1", len(ins))
 			}
 			v := Classify(ins[0])
-			if v.Name != want {
-				t.Errorf("verdict %s (%.2f) with evidence %q, want %s", v.Name, v.Confidence, v.Evidence, want)
+			if v.Name != e.Verdict {
+				t.Errorf("verdict %s (%.2f) with evidence %q; the lab made %s (%s): want %s", v.Name, v.Confidence, v.Evidence, e.State, e.How, e.Verdict)
 			}
 			if v.Confidence <= 0 || v.Confidence > 1 || len(v.Evidence) == 0 || v.Headline == "" {
 				t.Errorf("verdict lacks confidence, evidence or headline: %+v", v)

@@ -30,6 +30,12 @@ type Input struct {
 	MedianLag int64
 	// Gaps counts sampling gaps (restarts, dropped connections).
 	Gaps int
+	// FlushLagS is the walsender's flush_lag at the last tick that had one,
+	// seconds; -1 when never reported.
+	FlushLagS float64
+	// Blockers are the sessions that held locks the subscription's workers
+	// waited for, most often seen first.
+	Blockers []Blocker
 }
 
 // Inputs builds one Input per logical slot in the recording (restricted to
@@ -58,7 +64,7 @@ func Inputs(rec *sample.Recording, slots []string) []Input {
 }
 
 func inputFor(rec *sample.Recording, slot string) Input {
-	in := Input{Slot: slot, HasSubscriber: rec.Subscriber != nil}
+	in := Input{Slot: slot, HasSubscriber: rec.Subscriber != nil, FlushLagS: -1}
 	in.Summary = measure.Summarise(rec, measure.Filter{Slots: map[string]bool{slot: true}})
 	in.ProcPub = rec.Publisher.ProcUnavailable == ""
 	in.ProcSub = rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == ""
@@ -106,7 +112,77 @@ func inputFor(rec *sample.Recording, slot string) Input {
 		in.SyncErrors = lastSub.SyncErrors - firstSub.SyncErrors
 	}
 	in.MedianLag = median(lags)
+	in.FlushLagS = flushLag(rec, last)
+	in.Blockers = blockers(rec, slot)
 	return in
+}
+
+// flushLag returns the flush_lag of the slot's walsender at the last tick
+// that reported one (the walsender's pid is the slot's active_pid then), or
+// -1.
+func flushLag(rec *sample.Recording, last *sample.Slot) float64 {
+	if last == nil {
+		return -1
+	}
+	for i := len(rec.Ticks) - 1; i >= 0; i-- {
+		t := &rec.Ticks[i]
+		var pid int
+		for _, sl := range t.Slots {
+			if sl.Name == last.Name {
+				pid = sl.ActivePID
+			}
+		}
+		for _, s := range t.Senders {
+			if pid != 0 && s.PID == pid && s.FlushLagS != nil {
+				return *s.FlushLagS
+			}
+		}
+	}
+	return -1
+}
+
+// blockers gathers the sessions that blocked the workers of the slot's
+// subscription, most often seen first.
+func blockers(rec *sample.Recording, slot string) []Blocker {
+	byPID := map[int]*Blocker{}
+	for _, t := range rec.Ticks {
+		workers := map[int]bool{}
+		for _, s := range t.Subs {
+			if s.Slot != slot {
+				continue
+			}
+			workers[s.WorkerPID] = true
+			for _, w := range s.OtherWorkers {
+				workers[w] = true
+			}
+		}
+		seen := map[int]bool{}
+		for _, b := range t.Blockers {
+			if !workers[b.WaiterPID] || seen[b.PID] {
+				continue
+			}
+			seen[b.PID] = true
+			x := byPID[b.PID]
+			if x == nil {
+				x = &Blocker{PID: b.PID}
+				byPID[b.PID] = x
+			}
+			x.AppName, x.User, x.BackendType, x.State, x.XactAgeS, x.Query, x.WaitEvent =
+				b.AppName, b.User, b.BackendType, b.State, b.XactAgeS, b.Query, b.WaitEvent
+			x.Ticks++
+		}
+	}
+	out := make([]Blocker, 0, len(byPID))
+	for _, b := range byPID {
+		out = append(out, *b)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Ticks != out[j].Ticks {
+			return out[i].Ticks > out[j].Ticks
+		}
+		return out[i].PID < out[j].PID
+	})
+	return out
 }
 
 func median(v []int64) int64 {

@@ -14,9 +14,10 @@ import (
 
 type diagnoseOptions struct {
 	diagnose.Options
-	format string
-	json   bool
-	save   string
+	format      string
+	json        bool
+	save        string
+	fromSamples string
 }
 
 // Validate checks flags and picks the output format.
@@ -26,6 +27,12 @@ func (o *diagnoseOptions) Validate() error {
 	}
 	if _, ok := report.Renderers[o.format]; !ok {
 		return Usagef("--format %q: use text, markdown or json", o.format)
+	}
+	if o.fromSamples != "" {
+		if o.Publisher != "" || o.Subscriber != "" || o.save != "" {
+			return Usagef("--from-samples re-classifies a saved recording without servers: drop --publisher, --subscriber and --save-samples")
+		}
+		return nil
 	}
 	if o.Publisher == "" {
 		// libpq convention: PG* variables alone describe the publisher.
@@ -63,11 +70,16 @@ Exit codes: 0 every path caught up, 1 a bottleneck was named, 2 usage or
 connection error, 3 other failure.`,
 		Example: `  lagscope diagnose --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor'
   lagscope diagnose --publisher postgres://monitor@pub/app --duration 30s --format markdown
-  lagscope diagnose --publisher 'host=pub dbname=app' --json > run.json && lagscope report --input run.json`,
+  lagscope diagnose --publisher 'host=pub dbname=app' --json > run.json && lagscope report --input run.json
+  lagscope diagnose --publisher ... --subscriber ... --save-samples run-samples.json
+  lagscope diagnose --from-samples run-samples.json --format markdown   # re-classify offline`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
 				return err
+			}
+			if o.fromSamples != "" {
+				return diagnoseFromSamples(cmd, o)
 			}
 			rep, rec, err := diagnose.Run(cmd.Context(), o.Options)
 			if err != nil {
@@ -81,13 +93,7 @@ connection error, 3 other failure.`,
 					return err
 				}
 			}
-			if err := report.Render(cmd.OutOrStdout(), rep, o.format); err != nil {
-				return err
-			}
-			if rep.Bottleneck() {
-				return &ExitError{Code: ExitFinding, Err: errSilent}
-			}
-			return nil
+			return renderDiagnosis(cmd, rep, o.format)
 		},
 	}
 	f := c.Flags()
@@ -101,8 +107,34 @@ connection error, 3 other failure.`,
 	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.save, "save-samples", "", "also write the raw samples (JSON) to this file")
+	f.StringVar(&o.fromSamples, "from-samples", "", "re-classify samples saved with --save-samples, without servers")
 	o.Tick = time.Second
 	return c
+}
+
+// diagnoseFromSamples re-classifies a saved recording.
+func diagnoseFromSamples(cmd *cobra.Command, o *diagnoseOptions) error {
+	f, err := os.Open(o.fromSamples)
+	if err != nil {
+		return Usagef("--from-samples: %v", err)
+	}
+	defer f.Close()
+	rep, err := diagnose.FromSamples(f, o.Slot, o.Subscription)
+	if err != nil {
+		return Usagef("--from-samples %s: %v", o.fromSamples, err)
+	}
+	return renderDiagnosis(cmd, rep, o.format)
+}
+
+// renderDiagnosis writes the report and turns a named bottleneck into exit code 1.
+func renderDiagnosis(cmd *cobra.Command, rep report.Report, format string) error {
+	if err := report.Render(cmd.OutOrStdout(), rep, format); err != nil {
+		return err
+	}
+	if rep.Bottleneck() {
+		return &ExitError{Code: ExitFinding, Err: errSilent}
+	}
+	return nil
 }
 
 // errSilent is an error whose message is not printed (the output said it all).

@@ -157,7 +157,11 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 			LagBytes: s.Lag.Total, Lag: s.Lag, GeneratedMBps: units.MBPerSecond(s.Generated), ConsumedMBps: units.MBPerSecond(s.Consumed),
 			DecodedMBps: units.MBPerSecond(s.Decoded),
 			Walsender:   s.Walsender, Apply: s.Apply}
-		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), v.Name == classify.CaughtUp)
+		basis := "sent_lsn"
+		if s.Consumed >= s.Decoded {
+			basis = "confirmed_flush_lsn"
+		}
+		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), basis, v.Name == classify.CaughtUp)
 		r.Paths = append(r.Paths, p)
 	}
 	sort.Slice(r.Paths, func(i, j int) bool { return r.Paths[i].Slot < r.Paths[j].Slot })

@@ -215,7 +215,7 @@ func procStats(rec *sample.Recording, ticks []sample.Tick, roles map[int]string,
 	// CPU: per pid, the delta between its first and last appearance.
 	type span struct {
 		cpu0, cpu1, rq0, rq1 int64
-		seen                 bool
+		from, to             time.Time
 	}
 	spans := map[int]*span{}
 	for _, t := range ticks {
@@ -225,21 +225,28 @@ func procStats(rec *sample.Recording, ticks []sample.Tick, roles map[int]string,
 			}
 			sp := spans[ps.PID]
 			if sp == nil {
-				sp = &span{cpu0: ps.CPUNs, rq0: ps.RunqNs}
+				sp = &span{cpu0: ps.CPUNs, rq0: ps.RunqNs, from: t.At}
 				spans[ps.PID] = sp
 			}
-			sp.cpu1, sp.rq1, sp.seen = ps.CPUNs, ps.RunqNs, true
+			sp.cpu1, sp.rq1, sp.to = ps.CPUNs, ps.RunqNs, t.At
 		}
 	}
 	if len(spans) > 0 && len(ticks) >= 2 {
-		wall := float64(ticks[len(ticks)-1].At.Sub(ticks[0].At).Nanoseconds())
+		// Shares over the time the processes were seen: a process that
+		// replaced another (a restart) is not diluted by the time before
+		// it existed. Processes seen at the same time (several paths) add
+		// up, so the wall time is the union of their spans.
 		var cpu, rq int64
 		for _, sp := range spans {
 			cpu += sp.cpu1 - sp.cpu0
 			rq += sp.rq1 - sp.rq0
 		}
-		p.CPUShare = float64(cpu) / wall
-		p.RunqueueShare = float64(rq) / wall
+		if wall := float64(covered(spans, func(sp *span) (time.Time, time.Time) { return sp.from, sp.to })); wall > 0 {
+			p.CPUShare = float64(cpu) / wall
+			p.RunqueueShare = float64(rq) / wall
+		} else {
+			p.CPUShare, p.RunqueueShare = -1, -1
+		}
 	}
 	from, to := ticks[0].At, ticks[len(ticks)-1].At
 	counts, types := map[string]int{}, map[string]int{}
@@ -348,4 +355,36 @@ func sortedKeys(m map[string]float64) []string {
 	}
 	sort.Strings(k)
 	return k
+}
+
+// covered returns the length of the union of the intervals of spans.
+func covered[S any](spans map[int]S, interval func(S) (time.Time, time.Time)) time.Duration {
+	type iv struct{ from, to time.Time }
+	var ivs []iv
+	for _, sp := range spans {
+		f, t := interval(sp)
+		if t.After(f) {
+			ivs = append(ivs, iv{f, t})
+		}
+	}
+	sort.Slice(ivs, func(i, j int) bool { return ivs[i].from.Before(ivs[j].from) })
+	var total time.Duration
+	var cur iv
+	for i, x := range ivs {
+		switch {
+		case i == 0:
+			cur = x
+		case !x.from.After(cur.to):
+			if x.to.After(cur.to) {
+				cur.to = x.to
+			}
+		default:
+			total += cur.to.Sub(cur.from)
+			cur = x
+		}
+	}
+	if len(ivs) > 0 {
+		total += cur.to.Sub(cur.from)
+	}
+	return total
 }

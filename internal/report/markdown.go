@@ -31,6 +31,19 @@ func Markdown(w io.Writer, r Report) error {
 		if p.CatchUp != "" {
 			fmt.Fprintf(b, "| outlook | %s |\n", p.CatchUp)
 		}
+		if p.Limit != "" {
+			fmt.Fprintf(b, "| limit | %s |\n", p.Limit)
+			if p.Next != nil {
+				fmt.Fprintf(b, "| next limit | %s, at about %s today's rate |\n", p.Next.Stage, headroomText(p.Next.Headroom))
+			}
+		}
+		if p.LagTime.Text != "" {
+			fmt.Fprintf(b, "| lag in time | %s |\n", strings.TrimPrefix(p.LagTime.Text, "lag in time: "))
+		}
+		if len(p.Stages) > 0 {
+			b.WriteString("\nStages (shares of a core or of wait-event probes; util = busy + own waits; headroom = 1/util):\n\n")
+			mdTable(b, stageHeader, stageRows(p.Stages))
+		}
 		list(b, "Evidence", p.Evidence)
 		list(b, "What helps", p.Helps)
 		list(b, "What does not help", p.NotHelps)
@@ -49,5 +62,12 @@ func list(b *strings.Builder, title string, items []string) {
 	fmt.Fprintf(b, "\n%s:\n\n", title)
 	for _, it := range items {
 		fmt.Fprintf(b, "- %s\n", it)
+	}
+}
+
+func mdTable(b *strings.Builder, header []string, rows [][]string) {
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|" + strings.Repeat("---|", len(header)) + "\n")
+	for _, r := range rows {
+		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
 	}
 }

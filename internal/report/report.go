@@ -112,8 +112,9 @@ func Read(rd io.Reader) (Report, error) {
 }
 
 // CatchUp computes the catch-up line for a lag and rates in bytes/s
-// (progress: how fast the backlog drains).
-func CatchUp(lag int64, generated, progress float64, caughtUp bool) (string, float64) {
+// (progress: how fast the backlog drains; basis names the position it was
+// measured on, such as "sent_lsn").
+func CatchUp(lag int64, generated, progress float64, basis string, caughtUp bool) (string, float64) {
 	if caughtUp {
 		return "", 0
 	}
@@ -127,5 +128,6 @@ func CatchUp(lag int64, generated, progress float64, caughtUp bool) (string, flo
 		return fmt.Sprintf("falling behind by %.1f MB/s", -net/1e6), 0
 	}
 	secs := float64(lag) / net
-	return fmt.Sprintf("catching up in about %s at %.1f MB/s net", (time.Duration(secs) * time.Second).Round(time.Second), net/1e6), secs
+	return fmt.Sprintf("catching up in about %s: drains %.1f MB/s (%s) - generated %.1f MB/s = %.1f MB/s net",
+		(time.Duration(secs) * time.Second).Round(time.Second), progress/1e6, basis, generated/1e6, net/1e6), secs
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/units"
 )
 
 // width is the text renderer's line width.
@@ -29,13 +32,24 @@ func Text(w io.Writer, r Report) error {
 		if p.Cause != "" {
 			wrap(b, "  ", p.Cause)
 		}
-		fmt.Fprintf(b, "  lag      %s unconfirmed: %s not yet sent, %s sent not flushed,\n           %s flushed not confirmed\n",
-			mbytes(p.LagBytes), mbytes(p.Lag.NotYetSent), mbytes(p.Lag.SentNotFlushed), mbytes(p.Lag.FlushedNotConfd))
-		fmt.Fprintf(b, "  rates    generated %.1f MB/s, decoded %.1f MB/s, confirmed %.1f MB/s", p.GeneratedMBps, p.DecodedMBps, p.ConsumedMBps)
-		if p.CatchUp != "" {
-			fmt.Fprintf(b, "\n           %s", p.CatchUp)
+		if p.Limit != "" {
+			line := "limit: " + p.Limit
+			if p.Next != nil {
+				line += fmt.Sprintf("; next: %s at about %s today's rate", p.Next.Stage, headroomText(p.Next.Headroom))
+			}
+			wrap(b, "  ", line)
 		}
-		b.WriteString("\n  evidence\n")
+		wrap(b, "  lag      ", fmt.Sprintf("%s unconfirmed%s: %s not yet sent, %s sent not flushed, %s flushed not confirmed",
+			mbytes(p.LagBytes), lagTimeNote(p.LagTime), mbytes(p.Lag.NotYetSent), mbytes(p.Lag.SentNotFlushed), mbytes(p.Lag.FlushedNotConfd)))
+		fmt.Fprintf(b, "  rates    generated %.1f MB/s, decoded %.1f MB/s, confirmed %.1f MB/s\n", p.GeneratedMBps, p.DecodedMBps, p.ConsumedMBps)
+		if p.CatchUp != "" {
+			wrap(b, "           ", p.CatchUp)
+		}
+		if len(p.Stages) > 0 {
+			b.WriteString("  stages\n")
+			textTable(b, "    ", stageHeader, stageRows(p.Stages))
+		}
+		b.WriteString("  evidence\n")
 		for _, e := range p.Evidence {
 			wrap(b, "    - ", e)
 		}
@@ -99,4 +113,41 @@ func mbytes(n int64) string {
 	default:
 		return fmt.Sprintf("%.0f kB", float64(n)/1e3)
 	}
+}
+
+// textTable writes rows under header in aligned columns: the first column
+// left-aligned, the others right-aligned.
+func textTable(b *strings.Builder, indent string, header []string, rows [][]string) {
+	w := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			w[i] = max(w[i], len(c))
+		}
+	}
+	for _, r := range append([][]string{header}, rows...) {
+		line := indent
+		for i, c := range r {
+			if i == 0 {
+				line += fmt.Sprintf("%-*s", w[i], c)
+			} else {
+				line += fmt.Sprintf("  %*s", w[i], c)
+			}
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+}
+
+// lagTimeNote is " (about 14 s)" for a known lag in time.
+func lagTimeNote(lt classify.LagTime) string {
+	if lt.Seconds < 0 || lt.Text == "" {
+		return ""
+	}
+	return ", about " + units.FormatSeconds(lt.Seconds)
+}
+
+func headroomText(h float64) string {
+	if h >= 10 {
+		return "more than 10x"
+	}
+	return fmt.Sprintf("%.1fx", h)
 }

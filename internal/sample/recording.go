@@ -1,6 +1,12 @@
 package sample
 
-import "time"
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+)
 
 // RecordingVersion is bumped when Recording's JSON shape changes. Version 2
 // added the walsenders' lag intervals and reply time, the subscriptions'
@@ -179,4 +185,38 @@ type Wait struct {
 	Type  string `json:"type,omitempty"`  // wait_event_type
 	Event string `json:"event,omitempty"` // wait_event
 	State string `json:"state,omitempty"`
+}
+
+// ReadRecording loads a recording saved with 'lagscope diagnose
+// --save-samples' (or 'lab run --save-samples'), any version up to
+// RecordingVersion.
+func ReadRecording(r io.Reader) (*Recording, error) {
+	var rec Recording
+	if err := json.NewDecoder(r).Decode(&rec); err != nil {
+		return nil, fmt.Errorf("read samples: %w (is it a file written by 'lagscope diagnose --save-samples'?)", err)
+	}
+	switch {
+	case rec.Version == 0 || rec.Publisher.Version == "":
+		return nil, fmt.Errorf("not a lagscope samples file (no version or publisher): save one with 'lagscope diagnose --save-samples FILE'")
+	case rec.Version > RecordingVersion:
+		return nil, fmt.Errorf("samples version %d is newer than this lagscope reads (%d): upgrade lagscope", rec.Version, RecordingVersion)
+	case len(rec.Ticks) < 2:
+		return nil, fmt.Errorf("the samples hold %d tick(s): at least 2 are needed to measure rates", len(rec.Ticks))
+	}
+	return &rec, nil
+}
+
+// ProbeHz estimates the wait-event probe rate per server of the recording.
+func (r *Recording) ProbeHz() float64 {
+	win := r.End.Sub(r.Start).Seconds()
+	if win <= 0 {
+		return 0
+	}
+	n := 0
+	for _, p := range r.Probes {
+		if p.Side == Publisher {
+			n++
+		}
+	}
+	return math.Round(float64(n) / win)
 }

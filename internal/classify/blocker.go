@@ -1,0 +1,45 @@
+package classify
+
+import "fmt"
+
+// Blocker is a session that held a heavyweight lock one of the path's
+// apply-side workers waited for (pg_blocking_pids on the subscriber).
+type Blocker struct {
+	PID         int    `json:"pid"`
+	AppName     string `json:"application_name,omitempty"`
+	User        string `json:"user,omitempty"`
+	BackendType string `json:"backend_type,omitempty"`
+	State       string `json:"state,omitempty"`
+	// XactAgeS is the age of its transaction at the last tick that saw it, seconds.
+	XactAgeS float64 `json:"xact_age_s,omitempty"`
+	Query    string  `json:"query,omitempty"`
+	// WaitEvent is the lock the worker waited for (relation, tuple, transactionid, ...).
+	WaitEvent string `json:"wait_event,omitempty"`
+	// Ticks is the number of ticks at which it blocked a worker.
+	Ticks int `json:"ticks"`
+}
+
+// String is the evidence line for the blocker.
+func (b Blocker) String() string {
+	who := fmt.Sprintf("pid %d", b.PID)
+	if b.AppName != "" {
+		who += fmt.Sprintf(" (application_name %s", b.AppName)
+		if b.User != "" {
+			who += ", user " + b.User
+		}
+		who += ")"
+	} else if b.User != "" {
+		who += " (user " + b.User + ")"
+	}
+	s := fmt.Sprintf("the apply worker waited for a %s lock held by %s", b.WaitEvent, who)
+	if b.State != "" {
+		s += fmt.Sprintf(", %s", b.State)
+	}
+	if b.XactAgeS > 0 {
+		s += fmt.Sprintf(", its transaction open for %s", secs(b.XactAgeS))
+	}
+	if b.Query != "" {
+		s += fmt.Sprintf(", last statement: %s", b.Query)
+	}
+	return s + fmt.Sprintf(" (seen at %d tick(s))", b.Ticks)
+}

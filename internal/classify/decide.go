@@ -1,0 +1,281 @@
+package classify
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/measure"
+)
+
+// decide applies the stage model to the stages st = [walsender, link, apply].
+func decide(in Input, st []Stage) Verdict {
+	s := in.Summary
+	ws, ap := st[0], st[2]
+	win := time.Duration(s.WindowS * float64(time.Second)).Round(time.Second)
+	if cause := configStall(in); cause != "" {
+		v := newVerdict(Stalled, 0.95,
+			fmt.Sprintf("consumed %.1f MB/s while %.1f MB/s of WAL was generated over %s", mb(s.Consumed), mb(s.Generated), win))
+		v.Cause = cause
+		return v
+	}
+	if s.Walsender.Probes+s.Apply.Probes < MinProbes && !nothingMoves(in) {
+		v := newVerdict(Inconclusive, 0.3, fmt.Sprintf("only %d wait-event probes of the walsender and %d of the apply worker", s.Walsender.Probes, s.Apply.Probes))
+		v.Cause = "too few probes: sample longer"
+		return v
+	}
+	// Both processes starved of CPU: the host (or hosts) are saturated by
+	// something else; naming one stage would hide the other.
+	if in.ProcPub && in.ProcSub && ws.Runq >= StarvedRunq && ap.Runq >= StarvedRunq {
+		v := newVerdict(Inconclusive, math.Min(0.6, confidence(ws.Runq-StarvedRunq, ap.Runq-StarvedRunq)),
+			fmt.Sprintf("walsender waited on the run queue %s of the time, the apply worker %s: both are starved of CPU", pct(ws.Runq), pct(ap.Runq)),
+			hostLine("publisher", s.PubHostBusy))
+		v.Cause = "mixed: walsender-starved and subscriber-starved at once; find what else uses the CPUs (top, pidstat) and diagnose again"
+		return v
+	}
+	if v, ok := saturatedLimit(in, ws, ap); ok {
+		return v
+	}
+	if in.MedianLag <= CaughtUpLag && s.Lag.Total <= 2*CaughtUpLag && lagTime(in).Seconds <= CaughtUpTime {
+		most := math.Max(ws.Utilisation, ap.Utilisation)
+		return newVerdict(CaughtUp, confidence(float64(CaughtUpLag-in.MedianLag)/CaughtUpLag, Saturated-most),
+			fmt.Sprintf("median unconfirmed WAL %s over %s (under %s)", size(in.MedianLag), win, size(CaughtUpLag)),
+			fmt.Sprintf("no stage is saturated: walsender %s, apply worker %s busy or waiting on its own resources", pct(ws.Utilisation), pct(ap.Utilisation)))
+	}
+	if s.Lag.Start > 2*CaughtUpLag && s.Lag.Total <= CaughtUpLag {
+		v := newVerdict(Inconclusive, 0.5, walsenderLine(ws), applyLine(ap))
+		v.Cause = fmt.Sprintf("the backlog drained during the window (%s at its start, %s at its end): the path caught up while it was measured; diagnose again while it lags", size(s.Lag.Start), size(s.Lag.Total))
+		return v
+	}
+	if v, ok := linkLimit(in, ws, ap); ok {
+		return v
+	}
+	if nothingMoves(in) {
+		v := newVerdict(Stalled, confidence(Saturated-ws.Utilisation, Saturated-ap.Utilisation),
+			fmt.Sprintf("consumed %.1f MB/s while %.1f MB/s of WAL was generated over %s", mb(s.Consumed), mb(s.Generated), win),
+			walsenderLine(ws), applyLine(ap))
+		v.Cause = "neither the walsender (sent_lsn) nor the slot (confirmed_flush_lsn) advanced during the window, and no stage was busy or waiting on a resource"
+		return v
+	}
+	v := newVerdict(Inconclusive, 0.4, walsenderLine(ws), applyLine(ap))
+	switch {
+	case ws.Starved >= MostProbes:
+		v.Cause = fmt.Sprintf("the walsender waited for new WAL (%s) in %s of probes while %s stayed unconfirmed: the consumer confirms late (a lazy confirmer, or a large transaction being applied)", evWaitForWAL, pct(ws.Starved), size(s.Lag.Total))
+	case in.HasSubscriber:
+		v.Cause = "no stage stands out: nothing is saturated, and the walsender is not blocked on the link"
+	default:
+		v.Cause = "no publisher-side stage stands out and the consumer is not observed (add --subscriber)"
+	}
+	return v
+}
+
+// saturatedLimit names a stage that works all the time (utilisation at
+// least Saturated, waiting for its upstream less than Idle).
+func saturatedLimit(in Input, ws, ap Stage) (Verdict, bool) {
+	wsSat := ws.Known() && ws.Utilisation >= Saturated && ws.Starved < Idle
+	apSat := ap.Known() && ap.Utilisation >= Saturated && ap.Starved < Idle && ap.Probes >= MinProbes
+	if !wsSat && !apSat {
+		return Verdict{}, false
+	}
+	lim, other := ap, ws
+	if !apSat || (wsSat && ws.Utilisation > ap.Utilisation) {
+		lim, other = ws, ap
+	}
+	margins := []float64{lim.Utilisation - Saturated, Idle - lim.Starved}
+	if other.Known() {
+		margins = append(margins, lim.Utilisation-other.Utilisation)
+	}
+	conf := confidence(margins...)
+	var v Verdict
+	if lim.Name == StageApply {
+		v = applyVerdict(in, lim, ws, conf)
+	} else {
+		v = walsenderVerdict(in, lim, ap, conf)
+	}
+	v.Limit = lim.Name
+	return v, true
+}
+
+func applyVerdict(in Input, ap, ws Stage, conf float64) Verdict {
+	s := in.Summary
+	switch {
+	case ap.Own >= MostProbes*ap.Utilisation:
+		v := newVerdict(SubscriberWaits, conf,
+			fmt.Sprintf("apply worker waited on its own resources in %s of probes (%s)", pct(ap.Own), ap.OwnTop))
+		v.Blockers = in.Blockers
+		for _, b := range in.Blockers {
+			v.Evidence = append(v.Evidence, b.String())
+		}
+		if len(in.Blockers) > 0 {
+			v.Helps = append([]string{fmt.Sprintf("end or shorten the blocking session (pid %d): SELECT pg_terminate_backend(%d) on the subscriber, or fix the job that holds the lock", in.Blockers[0].PID, in.Blockers[0].PID)}, v.Helps...)
+		}
+		if nothingMoves(in) {
+			v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")
+		}
+		return v
+	case in.ProcSub && ap.Runq >= StarvedRunq:
+		return newVerdict(SubscriberStarved, conf,
+			fmt.Sprintf("apply worker waited on the run queue %s of the time (runnable, not running) and ran %s", pct(ap.Runq), pct(ap.CPU)),
+			hostLine("subscriber", s.SubHostBusy))
+	case in.ProcSub:
+		return newVerdict(SubscriberApplyCPU, conf,
+			fmt.Sprintf("apply worker CPU %s of one core, no wait event in %s of probes", pct(ap.CPU), pct(s.Apply.Share(measure.CPUEvent))),
+			fmt.Sprintf("apply worker run queue %s: it gets the CPU it asks for", pct(ap.Runq)),
+			fmt.Sprintf("apply worker waited for data (%s) in only %s of probes", evApplyMain, pct(ap.Starved)),
+			walsenderLine(ws))
+	default:
+		v := newVerdict(SubscriberApplyCPU, conf*0.75,
+			fmt.Sprintf("apply worker had no wait event (on CPU or runnable) in %s of probes", pct(ap.Busy)),
+			fmt.Sprintf("apply worker waited for data (%s) in only %s of probes", evApplyMain, pct(ap.Starved)))
+		v.Caveats = append(v.Caveats, "no /proc figures for the subscriber: a CPU-starved apply worker would look the same")
+		return v
+	}
+}
+
+func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
+	s := in.Summary
+	feeding := fmt.Sprintf("apply worker waiting for data (%s) in %s of probes", evApplyMain, pct(ap.Starved))
+	if !in.HasSubscriber {
+		feeding = "no subscriber observed: judged from the publisher side only"
+	}
+	switch {
+	case in.ProcPub && ws.Runq >= StarvedRunq:
+		return newVerdict(WalsenderStarved, conf,
+			fmt.Sprintf("walsender waited on the run queue %s of the time and ran only %s of one core", pct(ws.Runq), pct(ws.CPU)),
+			fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU: run-queue delay shows starvation", topEvents(s.Walsender, 2)),
+			hostLine("publisher", s.PubHostBusy), feeding)
+	case ws.Own >= MostProbes*ws.Utilisation && s.Walsender.TypeShare(waitTypeIO) >= ws.Own/2:
+		v := newVerdict(WalsenderReadIO, conf,
+			fmt.Sprintf("walsender waited on I/O in %s of probes (%s)", pct(s.Walsender.TypeShare(waitTypeIO)), ws.OwnTop), feeding)
+		if s.Walsender.Share(evReorderRead, evReorderWrite) > s.Walsender.Share(evWALRead) {
+			v.Caveats = append(v.Caveats, "most I/O is spill files (ReorderBuffer): raise logical_decoding_work_mem or use streaming")
+		}
+		return v
+	case in.ProcPub:
+		return newVerdict(WalsenderDecodeCPU, conf,
+			fmt.Sprintf("walsender CPU %s of one core, run queue %s", pct(ws.CPU), pct(ws.Runq)), feeding)
+	default:
+		v := newVerdict(WalsenderDecodeCPU, conf*0.6,
+			fmt.Sprintf("walsender had no wait event in %s of probes", pct(ws.Busy)), feeding)
+		v.Caveats = append(v.Caveats, "no /proc figures for the publisher: a CPU-starved walsender would look the same")
+		return v
+	}
+}
+
+// linkLimit names the link: the walsender is blocked on the socket while
+// the apply worker (when observed) waits for data, and neither is saturated.
+func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
+	if !ws.Known() || ws.Blocked < LinkBlocked || (in.HasSubscriber && ap.Known() && ap.Starved < Idle) {
+		return Verdict{}, false
+	}
+	margins := []float64{ws.Blocked - LinkBlocked, Saturated - ws.Utilisation}
+	if in.HasSubscriber && ap.Known() {
+		margins = append(margins, ap.Starved-Idle, Saturated-ap.Utilisation)
+	}
+	ev := []string{
+		fmt.Sprintf("walsender waited for the socket (%s) in %s of probes", evWriteData, pct(in.Summary.Walsender.Share(evWriteData))),
+	}
+	if in.ProcPub {
+		ev = append(ev, fmt.Sprintf("walsender CPU %s, run queue %s: it is neither busy nor starved", pct(ws.CPU), pct(ws.Runq)))
+	}
+	if in.HasSubscriber && ap.Known() {
+		ev = append(ev, fmt.Sprintf("apply worker waiting for data (%s) in %s of probes, %s busy", evApplyMain, pct(ap.Starved), pct(ap.Utilisation)))
+	}
+	v := newVerdict(Network, confidence(margins...), ev...)
+	v.Limit = StageLink
+	if !in.ProcPub {
+		v.Confidence = math.Min(v.Confidence, 0.5)
+		v.Caveats = append(v.Caveats, "no /proc figures for the publisher: a CPU-starved walsender shows the same stale wait event")
+	}
+	if !in.HasSubscriber {
+		v.Confidence = math.Min(v.Confidence, 0.6)
+		v.Caveats = append(v.Caveats, "the consumer is not observed: a slow consumer (its own CPU or disk) blocks the walsender the same way; diagnose with --subscriber, or check the consumer's own figures")
+	}
+	return v, true
+}
+
+// configStall says why nothing can move whatever the processes do, or ""
+// when the path is configured to run.
+func configStall(in Input) string {
+	switch {
+	case !in.SlotFound:
+		return "the slot does not exist"
+	case in.WALStatus == "lost":
+		return "the slot is lost (wal_status = lost): WAL it needed was removed; recreate the subscription's slot and resynchronise"
+	case in.HasSubscriber && in.Subscription == "":
+		if !in.SlotActive {
+			return "no subscription on the observed subscriber uses this slot, and no consumer is connected"
+		}
+		return ""
+	case in.HasSubscriber && !in.SubEnabled:
+		return fmt.Sprintf("subscription %s is disabled (ALTER SUBSCRIPTION %s ENABLE)", in.Subscription, in.Subscription)
+	case in.ApplyErrors > 0:
+		return fmt.Sprintf("the apply worker of %s failed %d time(s) during the window (apply_error_count): read the subscriber's log for the error", in.Subscription, in.ApplyErrors)
+	case in.HasSubscriber && !in.ApplyWorker:
+		return fmt.Sprintf("subscription %s is enabled but has no apply worker (crashing or restarting; read the subscriber's log)", in.Subscription)
+	case !in.SlotActive && in.Summary.Progress() <= 0:
+		return "no walsender serves the slot (active = false): its consumer is not connected"
+	}
+	return ""
+}
+
+// nothingMoves reports a backlog that neither sending nor confirming
+// advanced during the window while WAL was generated.
+func nothingMoves(in Input) bool {
+	s := in.Summary
+	return s.Progress() <= 0 && s.Generated > 0 && in.MedianLag > CaughtUpLag
+}
+
+// nextLimit picks, among the stages other than the limit, the measured one
+// with the highest utilisation: past the limit it saturates first, at
+// 1/utilisation times today's rate.
+func nextLimit(limit string, st []Stage) *NextLimit {
+	var best *Stage
+	for i := range st {
+		s := &st[i]
+		if s.Name == limit || !s.Known() || s.Utilisation <= 0 {
+			continue
+		}
+		if best == nil || s.Utilisation > best.Utilisation {
+			best = s
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	best.Role = "next"
+	n := &NextLimit{Stage: best.Name, Headroom: 1 / best.Utilisation}
+	n.Text = fmt.Sprintf("next limit: the %s, %s busy or waiting on its own resources: past the %s it limits at about %s today's rate",
+		stageNoun(best.Name), pct(best.Utilisation), stageNoun(limit), headroom(n.Headroom))
+	if limit != StageLink {
+		n.Text += " (the link's capacity is not measured)"
+	}
+	return n
+}
+
+func stageNoun(name string) string {
+	if name == StageApply {
+		return "apply worker"
+	}
+	return name
+}
+
+// headroom prints a factor on today's rate.
+func headroom(h float64) string {
+	if h >= 10 {
+		return "more than 10x"
+	}
+	return fmt.Sprintf("%.1fx", h)
+}
+
+// confidence turns the margins of a decision's conditions (distances from
+// their thresholds, in share points) into a confidence: the smallest margin
+// decides, 0.5 at the threshold, 0.95 at marginScale or more.
+func confidence(margins ...float64) float64 {
+	m := 1.0
+	for _, x := range margins {
+		m = math.Min(m, x/marginScale)
+	}
+	m = math.Max(0, math.Min(1, m))
+	return 0.5 + 0.45*m
+}

@@ -1,0 +1,67 @@
+package classify
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/lagscope/lagscope/internal/units"
+)
+
+// LagTime is the lag of a path in time: how old the oldest change not yet
+// applied is, as far as the recording tells.
+type LagTime struct {
+	// Seconds is the larger of DrainS and FlushLagS; -1 when neither is
+	// known (nothing drains, or nothing to measure).
+	Seconds float64 `json:"seconds"`
+	// DrainS is the backlog divided by the drain rate (Summary.Progress):
+	// how long the unconfirmed WAL takes to go at today's rate; -1 when
+	// nothing drains.
+	DrainS float64 `json:"drain_s"`
+	// FlushLagS is the walsender's flush_lag at the window's end
+	// (pg_stat_replication: time from sending a commit to the subscriber
+	// confirming it flushed it); -1 when NULL or not sampled.
+	FlushLagS float64 `json:"flush_lag_s"`
+	// Text says it in one line, with the rate it used.
+	Text string `json:"text,omitempty"`
+}
+
+// lagTime derives the lag in time from the input.
+func lagTime(in Input) LagTime {
+	s := in.Summary
+	lt := LagTime{Seconds: -1, DrainS: -1, FlushLagS: in.FlushLagS}
+	if lt.FlushLagS < 0 {
+		lt.FlushLagS = -1
+	}
+	rate, basis := s.Progress(), "sent_lsn"
+	if s.Consumed >= s.Decoded {
+		basis = "confirmed_flush_lsn"
+	}
+	switch {
+	case s.Lag.Total <= 0:
+		lt.DrainS = 0
+	case rate > 0:
+		lt.DrainS = float64(s.Lag.Total) / rate
+	}
+	lt.Seconds = math.Max(lt.DrainS, lt.FlushLagS)
+	var parts []string
+	if lt.DrainS > 0 {
+		parts = append(parts, fmt.Sprintf("%s of backlog at the %.1f MB/s it drains (%s advance)", size(s.Lag.Total), mb(rate), basis))
+	} else if lt.DrainS < 0 && s.Lag.Total > 0 {
+		parts = append(parts, fmt.Sprintf("%s of backlog that did not drain during the window", size(s.Lag.Total)))
+	}
+	if lt.FlushLagS >= 0 {
+		parts = append(parts, fmt.Sprintf("the walsender's flush_lag %s", secs(lt.FlushLagS)))
+	}
+	if len(parts) == 0 {
+		return lt
+	}
+	head := "lag in time: unknown"
+	if lt.Seconds >= 0 {
+		head = "lag in time: about " + secs(lt.Seconds)
+	}
+	lt.Text = head + ": " + strings.Join(parts, "; ")
+	return lt
+}
+
+func secs(s float64) string { return units.FormatSeconds(s) }

@@ -1,0 +1,151 @@
+package classify
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/lagscope/lagscope/internal/measure"
+)
+
+// Stage names of a replication path, in pipeline order.
+const (
+	StageWalsender = "walsender" // reads and decodes WAL, sends it
+	StageLink      = "link"      // the network (or proxy, VPN) between the servers
+	StageApply     = "apply"     // the subscriber's apply worker(s) and their resources
+)
+
+// Stage is what one stage of the path did over the window. Shares are of
+// one core (CPU, run queue) or of wait-event probes (the rest), 0..1; -1
+// means unknown. A stage's time splits into work (Busy: on a CPU or waiting
+// for one), waits on its own resources (Own), waits on the stage after it
+// (Blocked) and waits for the stage before it (Starved).
+type Stage struct {
+	Name string `json:"stage"`
+	// CPU and Runq come from /proc (-1 without it); Busy is their sum or,
+	// without /proc, the share of probes with no wait event.
+	CPU  float64 `json:"cpu_share"`
+	Runq float64 `json:"runqueue_share"`
+	Busy float64 `json:"busy_share"`
+	// Blocked is the share of probes waiting on the downstream stage
+	// (WalSenderWriteData; LogicalApplySendData for a leader feeding a
+	// parallel worker), corrected for stale events: a process that waits for
+	// a CPU keeps showing its last wait event, so Blocked never exceeds the
+	// time /proc leaves outside Busy and Own.
+	Blocked float64 `json:"blocked_share"`
+	// Starved is the share of probes waiting for the upstream stage
+	// (WalSenderWaitForWAL, LogicalApplyMain).
+	Starved float64 `json:"starved_share"`
+	// Own is the share of probes waiting on the stage's own resources (IO,
+	// Lock, LWLock, IPC, SyncRep, ...); OwnTop names the top ones.
+	Own    float64 `json:"own_wait_share"`
+	OwnTop string  `json:"own_waits,omitempty"`
+	// Utilisation is Busy + Own: the share of the window the stage spent on
+	// its own work. At about 1 the stage is saturated; -1 when unknown (the
+	// link, whose capacity lagscope does not measure).
+	Utilisation float64 `json:"utilisation"`
+	// Headroom is how much faster the path could run before this stage
+	// saturates (1 / Utilisation); 0 when unknown or when this is the limit.
+	Headroom float64 `json:"headroom,omitempty"`
+	// Probes is the number of wait-event observations behind the shares.
+	Probes int `json:"probes"`
+	// Role says what the stage is in this window: "limit", "next" or "".
+	Role string `json:"role,omitempty"`
+}
+
+// Known reports whether the stage was measured at all.
+func (s Stage) Known() bool { return s.Utilisation >= 0 }
+
+// Upstream and downstream wait events per stage (compared without regard to
+// case: PostgreSQL 17 renamed several by case only).
+var (
+	walsenderBlocked = []string{evWriteData, evWalSenderMain}
+	walsenderStarved = []string{evWaitForWAL}
+	applyBlocked     = []string{evApplySendData}
+	applyStarved     = []string{evApplyMain}
+	// idleEvents are neither work nor a resource: the process sleeps between
+	// messages (a walsender's main loop, a parallel worker between chunks).
+	idleEvents = []string{"LogicalParallelApplyMain", "LogicalSyncStateChange"}
+)
+
+// procStage turns one role's measurement into a stage.
+func procStage(name string, p measure.Proc, withProc bool, blockedEv, starvedEv []string) Stage {
+	s := Stage{Name: name, CPU: -1, Runq: -1, Busy: -1, Utilisation: -1, Probes: p.Probes}
+	if p.Probes == 0 && (!withProc || p.CPUShare < 0) {
+		return s
+	}
+	s.Blocked = p.Share(blockedEv...)
+	s.Starved = p.Share(starvedEv...)
+	s.Own, s.OwnTop = ownWaits(p, append(append(append([]string{}, blockedEv...), starvedEv...), idleEvents...))
+	if withProc && p.CPUShare >= 0 {
+		s.CPU, s.Runq = p.CPUShare, max(p.RunqueueShare, 0)
+		s.Busy = s.CPU + s.Runq
+	} else {
+		s.Busy = p.Share(measure.CPUEvent)
+	}
+	s.Utilisation = s.Busy + s.Own
+	// Stale events: what /proc shows as work cannot also be waiting.
+	if rest := 1 - s.Utilisation; s.Blocked+s.Starved > rest && s.Blocked+s.Starved > 0 {
+		if rest < 0 {
+			rest = 0
+		}
+		scale := rest / (s.Blocked + s.Starved)
+		s.Blocked *= scale
+		s.Starved *= scale
+	}
+	return s
+}
+
+// ownWaits sums the probes in wait events other than CPU and those listed,
+// and names the top three.
+func ownWaits(p measure.Proc, not []string) (float64, string) {
+	type ev struct {
+		name  string
+		share float64
+	}
+	var evs []ev
+	total := 0.0
+	for name, share := range p.WaitShares {
+		if name == measure.CPUEvent || containsFold(not, name) {
+			continue
+		}
+		evs = append(evs, ev{name, share})
+		total += share
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].share != evs[j].share {
+			return evs[i].share > evs[j].share
+		}
+		return evs[i].name < evs[j].name
+	})
+	var top []string
+	for i, e := range evs {
+		if i == 3 || e.share < 0.01 {
+			break
+		}
+		top = append(top, fmt.Sprintf("%s %s", e.name, pct(e.share)))
+	}
+	return total, strings.Join(top, ", ")
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// stages builds the path's stages from the input: walsender, link, apply
+// (the apply stage is unknown without a subscriber).
+func stages(in Input) []Stage {
+	s := in.Summary
+	ws := procStage(StageWalsender, s.Walsender, in.ProcPub, walsenderBlocked, walsenderStarved)
+	link := Stage{Name: StageLink, CPU: -1, Runq: -1, Busy: -1, Utilisation: -1}
+	ap := Stage{Name: StageApply, CPU: -1, Runq: -1, Busy: -1, Utilisation: -1}
+	if in.HasSubscriber {
+		ap = procStage(StageApply, s.Apply, in.ProcSub, applyBlocked, applyStarved)
+	}
+	return []Stage{ws, link, ap}
+}

@@ -1,0 +1,66 @@
+package diagnose
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// FromSamples re-classifies a saved recording without any server: the same
+// recording always gives the same report. slot or subscription ("" = all)
+// restrict it to one path, as --slot and --subscription do live.
+func FromSamples(r io.Reader, slot, subscription string) (report.Report, error) {
+	rec, err := sample.ReadRecording(r)
+	if err != nil {
+		return report.Report{}, err
+	}
+	slots, err := recordedSlots(rec, slot, subscription)
+	if err != nil {
+		return report.Report{}, err
+	}
+	return Build(rec, slots, rec.ProbeHz()), nil
+}
+
+// recordedSlots resolves --slot / --subscription against the slots and
+// subscriptions a recording holds.
+func recordedSlots(rec *sample.Recording, slot, subscription string) ([]string, error) {
+	have := map[string]bool{}
+	subSlot := map[string]string{}
+	for _, t := range rec.Ticks {
+		for _, s := range t.Slots {
+			have[s.Name] = true
+		}
+		for _, s := range t.Subs {
+			subSlot[s.Name] = s.Slot
+		}
+	}
+	if subscription != "" {
+		s, ok := subSlot[subscription]
+		if !ok {
+			return nil, fmt.Errorf("the samples hold no subscription %q (they hold: %v)", subscription, keys(subSlot))
+		}
+		slot = s
+	}
+	if slot == "" {
+		if len(have) == 0 {
+			return nil, fmt.Errorf("%w: the samples hold no logical slot", ErrNothingToDiagnose)
+		}
+		return nil, nil
+	}
+	if !have[slot] {
+		return nil, fmt.Errorf("%w: the samples hold no slot %q (they hold: %v)", ErrNothingToDiagnose, slot, keys(have))
+	}
+	return []string{slot}, nil
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

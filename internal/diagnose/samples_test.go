@@ -1,0 +1,81 @@
+package diagnose
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// TestFromSamplesReproducesEveryRecording re-classifies every recording of
+// the classifier's regression set through the --from-samples path and
+// checks it gives the report Build gives live, for the verdict the lab made.
+func TestFromSamplesReproducesEveryRecording(t *testing.T) {
+	exps, err := recordings.Load(filepath.Join("..", "classify", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exps) < 10 {
+		t.Fatalf("only %d recordings in classify/testdata", len(exps))
+	}
+	for _, e := range exps {
+		t.Run(filepath.Base(e.File), func(t *testing.T) {
+			b, err := os.ReadFile(e.File)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec sample.Recording
+			if err := json.Unmarshal(b, &rec); err != nil {
+				t.Fatal(err)
+			}
+			want := Build(&rec, nil, rec.ProbeHz())
+			got, err := FromSamples(bytes.NewReader(b), "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Paths) != 1 || got.Paths[0].Name != want.Paths[0].Name || got.Paths[0].Confidence != want.Paths[0].Confidence {
+				t.Fatalf("from samples: %+v, live build: %+v", got.Paths, want.Paths)
+			}
+			if got.Paths[0].Name != e.Verdict {
+				t.Errorf("verdict %s; the lab made %s (%s): want %s", got.Paths[0].Name, e.State, e.How, e.Verdict)
+			}
+			var a, c bytes.Buffer
+			report.JSON(&a, got)
+			report.JSON(&c, want)
+			if a.String() != c.String() {
+				t.Error("the report from samples differs from the one built directly")
+			}
+		})
+	}
+}
+
+func TestFromSamplesRefusesWhatItCannotRead(t *testing.T) {
+	b, _ := os.ReadFile(filepath.Join("..", "classify", "testdata", "apply-bound-pg16-diag.json"))
+	cases := []struct {
+		name, input, slot, sub, want string
+	}{
+		{"a file that is not JSON says what to give it", "hello", "", "", "--save-samples"},
+		{"a report instead of samples is refused", `{"schema_version": 1, "tool": "lagscope"}`, "", "", "not a lagscope samples file"},
+		{"a newer recording asks for an upgrade", `{"version": 99, "publisher": {"version": "16.1"}}`, "", "", "upgrade lagscope"},
+		{"an unknown slot names the ones there are", string(b), "nope", "", "lab_sub"},
+		{"an unknown subscription names the ones there are", string(b), "", "nope", "lab_sub"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := FromSamples(strings.NewReader(c.input), c.slot, c.sub)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+	if _, err := FromSamples(bytes.NewReader(b), "nope", ""); !errors.Is(err, ErrNothingToDiagnose) {
+		t.Errorf("an unknown slot: %v, want ErrNothingToDiagnose", err)
+	}
+}
