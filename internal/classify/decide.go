@@ -113,14 +113,18 @@ func applyVerdict(in Input, ap, ws Stage, conf float64) Verdict {
 			v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")
 		}
 		return v
-	case in.ProcSub && ap.Runq >= StarvedRunq:
+	case in.ProcSub && starved(ap):
 		return newVerdict(SubscriberStarved, conf,
 			fmt.Sprintf("apply worker waited on the run queue %s of the time (runnable, not running) and ran %s", pct(ap.Runq), pct(ap.CPU)),
 			hostLine("subscriber", s.SubHostBusy))
 	case in.ProcSub:
+		runq := fmt.Sprintf("apply worker run queue %s: it gets most of the CPU it asks for", pct(ap.Runq))
+		if ap.Runq >= StarvedRunq {
+			runq = fmt.Sprintf("apply worker run queue %s: the subscriber's CPU is shared as well, but it runs more than twice as long as it waits", pct(ap.Runq))
+		}
 		return newVerdict(SubscriberApplyCPU, conf,
 			fmt.Sprintf("apply worker CPU %s of one core, no wait event in %s of probes", pct(ap.CPU), pct(s.Apply.Share(measure.CPUEvent))),
-			fmt.Sprintf("apply worker run queue %s: it gets the CPU it asks for", pct(ap.Runq)),
+			runq,
 			fmt.Sprintf("apply worker waited for data (%s) in only %s of probes", evApplyMain, pct(ap.Starved)),
 			walsenderLine(ws))
 	default:
@@ -139,7 +143,7 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 		feeding = "no subscriber observed: judged from the publisher side only"
 	}
 	switch {
-	case in.ProcPub && ws.Runq >= StarvedRunq:
+	case in.ProcPub && starved(ws):
 		return newVerdict(WalsenderStarved, conf,
 			fmt.Sprintf("walsender waited on the run queue %s of the time and ran only %s of one core", pct(ws.Runq), pct(ws.CPU)),
 			fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU: run-queue delay shows starvation", topEvents(s.Walsender, 2)),
@@ -160,6 +164,15 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 		v.Caveats = append(v.Caveats, "no /proc figures for the publisher: a CPU-starved walsender would look the same")
 		return v
 	}
+}
+
+// starved reports whether a saturated stage's time went mostly to waiting
+// for a CPU rather than to running: its run-queue share reaches StarvedRunq
+// and at least half its CPU share. A process that runs 79% and waits 20%
+// (a busy apply worker beside the host's other work) is CPU-bound; one that
+// runs 50% and waits 50% (a CPU hog beside it) is starved.
+func starved(s Stage) bool {
+	return s.Runq >= StarvedRunq && s.Runq >= s.CPU/2
 }
 
 // linkLimit names the link: the walsender is blocked on the socket while
