@@ -56,7 +56,7 @@ type LinkResult struct {
 	Error          float64 `json:"error"`             // measured/configured - 1
 }
 
-func (r *Result) fill(rec *sample.Recording, p *Pair, o RunOptions) {
+func (r *Result) fill(rec *sample.Recording, p *Pair, sc Scenario, o RunOptions) {
 	r.Version = ResultVersion
 	r.Recording = rec
 	r.ServerVersion = rec.Publisher.Version
@@ -69,7 +69,7 @@ func (r *Result) fill(rec *sample.Recording, p *Pair, o RunOptions) {
 	r.GeneratedMBps = units.MBPerSecond(s.Generated)
 	r.DecodedMBps = units.MBPerSecond(s.Decoded)
 	r.Walsender, r.Apply, r.Lag, r.HostBusy = s.Walsender, s.Apply, s.Lag, s.PubHostBusy
-	r.DrainedEarly = rec.End.Sub(rec.Start) < o.Duration-o.Tick && len(rec.Ticks) > 0 && drained(rec.Ticks[len(rec.Ticks)-1])
+	r.DrainedEarly = rec.End.Sub(rec.Start) < o.Duration-o.Tick && len(rec.Ticks) > 0 && drained(rec.Ticks[len(rec.Ticks)-1], sc.drainedBelow())
 	if r.DrainedEarly {
 		r.Notes = append(r.Notes, fmt.Sprintf("the backlog drained after %.0f s, before the %s window ended: use a longer --backlog-time", s.WindowS, o.Duration))
 	}
