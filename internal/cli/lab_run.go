@@ -9,6 +9,7 @@ import (
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/spf13/cobra"
 )
 
@@ -19,6 +20,7 @@ type labRunOptions struct {
 	noVerify bool
 	diagnose bool
 	diagDur  time.Duration
+	save     string // --save-samples
 }
 
 func (o *labRunOptions) Validate() error {
@@ -47,6 +49,7 @@ Scenarios:
 ` + scenarioHelp(),
 		Example: `  lagscope lab run apply-bound
   lagscope lab run network --rate 16MB/s --json
+  lagscope lab run subscriber-lock --diagnose --save-samples diag.json
   lagscope lab run hash4-4 --busy --pg-version 16 --rows 200000 --duration 20s`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -59,8 +62,9 @@ Scenarios:
 			}
 			ro.Duration, ro.ProbeHz, ro.Verify = o.duration, o.probeHz, !o.noVerify
 			ro.Log = cmd.ErrOrStderr()
+			var diagRec *sample.Recording
 			if o.diagnose {
-				ro.During = diagnoseDuring(o.diagDur)
+				ro.During = diagnoseDuring(o.diagDur, &diagRec)
 			}
 			res, err := lab.Run(cmd.Context(), s, ro)
 			if err != nil {
@@ -68,6 +72,15 @@ Scenarios:
 					return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; the lab's clusters were removed")}
 				}
 				return err
+			}
+			if o.save != "" {
+				rec := res.Recording
+				if o.diagnose {
+					rec = diagRec
+				}
+				if err := saveJSON(o.save, rec); err != nil {
+					return err
+				}
 			}
 			if o.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -90,13 +103,15 @@ Scenarios:
 	c.Flags().BoolVar(&o.diagnose, "diagnose", false, "also run 'lagscope diagnose' against the pair while the scenario holds")
 	c.Flags().DurationVar(&o.diagDur, "diagnose-duration", 10*time.Second, "sampling window of --diagnose")
 	c.Flags().BoolVar(&o.noVerify, "no-verify", false, "skip draining and comparing the data afterwards")
+	c.Flags().StringVar(&o.save, "save-samples", "", "write the raw samples (JSON) to this file: diagnose's with --diagnose, else the lab's own")
 	return c
 }
 
-// diagnoseDuring runs diagnose against a lab pair, as a user would.
-func diagnoseDuring(d time.Duration) func(context.Context, *lab.Pair) (any, error) {
+// diagnoseDuring runs diagnose against a lab pair, as a user would, and
+// keeps its samples in *rec.
+func diagnoseDuring(d time.Duration, rec **sample.Recording) func(context.Context, *lab.Pair) (any, error) {
 	return func(ctx context.Context, p *lab.Pair) (any, error) {
-		rep, _, err := diagnose.Run(ctx, diagnose.Options{
+		rep, r, err := diagnose.Run(ctx, diagnose.Options{
 			Publisher:  p.Pub.ConnString(lab.Database),
 			Subscriber: p.Sub.ConnString(lab.Database),
 			Duration:   d, ProbeHz: 20, Tick: time.Second,
@@ -104,6 +119,7 @@ func diagnoseDuring(d time.Duration) func(context.Context, *lab.Pair) (any, erro
 		if err != nil {
 			return nil, fmt.Errorf("diagnose: %w", err)
 		}
+		*rec = r
 		return rep, nil
 	}
 }
