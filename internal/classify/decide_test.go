@@ -1,0 +1,183 @@
+package classify
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lagscope/lagscope/internal/measure"
+)
+
+// proc builds a role's measurement: CPU and run-queue shares of a core and
+// wait-event shares of 200 probes (the rest counts as CPU).
+func proc(cpu, runq float64, waits map[string]float64) measure.Proc {
+	p := measure.Proc{Count: 1, CPUShare: cpu, RunqueueShare: runq, Probes: 200,
+		WaitShares: map[string]float64{}, TypeShares: map[string]float64{}}
+	rest := 1.0
+	for ev, share := range waits {
+		p.WaitShares[ev] = share
+		p.TypeShares[eventType(ev)] += share
+		rest -= share
+	}
+	if rest > 1e-9 {
+		p.WaitShares[measure.CPUEvent] = rest
+		p.TypeShares[measure.CPUEvent] = rest
+	}
+	return p
+}
+
+func eventType(ev string) string {
+	switch ev {
+	case evApplyMain:
+		return "Activity"
+	case evWriteData, evWaitForWAL:
+		return "Client"
+	case "relation", "transactionid", "tuple":
+		return waitTypeLock
+	case "DataFileRead", "WALWrite", evWALRead, evReorderRead:
+		return waitTypeIO
+	}
+	return "IPC"
+}
+
+// path builds an input for a path with a 200 MB backlog draining at 10 MB/s
+// over 10 s, both sides observed with /proc.
+func path(ws, ap measure.Proc) Input {
+	return Input{Slot: "s", Subscription: "s", HasSubscriber: true, SlotFound: true, SlotActive: true,
+		SubEnabled: true, ApplyWorker: true, ProcPub: true, ProcSub: true, FlushLagS: -1,
+		MedianLag: 200e6,
+		Summary: measure.Summary{WindowS: 10, Ticks: 11, Consumed: 10e6, Decoded: 10e6,
+			Walsender: ws, Apply: ap, PubHostBusy: 0.5, SubHostBusy: 0.5,
+			Lag: measure.Lag{Total: 200e6, NotYetSent: 195e6, Start: 300e6}}}
+}
+
+func TestStageModelThresholds(t *testing.T) {
+	idleWS := proc(0.3, 0.02, map[string]float64{evWriteData: 0.65})
+	waitingApply := proc(0.2, 0.02, map[string]float64{evApplyMain: 0.75})
+	cases := []struct {
+		name      string
+		in        Input
+		want      string
+		wantLimit string
+		wantNext  string
+	}{
+		{"an apply worker at 0.86 of a core, barely waiting for data, is the limit",
+			path(idleWS, proc(0.80, 0.06, map[string]float64{evApplyMain: 0.10})), SubscriberApplyCPU, StageApply, StageWalsender},
+		{"an apply worker at 0.84 of a core that waits for data 16% of the time is not; the blocked walsender puts the limit on the link",
+			path(idleWS, proc(0.78, 0.06, map[string]float64{evApplyMain: 0.16})), Network, StageLink, StageApply},
+		{"an apply worker at 0.90 of a core whose probes show it waiting for data 16% is the limit: /proc leaves only 10% for waiting, the rest are stale events of a runnable worker",
+			path(idleWS, proc(0.80, 0.10, map[string]float64{evApplyMain: 0.16})), SubscriberApplyCPU, StageApply, StageWalsender},
+		{"a walsender blocked 31% with the apply worker waiting for data is the link",
+			path(proc(0.5, 0.05, map[string]float64{evWriteData: 0.31}), waitingApply), Network, StageLink, StageWalsender},
+		{"a walsender blocked 29% is not enough to name the link",
+			path(proc(0.5, 0.05, map[string]float64{evWriteData: 0.29, evWaitForWAL: 0.1}), waitingApply), Inconclusive, "", ""},
+		{"a walsender at 0.86 (CPU) while the apply worker waits is decoding-bound",
+			path(proc(0.82, 0.04, nil), waitingApply), WalsenderDecodeCPU, StageWalsender, StageApply},
+		{"a walsender on the run queue half as long as it runs is starved",
+			path(proc(0.6, 0.3, map[string]float64{evWriteData: 0.5}), waitingApply), WalsenderStarved, StageWalsender, StageApply},
+		{"a walsender on the run queue less than half as long as it runs is decoding-bound",
+			path(proc(0.62, 0.26, nil), waitingApply), WalsenderDecodeCPU, StageWalsender, StageApply},
+		{"a walsender whose stale WalSenderWriteData hides a full run queue is starved, not the link",
+			path(proc(0.07, 0.90, map[string]float64{evWriteData: 0.9}), waitingApply), WalsenderStarved, StageWalsender, StageApply},
+		{"a walsender mostly reading WAL from disk is read-bound",
+			path(proc(0.3, 0.02, map[string]float64{evWALRead: 0.6}), waitingApply), WalsenderReadIO, StageWalsender, StageApply},
+		{"an apply worker waiting on a lock is waiting on its own resources",
+			path(idleWS, proc(0.0, 0.0, map[string]float64{"relation": 1.0})), SubscriberWaits, StageApply, StageWalsender},
+		{"an apply worker half on CPU and half reading data files is busy on a mix: its waits decide",
+			path(idleWS, proc(0.45, 0.02, map[string]float64{"DataFileRead": 0.5})), SubscriberWaits, StageApply, StageWalsender},
+		{"an apply worker mostly on CPU with some data file reads is CPU-bound",
+			path(idleWS, proc(0.6, 0.02, map[string]float64{"DataFileRead": 0.3})), SubscriberApplyCPU, StageApply, StageWalsender},
+		{"an apply worker on the run queue as long as it runs is starved",
+			path(idleWS, proc(0.5, 0.45, nil)), SubscriberStarved, StageApply, StageWalsender},
+		{"both processes on the run queue a quarter of the time is mixed",
+			path(proc(0.5, 0.45, nil), proc(0.5, 0.3, map[string]float64{evApplyMain: 0.2})), Inconclusive, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := Classify(c.in)
+			if v.Name != c.want || v.Limit != c.wantLimit {
+				t.Fatalf("verdict %s limit %q, want %s limit %q; evidence %q", v.Name, v.Limit, c.want, c.wantLimit, v.Evidence)
+			}
+			next := ""
+			if v.Next != nil {
+				next = v.Next.Stage
+			}
+			if next != c.wantNext {
+				t.Errorf("next limit %q, want %q", next, c.wantNext)
+			}
+			if v.Confidence < 0.3 || v.Confidence > 0.95 {
+				t.Errorf("confidence %.2f out of range", v.Confidence)
+			}
+		})
+	}
+}
+
+func TestConfidenceFollowsTheMargins(t *testing.T) {
+	waiting := proc(0.2, 0.02, map[string]float64{evApplyMain: 0.75})
+	near := Classify(path(proc(0.3, 0.02, map[string]float64{evWriteData: 0.33}), waiting))
+	clear := Classify(path(proc(0.2, 0.02, map[string]float64{evWriteData: 0.78}), waiting))
+	if near.Name != Network || clear.Name != Network {
+		t.Fatalf("verdicts %s and %s, want network twice", near.Name, clear.Name)
+	}
+	if near.Confidence >= clear.Confidence {
+		t.Errorf("blocked 33%%: confidence %.2f, blocked 78%%: %.2f; want the clearer case more confident", near.Confidence, clear.Confidence)
+	}
+	if clear.Confidence < 0.9 {
+		t.Errorf("a clear network case has confidence %.2f, want >= 0.9", clear.Confidence)
+	}
+}
+
+func TestCaughtUpNeedsSmallBytesSmallTimeAndNothingSaturated(t *testing.T) {
+	light := func(lag int64, rate float64, ap measure.Proc) Input {
+		in := path(proc(0.05, 0.01, map[string]float64{evWaitForWAL: 0.9}), ap)
+		in.MedianLag, in.Summary.Lag = lag, measure.Lag{Total: lag, Start: lag}
+		in.Summary.Consumed, in.Summary.Decoded, in.Summary.Generated = rate, rate, rate
+		return in
+	}
+	idle := proc(0.05, 0.01, map[string]float64{evApplyMain: 0.9})
+	cases := []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"300 kB behind at 1 MB/s with idle processes is caught up", light(300e3, 1e6, idle), CaughtUp},
+		{"15 MiB behind at 1 MB/s is 16 s of lag in time: not caught up", light(15<<20, 1e6, idle), Inconclusive},
+		{"300 kB that drains at 10 kB/s is 30 s of lag in time: not caught up", light(300e3, 10e3, idle), Inconclusive},
+		{"300 kB behind a saturated apply worker names the apply worker", light(300e3, 10e3, proc(0.97, 0.02, nil)), SubscriberApplyCPU},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if v := Classify(c.in); v.Name != c.want {
+				t.Errorf("verdict %s (lag time %.1f s), want %s; evidence %q", v.Name, v.LagTime.Seconds, c.want, v.Evidence)
+			}
+		})
+	}
+	in := light(300e3, 1e6, idle)
+	in.FlushLagS = 25
+	if v := Classify(in); v.Name == CaughtUp || v.LagTime.Seconds != 25 {
+		t.Errorf("a 25 s flush_lag: verdict %s, lag time %.1f s; want not caught up at 25 s", v.Name, v.LagTime.Seconds)
+	}
+}
+
+func TestALockedApplyWorkerIsNotStalledAndNamesTheBlocker(t *testing.T) {
+	in := path(proc(0.01, 0, map[string]float64{evWriteData: 0.95}), proc(0, 0, map[string]float64{"relation": 1.0}))
+	in.Summary.Consumed, in.Summary.Decoded, in.Summary.Generated = 0, 0, 1e6
+	in.Blockers = []Blocker{{PID: 4242, AppName: "nightly-report", User: "app", State: "idle in transaction", XactAgeS: 31, Query: "LOCK TABLE hot IN SHARE MODE", WaitEvent: "relation", Ticks: 10}}
+	v := Classify(in)
+	if v.Name != SubscriberWaits || v.Limit != StageApply {
+		t.Fatalf("verdict %s limit %s, want subscriber-waits on the apply stage; evidence %q", v.Name, v.Limit, v.Evidence)
+	}
+	all := strings.Join(v.Evidence, "\n") + strings.Join(v.Helps, "\n")
+	for _, want := range []string{"pid 4242", "nightly-report", "idle in transaction", "pg_terminate_backend(4242)", "blocked, not stopped"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("evidence and advice lack %q:\n%s", want, all)
+		}
+	}
+}
+
+func TestNothingWorkingIsStalled(t *testing.T) {
+	in := path(proc(0.01, 0, map[string]float64{evWaitForWAL: 0.95}), proc(0.01, 0, map[string]float64{evApplyMain: 0.95}))
+	in.Summary.Consumed, in.Summary.Decoded, in.Summary.Generated = 0, 0, 5e6
+	if v := Classify(in); v.Name != Stalled {
+		t.Errorf("verdict %s, want stalled when no position moves and no stage works", v.Name)
+	}
+}
