@@ -33,6 +33,10 @@ const (
 	StarvedRunq = 0.25
 	// MostProbes is "mostly" for wait-event shares.
 	MostProbes = 0.5
+	// IdleLag is the unconfirmed WAL a path may hold and still count as
+	// caught up when nothing drained in the window (no lag in time can be
+	// measured): an idle server's last few records.
+	IdleLag = 64 << 10
 	// MinProbes is the number of probes of a process below which its wait
 	// events are not trusted.
 	MinProbes = 20

@@ -26,21 +26,25 @@ func decide(in Input, st []Stage) Verdict {
 	}
 	// Both processes starved of CPU: the host (or hosts) are saturated by
 	// something else; naming one stage would hide the other.
-	if in.ProcPub && in.ProcSub && ws.Runq >= StarvedRunq && ap.Runq >= StarvedRunq {
+	if in.ProcPub && in.ProcSub && starved(ws) && starved(ap) {
 		v := newVerdict(Inconclusive, math.Min(0.6, confidence(ws.Runq-StarvedRunq, ap.Runq-StarvedRunq)),
 			fmt.Sprintf("walsender waited on the run queue %s of the time, the apply worker %s: both are starved of CPU", pct(ws.Runq), pct(ap.Runq)),
-			hostLine("publisher", s.PubHostBusy))
+			hostLine("publisher", s.PubHostBusy), hostLine("subscriber", s.SubHostBusy))
 		v.Cause = "mixed: walsender-starved and subscriber-starved at once; find what else uses the CPUs (top, pidstat) and diagnose again"
 		return v
 	}
 	if v, ok := saturatedLimit(in, ws, ap); ok {
 		return v
 	}
-	if in.MedianLag <= CaughtUpLag && s.Lag.Total <= 2*CaughtUpLag && lagTime(in).Seconds <= CaughtUpTime {
+	if lt := lagTime(in); in.MedianLag <= CaughtUpLag && s.Lag.Total <= 2*CaughtUpLag && lt.Seconds <= CaughtUpTime &&
+		(lt.Seconds >= 0 || s.Lag.Total <= IdleLag) {
 		most := math.Max(ws.Utilisation, ap.Utilisation)
+		stagesLine := fmt.Sprintf("no stage is saturated: the walsender is %s busy or waiting on its own resources", pct(ws.Utilisation))
+		if ap.Known() {
+			stagesLine += fmt.Sprintf(", the apply worker %s", pct(ap.Utilisation))
+		}
 		return newVerdict(CaughtUp, confidence(float64(CaughtUpLag-in.MedianLag)/CaughtUpLag, Saturated-most),
-			fmt.Sprintf("median unconfirmed WAL %s over %s (under %s)", size(in.MedianLag), win, size(CaughtUpLag)),
-			fmt.Sprintf("no stage is saturated: walsender %s, apply worker %s busy or waiting on its own resources", pct(ws.Utilisation), pct(ap.Utilisation)))
+			fmt.Sprintf("median unconfirmed WAL %s over %s (under %s)", size(in.MedianLag), win, size(CaughtUpLag)), stagesLine)
 	}
 	if s.Lag.Start > 2*CaughtUpLag && s.Lag.Total <= CaughtUpLag {
 		v := newVerdict(Inconclusive, 0.5, walsenderLine(ws), applyLine(ap))
@@ -72,7 +76,7 @@ func decide(in Input, st []Stage) Verdict {
 // saturatedLimit names a stage that works all the time (utilisation at
 // least Saturated, waiting for its upstream less than Idle).
 func saturatedLimit(in Input, ws, ap Stage) (Verdict, bool) {
-	wsSat := ws.Known() && ws.Utilisation >= Saturated && ws.Starved < Idle
+	wsSat := ws.Known() && ws.Utilisation >= Saturated && ws.Starved < Idle && (ws.Probes >= MinProbes || in.ProcPub)
 	apSat := ap.Known() && ap.Utilisation >= Saturated && ap.Starved < Idle && ap.Probes >= MinProbes
 	if !wsSat && !apSat {
 		return Verdict{}, false
@@ -155,6 +159,12 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 			v.Caveats = append(v.Caveats, "most I/O is spill files (ReorderBuffer): raise logical_decoding_work_mem or use streaming")
 		}
 		return v
+	case ws.Own >= MostProbes*ws.Utilisation:
+		v := newVerdict(Inconclusive, math.Min(conf, 0.6),
+			fmt.Sprintf("walsender waited on its own resources in %s of probes (%s), not on I/O", pct(ws.Own), ws.OwnTop), feeding)
+		v.Limit = StageWalsender
+		v.Cause = "the walsender is the limit, waiting on locks or LWLocks on the publisher (see the events above): find who holds them (pg_locks, pg_stat_activity)"
+		return v
 	case in.ProcPub:
 		return newVerdict(WalsenderDecodeCPU, conf,
 			fmt.Sprintf("walsender CPU %s of one core, run queue %s", pct(ws.CPU), pct(ws.Runq)), feeding)
@@ -186,10 +196,10 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 		margins = append(margins, ap.Starved-Idle, Saturated-ap.Utilisation)
 	}
 	ev := []string{
-		fmt.Sprintf("walsender waited for the socket (%s) in %s of probes", evWriteData, pct(in.Summary.Walsender.Share(evWriteData))),
+		fmt.Sprintf("walsender blocked on the socket (%s) %s of the time (%s of probes; events /proc shows as stale are not counted)", evWriteData, pct(ws.Blocked), pct(in.Summary.Walsender.Share(evWriteData, evWalSenderMain))),
 	}
 	if in.ProcPub {
-		ev = append(ev, fmt.Sprintf("walsender CPU %s, run queue %s: it is neither busy nor starved", pct(ws.CPU), pct(ws.Runq)))
+		ev = append(ev, fmt.Sprintf("walsender CPU %s, run queue %s: %s busy, not saturated", pct(ws.CPU), pct(ws.Runq), pct(ws.Utilisation)))
 	}
 	if in.HasSubscriber && ap.Known() {
 		ev = append(ev, fmt.Sprintf("apply worker waiting for data (%s) in %s of probes, %s busy", evApplyMain, pct(ap.Starved), pct(ap.Utilisation)))
@@ -258,7 +268,7 @@ func nextLimit(limit string, st []Stage) *NextLimit {
 	}
 	best.Role = "next"
 	n := &NextLimit{Stage: best.Name, Headroom: 1 / best.Utilisation}
-	n.Text = fmt.Sprintf("next limit: the %s, %s busy or waiting on its own resources: past the %s it limits at about %s today's rate",
+	n.Text = fmt.Sprintf("next limit: the %s, %s busy or waiting on its own resources: past the %s it saturates %s today's rate",
 		stageNoun(best.Name), pct(best.Utilisation), stageNoun(limit), headroom(n.Headroom))
 	if limit != StageLink {
 		n.Text += " (the link's capacity is not measured)"
@@ -276,9 +286,9 @@ func stageNoun(name string) string {
 // headroom prints a factor on today's rate.
 func headroom(h float64) string {
 	if h >= 10 {
-		return "more than 10x"
+		return "beyond 10x"
 	}
-	return fmt.Sprintf("%.1fx", h)
+	return fmt.Sprintf("at about %.1fx", h)
 }
 
 // confidence turns the margins of a decision's conditions (distances from

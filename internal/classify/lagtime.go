@@ -44,11 +44,16 @@ func lagTime(in Input) LagTime {
 		lt.DrainS = float64(s.Lag.Total) / rate
 	}
 	lt.Seconds = math.Max(lt.DrainS, lt.FlushLagS)
+	if lt.DrainS < 0 && s.Lag.Start > IdleLag && s.Lag.Total > IdleLag {
+		// Nothing drained: the oldest change waited at least the whole
+		// window (a flush_lag from the last reply before it is stale).
+		lt.Seconds = math.Max(lt.Seconds, s.WindowS)
+	}
 	var parts []string
 	if lt.DrainS > 0 {
 		parts = append(parts, fmt.Sprintf("%s of backlog at the %.1f MB/s it drains (%s advance)", size(s.Lag.Total), mb(rate), basis))
 	} else if lt.DrainS < 0 && s.Lag.Total > 0 {
-		parts = append(parts, fmt.Sprintf("%s of backlog that did not drain during the window", size(s.Lag.Total)))
+		parts = append(parts, fmt.Sprintf("%s of backlog that did not drain during the %s window", size(s.Lag.Total), secs(s.WindowS)))
 	}
 	if lt.FlushLagS >= 0 {
 		parts = append(parts, fmt.Sprintf("the walsender's flush_lag %s", secs(lt.FlushLagS)))
@@ -57,7 +62,10 @@ func lagTime(in Input) LagTime {
 		return lt
 	}
 	head := "lag in time: unknown"
-	if lt.Seconds >= 0 {
+	switch {
+	case lt.DrainS < 0 && lt.Seconds >= 0:
+		head = "lag in time: at least " + secs(lt.Seconds)
+	case lt.Seconds >= 0:
 		head = "lag in time: about " + secs(lt.Seconds)
 	}
 	lt.Text = head + ": " + strings.Join(parts, "; ")

@@ -1,6 +1,6 @@
 package classify
 
-// Verdict names, first match wins (see Classify).
+// Verdict names (see Classify and decide for when each is given).
 const (
 	CaughtUp           = "caught-up"
 	Stalled            = "stalled"

@@ -9,8 +9,8 @@ import (
 // Markdown writes the report for a ticket or a mailing-list post.
 func Markdown(w io.Writer, r Report) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "## lagscope diagnosis\n\n%d path(s), %.0f s sampled, wait events at %g Hz. Publisher PostgreSQL %s%s",
-		len(r.Paths), r.WindowS, r.ProbeHz, r.Publisher.Version, procNote(r.Publisher))
+	fmt.Fprintf(b, "## lagscope diagnosis\n\n%d path(s), %.0f s sampled, %s. Publisher PostgreSQL %s%s",
+		len(r.Paths), r.WindowS, probeNote(r.ProbeHz), r.Publisher.Version, procNote(r.Publisher))
 	if r.Subscriber != nil {
 		fmt.Fprintf(b, ", subscriber PostgreSQL %s%s", r.Subscriber.Version, procNote(*r.Subscriber))
 	}
@@ -34,7 +34,7 @@ func Markdown(w io.Writer, r Report) error {
 		if p.Limit != "" {
 			fmt.Fprintf(b, "| limit | %s |\n", p.Limit)
 			if p.Next != nil {
-				fmt.Fprintf(b, "| next limit | %s, at about %s today's rate |\n", p.Next.Stage, headroomText(p.Next.Headroom))
+				fmt.Fprintf(b, "| next limit | %s, %s |\n", p.Next.Stage, headroomText(p.Next.Headroom))
 			}
 		}
 		if p.LagTime.Text != "" {

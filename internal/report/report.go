@@ -118,16 +118,36 @@ func CatchUp(lag int64, generated, progress float64, basis string, caughtUp bool
 	if caughtUp {
 		return "", 0
 	}
+	// Under 1 kB/s counts as nothing: an idle server's occasional records.
+	const still = 1e3
 	net := progress - generated
 	switch {
-	case progress <= 0 && generated <= 0:
+	case progress < still && generated < still:
 		return "not moving: nothing generated, nothing consumed", 0
-	case progress <= 0:
-		return fmt.Sprintf("falling behind by %.1f MB/s: nothing is consumed", generated/1e6), 0
+	case progress < still:
+		return fmt.Sprintf("falling behind by %s: nothing is consumed", rate(generated)), 0
 	case net <= 0:
-		return fmt.Sprintf("falling behind by %.1f MB/s", -net/1e6), 0
+		return fmt.Sprintf("falling behind by %s", rate(-net)), 0
+	case lag <= 0:
+		return "caught up by the window's end", 0
 	}
 	secs := float64(lag) / net
 	return fmt.Sprintf("catching up in about %s: drains %.1f MB/s (%s) - generated %.1f MB/s = %.1f MB/s net",
 		(time.Duration(secs) * time.Second).Round(time.Second), progress/1e6, basis, generated/1e6, net/1e6), secs
+}
+
+// rate prints bytes/s as MB/s, or kB/s under 0.1 MB/s.
+func rate(bps float64) string {
+	if bps < 100e3 {
+		return fmt.Sprintf("%.0f kB/s", bps/1e3)
+	}
+	return fmt.Sprintf("%.1f MB/s", bps/1e6)
+}
+
+// probeNote says how wait events were sampled.
+func probeNote(hz float64) string {
+	if hz <= 0 {
+		return "no wait events probed"
+	}
+	return fmt.Sprintf("wait events at %g Hz", hz)
 }

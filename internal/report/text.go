@@ -15,7 +15,7 @@ const width = 80
 // Text writes the report for a terminal, within 80 columns.
 func Text(w io.Writer, r Report) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "lagscope diagnose: %d path(s), %.0f s sampled, wait events at %g Hz\n", len(r.Paths), r.WindowS, r.ProbeHz)
+	fmt.Fprintf(b, "lagscope diagnose: %d path(s), %.0f s sampled, %s\n", len(r.Paths), r.WindowS, probeNote(r.ProbeHz))
 	wrap(b, "", fmt.Sprintf("publisher PostgreSQL %s%s", r.Publisher.Version, procNote(r.Publisher)))
 	if r.Subscriber != nil {
 		wrap(b, "", fmt.Sprintf("subscriber PostgreSQL %s%s", r.Subscriber.Version, procNote(*r.Subscriber)))
@@ -35,7 +35,7 @@ func Text(w io.Writer, r Report) error {
 		if p.Limit != "" {
 			line := "limit: " + p.Limit
 			if p.Next != nil {
-				line += fmt.Sprintf("; next: %s at about %s today's rate", p.Next.Stage, headroomText(p.Next.Headroom))
+				line += fmt.Sprintf("; next: %s, %s", p.Next.Stage, headroomText(p.Next.Headroom))
 			}
 			wrap(b, "  ", line)
 		}
@@ -145,9 +145,10 @@ func lagTimeNote(lt classify.LagTime) string {
 	return ", about " + units.FormatSeconds(lt.Seconds)
 }
 
+// headroomText says when the next limit saturates.
 func headroomText(h float64) string {
 	if h >= 10 {
-		return "more than 10x"
+		return "saturating beyond 10x today's rate"
 	}
-	return fmt.Sprintf("%.1fx", h)
+	return fmt.Sprintf("saturating at about %.1fx today's rate", h)
 }
