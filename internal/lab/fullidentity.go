@@ -23,7 +23,7 @@ const seqScanNsPerRow = 70.0
 // FULL logs about 400 bytes).
 const (
 	minFullIdentityUpdates = 200
-	maxFullIdentityUpdates = 12_000
+	maxFullIdentityUpdates = 10_000
 )
 
 // fullIdentityUpdates is how many single-row updates of random rows keep

@@ -32,15 +32,16 @@ func (p *Pair) HoldLock(ctx context.Context, mode string) error {
 		return fmt.Errorf("lock holder: connect to the subscriber: %w", err)
 	}
 	h := &lockHolder{conn: conn}
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&h.PID); err != nil {
+		conn.Close(context.Background())
+		return fmt.Errorf("lock holder: %w", err)
+	}
+	// The LOCK comes last, so it is the holder's query in pg_stat_activity.
 	for _, q := range []string{"BEGIN", "LOCK TABLE hot IN " + mode + " MODE"} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			conn.Close(context.Background())
 			return fmt.Errorf("lock holder: %s: %w", q, err)
 		}
-	}
-	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&h.PID); err != nil {
-		conn.Close(context.Background())
-		return fmt.Errorf("lock holder: %w", err)
 	}
 	p.lock = h
 	return nil
