@@ -55,7 +55,10 @@ func lagTime(in Input) LagTime {
 	} else if lt.DrainS < 0 && s.Lag.Total > 0 {
 		parts = append(parts, fmt.Sprintf("%s of backlog that did not drain during the %s window", size(s.Lag.Total), secs(s.WindowS)))
 	}
-	if lt.FlushLagS >= 0 {
+	// The walsender's flush_lag reads microseconds for a logical path that
+	// is hours behind (the subscriber reports flush = received when it has
+	// no transaction pending); it is shown only when it says something.
+	if lt.FlushLagS >= 1 {
 		parts = append(parts, fmt.Sprintf("the walsender's flush_lag %s", secs(lt.FlushLagS)))
 	}
 	if len(parts) == 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/labtest"
 	"github.com/lagscope/lagscope/internal/report"
@@ -199,6 +200,7 @@ func TestIntegrationScenarios(t *testing.T) {
 				if got := rep.Paths[0].Name; got != s.Verdict {
 					t.Errorf("diagnose named %s (confidence %.2f, evidence %q), want %s", got, rep.Paths[0].Confidence, rep.Paths[0].Evidence, s.Verdict)
 				}
+				checkDiagnosis(t, c.scenario, rep.Paths[0])
 			})
 		}
 	}
@@ -216,6 +218,34 @@ func checkNetwork(t *testing.T, r *Result) {
 		t.Errorf("walsender mostly %s (%.0f%%), want WalSenderWriteData", top, 100*share)
 	}
 	wantData(t, r)
+}
+
+// checkDiagnosis checks what a scenario's verdict must say beyond its name:
+// the link's next limit and headroom, the lock's holder, the small backlog's
+// lag in time.
+func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
+	t.Helper()
+	switch scenario {
+	case "network":
+		// Past the link the apply worker limits first: it applies what the
+		// walsender merely decodes (apply-bound: apply 99% at 14 MB/s while
+		// the walsender ran 42%).
+		if p.Limit != classify.StageLink || p.Next == nil || p.Next.Stage != classify.StageApply || p.Next.Headroom <= 1 {
+			t.Errorf("limit %q next %+v, want the link with the apply worker next at a headroom above 1x", p.Limit, p.Next)
+		}
+	case "subscriber-lock":
+		found := false
+		for _, b := range p.Blockers {
+			found = found || b.AppName == LockHolderApp
+		}
+		if p.Limit != classify.StageApply || !found {
+			t.Errorf("limit %q blockers %+v, want the apply stage blocked by %s", p.Limit, p.Blockers, LockHolderApp)
+		}
+	case "full-identity":
+		if p.LagBytes >= classify.CaughtUpLag || p.LagTime.Seconds <= classify.CaughtUpTime {
+			t.Errorf("lag %d bytes, %.1f s in time: want a byte-small backlog more than %.0f s long", p.LagBytes, p.LagTime.Seconds, classify.CaughtUpTime)
+		}
+	}
 }
 
 // blockerTicks counts the ticks that name a session of application app as
