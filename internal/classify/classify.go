@@ -55,8 +55,12 @@ const (
 	evWALRead       = "WALRead"
 	evReorderRead   = "ReorderBufferRead"
 	evReorderWrite  = "ReorderBufferWrite"
-	waitTypeIO      = "IO"
-	waitTypeLock    = "Lock"
+	evSyncRep       = "SyncRep"
+	// evStandbyConfirm is 17+'s wait of a failover slot's walsender for
+	// the standbys in synchronized_standby_slots.
+	evStandbyConfirm = "WaitForStandbyConfirmation"
+	waitTypeIO       = "IO"
+	waitTypeLock     = "Lock"
 )
 
 // Verdict is the classifier's answer for one path.

@@ -113,6 +113,10 @@ func applyVerdict(in Input, ap, ws Stage, conf float64) Verdict {
 		if len(in.Blockers) > 0 {
 			v.Helps = append([]string{fmt.Sprintf("end or shorten the blocking session (pid %d): SELECT pg_terminate_backend(%d) on the subscriber, or fix the job that holds the lock", in.Blockers[0].PID, in.Blockers[0].PID)}, v.Helps...)
 		}
+		if sr := s.Apply.Share(evSyncRep); sr >= MostProbes*ap.Own {
+			v.Evidence = append(v.Evidence, fmt.Sprintf("the apply worker waited for the subscriber's synchronous standby (%s) in %s of probes: the subscription commits with synchronous_commit = on/remote_apply and the subscriber has synchronous_standby_names", evSyncRep, pct(sr)))
+			v.Helps = append([]string{"synchronous_commit = off on the subscription (ALTER SUBSCRIPTION ... SET (synchronous_commit = off), the default; safe: the slot re-sends what was not flushed)", "a faster or closer synchronous standby for the subscriber"}, v.Helps...)
+		}
 		if nothingMoves(in) {
 			v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")
 		}
@@ -158,6 +162,12 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 		if s.Walsender.Share(evReorderRead, evReorderWrite) > s.Walsender.Share(evWALRead) {
 			v.Caveats = append(v.Caveats, "most I/O is spill files (ReorderBuffer): raise logical_decoding_work_mem or use streaming")
 		}
+		return v
+	case ws.Own >= MostProbes*ws.Utilisation && s.Walsender.Share(evStandbyConfirm) >= MostProbes*ws.Own:
+		v := newVerdict(Inconclusive, math.Min(conf, 0.6),
+			fmt.Sprintf("walsender waited for physical standbys (%s) in %s of probes", evStandbyConfirm, pct(s.Walsender.Share(evStandbyConfirm))), feeding)
+		v.Limit = StageWalsender
+		v.Cause = "the walsender holds changes back until the physical standbys listed in synchronized_standby_slots confirm them (17+, a failover slot): a lagging or absent standby limits this path; check pg_stat_replication for those standbys, or remove a dead one from synchronized_standby_slots"
 		return v
 	case ws.Own >= MostProbes*ws.Utilisation:
 		v := newVerdict(Inconclusive, math.Min(conf, 0.6),
@@ -223,8 +233,10 @@ func configStall(in Input) string {
 	switch {
 	case !in.SlotFound:
 		return "the slot does not exist"
-	case in.WALStatus == "lost":
-		return "the slot is lost (wal_status = lost): WAL it needed was removed; recreate the subscription's slot and resynchronise"
+	case in.WALStatus == "lost" || (in.Invalidation != "" && in.Invalidation != "invalidated"):
+		return lostCause(in.Invalidation)
+	case in.Invalidation == "invalidated":
+		return lostCause("")
 	case in.HasSubscriber && in.Subscription == "":
 		if !in.SlotActive {
 			return "no subscription on the observed subscriber uses this slot, and no consumer is connected"
@@ -240,6 +252,26 @@ func configStall(in Input) string {
 		return "no walsender serves the slot (active = false): its consumer is not connected"
 	}
 	return ""
+}
+
+// lostCause names why a slot was invalidated, from 17's
+// invalidation_reason ("" when the server does not say).
+func lostCause(reason string) string {
+	const fix = "; recreate the slot (for a subscription: drop and re-create it, or ALTER SUBSCRIPTION ... SET (slot_name = ...) on a new slot) and resynchronise the tables"
+	switch reason {
+	case "wal_removed":
+		return "the slot is invalidated (wal_removed): WAL it still needed was removed, past max_slot_wal_keep_size" + fix
+	case "rows_removed":
+		return "the slot is invalidated (rows_removed): catalog rows it needed were removed (on a standby: a conflict with recovery; hot_standby_feedback with a physical slot prevents it)" + fix
+	case "wal_level_insufficient":
+		return "the slot is invalidated (wal_level_insufficient): wal_level on the primary was lowered below logical; set it back to logical" + fix
+	case "idle_timeout":
+		return "the slot is invalidated (idle_timeout): it stayed inactive longer than idle_replication_slot_timeout" + fix
+	case "":
+		return "the slot is lost or invalidated and the server does not say why (16 and older: wal_status = lost means WAL it needed was removed; 16's conflicting = true also covers conflicts with recovery)" + fix
+	default:
+		return fmt.Sprintf("the slot is invalidated (%s)", reason) + fix
+	}
 }
 
 // nothingMoves reports a backlog that neither sending nor confirming

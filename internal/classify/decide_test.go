@@ -174,6 +174,18 @@ func TestALockedApplyWorkerIsNotStalledAndNamesTheBlocker(t *testing.T) {
 	}
 }
 
+func TestSynchronousWaitsAreNamed(t *testing.T) {
+	idleWS := proc(0.05, 0.01, map[string]float64{evWriteData: 0.9})
+	v := Classify(path(idleWS, proc(0.1, 0.01, map[string]float64{evSyncRep: 0.85})))
+	if v.Name != SubscriberWaits || !strings.Contains(strings.Join(v.Evidence, " "), "synchronous standby") || !strings.Contains(v.Helps[0], "synchronous_commit = off") {
+		t.Errorf("an apply worker in SyncRep: %s, evidence %q, helps %q", v.Name, v.Evidence, v.Helps)
+	}
+	w := Classify(path(proc(0.02, 0.01, map[string]float64{evStandbyConfirm: 0.95}), proc(0.02, 0, map[string]float64{evApplyMain: 0.97})))
+	if w.Limit != StageWalsender || !strings.Contains(w.Cause, "synchronized_standby_slots") {
+		t.Errorf("a walsender in WaitForStandbyConfirmation: %s limit %q cause %q", w.Name, w.Limit, w.Cause)
+	}
+}
+
 func TestNothingWorkingIsStalled(t *testing.T) {
 	in := path(proc(0.01, 0, map[string]float64{evWaitForWAL: 0.95}), proc(0.01, 0, map[string]float64{evApplyMain: 0.95}))
 	in.Summary.Consumed, in.Summary.Decoded, in.Summary.Generated = 0, 0, 5e6

@@ -18,6 +18,7 @@ type Input struct {
 	// State at the end of the window.
 	SlotFound, SlotActive bool
 	WALStatus             string
+	Invalidation          string // the slot's invalidation reason ("" = valid or unknown)
 	SubEnabled            bool
 	ApplyWorker           bool  // a leader apply worker runs
 	ApplyErrors           int64 // apply_error_count increase over the window
@@ -103,7 +104,7 @@ func inputFor(rec *sample.Recording, slot string) Input {
 		}
 	}
 	if last != nil {
-		in.SlotFound, in.SlotActive, in.WALStatus = true, last.Active, last.WALStatus
+		in.SlotFound, in.SlotActive, in.WALStatus, in.Invalidation = true, last.Active, last.WALStatus, last.Invalidation
 		in.SpillBytes = last.SpillBytes - first.SpillBytes
 	}
 	if lastSub != nil {

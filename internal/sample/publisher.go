@@ -18,8 +18,8 @@ func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, e
 	b.Queue(pg.Marker + "SELECT CASE WHEN pg_is_in_recovery() THEN " + lsn("pg_last_wal_replay_lsn()") +
 		" ELSE " + lsn("pg_current_wal_lsn()") + " END")
 	b.Queue(pg.Marker + "SELECT slot_name, coalesce(database, ''), active, coalesce(active_pid, 0), " +
-		lsn("restart_lsn") + ", " + lsn("confirmed_flush_lsn") + ", coalesce(wal_status, '') " +
-		"FROM pg_replication_slots WHERE slot_type = 'logical' ORDER BY slot_name")
+		lsn("restart_lsn") + ", " + lsn("confirmed_flush_lsn") + ", coalesce(wal_status, ''), " + invalidation(c) +
+		" FROM pg_replication_slots WHERE slot_type = 'logical' ORDER BY slot_name")
 	if c.Version.AtLeast(14) {
 		b.Queue(pg.Marker + "SELECT slot_name, spill_txns, spill_bytes, stream_txns, stream_bytes, total_txns, total_bytes " +
 			"FROM pg_stat_replication_slots")
@@ -38,7 +38,7 @@ func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, e
 	rows, _ := br.Query()
 	slots, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Slot, error) {
 		var s Slot
-		err := r.Scan(&s.Name, &s.Database, &s.Active, &s.ActivePID, &s.RestartLSN, &s.ConfirmedFlush, &s.WALStatus)
+		err := r.Scan(&s.Name, &s.Database, &s.Active, &s.ActivePID, &s.RestartLSN, &s.ConfirmedFlush, &s.WALStatus, &s.Invalidation)
 		return s, err
 	})
 	if err != nil {
@@ -85,4 +85,19 @@ func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, e
 		return nil, fmt.Errorf("read pg_stat_replication: %w", err)
 	}
 	return keys, nil
+}
+
+// invalidation is the SQL for why a slot was invalidated, per version: 17+
+// has invalidation_reason (wal_removed, rows_removed,
+// wal_level_insufficient; 18 adds idle_timeout); 16 only says conflicting
+// (true for any invalidation); before 16 only wal_status = lost tells.
+func invalidation(c *pg.Conn) string {
+	switch {
+	case c.Version.AtLeast(17):
+		return "coalesce(invalidation_reason, '')"
+	case c.Version.AtLeast(16):
+		return "CASE WHEN conflicting THEN 'invalidated' ELSE '' END"
+	default:
+		return "''"
+	}
 }

@@ -78,6 +78,11 @@ type Slot struct {
 	RestartLSN     uint64 `json:"restart_lsn,omitempty"`
 	ConfirmedFlush uint64 `json:"confirmed_flush_lsn,omitempty"`
 	WALStatus      string `json:"wal_status,omitempty"`
+	// Invalidation is why the slot was invalidated: 17+'s
+	// invalidation_reason (wal_removed, rows_removed,
+	// wal_level_insufficient, idle_timeout), "invalidated" on 16
+	// (conflicting), "" when valid or unknown.
+	Invalidation string `json:"invalidation,omitempty"`
 	// Counters from pg_stat_replication_slots (14+; zero before).
 	SpillTxns   int64 `json:"spill_txns,omitempty"`
 	SpillBytes  int64 `json:"spill_bytes,omitempty"`
