@@ -21,6 +21,10 @@ const (
 	// project's shared 2-vCPU VM saturated stages measure 0.89-1.0 and
 	// others at most 0.78 (docs/verdicts/README.md).
 	Saturated = 0.85
+	// MostlyBusy is the utilisation from which a stage that is not
+	// saturated is still named the limit when the stages around it agree
+	// (see mostlyBusyLimit).
+	MostlyBusy = 0.6
 	// Idle is the share of probes waiting for the upstream stage above which
 	// a stage cannot be the limit: it had nothing to do that often.
 	Idle = 0.15
@@ -155,6 +159,9 @@ func finish(v Verdict, in Input) Verdict {
 	}
 	if n := s.Walsender.Probes + s.Apply.Probes; n < 100 && v.Name != CaughtUp && v.Name != Stalled {
 		v.Confidence *= 0.7 + 0.3*float64(n)/100
+	}
+	if in.NotReady > 0 && in.Sync == nil {
+		v.Evidence = append(v.Evidence, fmt.Sprintf("%d table(s) of %s are still in their initial synchronisation (their tablesync slots are reported apart)", in.NotReady, in.Subscription))
 	}
 	if in.SpillBytes > 0 {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("the walsender spilled %s to disk during the window (logical_decoding_work_mem too small for the transactions)", size(in.SpillBytes)))

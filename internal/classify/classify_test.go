@@ -172,3 +172,34 @@ func TestPublisherOnlyStillNamesPublisherSideLimits(t *testing.T) {
 		t.Errorf("evidence %q does not say the subscriber was not observed", v.Evidence)
 	}
 }
+
+func TestATablesyncSlotCopyingIsInitialSyncNotStalled(t *testing.T) {
+	rec := load(t, "testdata/caught-up-pg16-diag.json")
+	const slot = "pg_16399_sync_16390_7300000000000000001"
+	c := modify(rec, func(i int, tk *sample.Tick) {
+		tk.Slots = append(tk.Slots, sample.Slot{Name: slot, Database: "lab", Active: false, ConfirmedFlush: tk.Slots[0].ConfirmedFlush - 50<<20})
+		tk.Subs[0].OID = 16399
+		tk.Subs[0].NotReady = 1
+		tk.Subs[0].SyncWorkers = []int{4711}
+		tk.Copies = []sample.CopyProgress{{PID: 4711, RelID: 16390, Table: "big", Bytes: int64(i) * 2e6, BytesTotal: 100e6}}
+	})
+	ins := Inputs(c, []string{slot})
+	if len(ins) != 1 {
+		t.Fatalf("%d inputs", len(ins))
+	}
+	v := Classify(ins[0])
+	if v.Name != InitialSync || ins[0].Subscription != "lab_sub" {
+		t.Fatalf("verdict %s for subscription %q, want initial-sync of lab_sub; evidence %q cause %q", v.Name, ins[0].Subscription, v.Evidence, v.Cause)
+	}
+	if !strings.Contains(v.Evidence[0], "big: copied") || !strings.Contains(v.Evidence[0], "MB/s") {
+		t.Errorf("evidence %q does not give the copy's progress and rate", v.Evidence[0])
+	}
+	main := Classify(Inputs(c, []string{"lab_sub"})[0])
+	if main.Name != CaughtUp || !strings.Contains(strings.Join(main.Evidence, " "), "initial synchronisation") {
+		t.Errorf("the subscription's own path: %s, evidence %q; want caught-up saying a table is still synchronising", main.Name, main.Evidence)
+	}
+	failed := modify(c, func(i int, tk *sample.Tick) { tk.Subs[0].SyncErrors = int64(i / 4) })
+	if v := Classify(Inputs(failed, []string{slot})[0]); v.Name != Stalled || !strings.Contains(v.Cause, "failed") {
+		t.Errorf("a rising sync_error_count: %s (%q), want stalled saying the copy failed", v.Name, v.Cause)
+	}
+}

@@ -31,6 +31,12 @@ type Input struct {
 	MedianLag int64
 	// Gaps counts sampling gaps (restarts, dropped connections).
 	Gaps int
+	// NotReady is the number of the subscription's tables not yet
+	// synchronised at the window's end.
+	NotReady int
+	// Sync is set when the slot is a tablesync worker's
+	// (pg_<suboid>_sync_<relid>_<sysid>) and the subscriber is observed.
+	Sync *Sync
 	// FlushLagS is the walsender's flush_lag at the last tick that had one,
 	// seconds; -1 when never reported.
 	FlushLagS float64
@@ -66,6 +72,9 @@ func Inputs(rec *sample.Recording, slots []string) []Input {
 
 func inputFor(rec *sample.Recording, slot string) Input {
 	in := Input{Slot: slot, HasSubscriber: rec.Subscriber != nil, FlushLagS: -1}
+	if oid, relid, ok := tablesyncSlot(slot); ok && rec.Subscriber != nil {
+		in.Sync = &Sync{SubOID: oid, RelID: relid}
+	}
 	in.Summary = measure.Summarise(rec, measure.Filter{Slots: map[string]bool{slot: true}})
 	in.ProcPub = rec.Publisher.ProcUnavailable == ""
 	in.ProcSub = rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == ""
@@ -89,7 +98,7 @@ func inputFor(rec *sample.Recording, slot string) Input {
 		}
 		if t.SubOK {
 			for j := range t.Subs {
-				if t.Subs[j].Slot == slot {
+				if t.Subs[j].Slot == slot || (in.Sync != nil && t.Subs[j].OID == in.Sync.SubOID) {
 					if firstSub == nil {
 						firstSub = &t.Subs[j]
 					}
@@ -111,9 +120,13 @@ func inputFor(rec *sample.Recording, slot string) Input {
 		in.Subscription, in.SubEnabled, in.ApplyWorker = lastSub.Name, lastSub.Enabled, lastSub.WorkerPID != 0
 		in.ApplyErrors = lastSub.ApplyErrors - firstSub.ApplyErrors
 		in.SyncErrors = lastSub.SyncErrors - firstSub.SyncErrors
+		in.NotReady = lastSub.NotReady
 	}
 	in.MedianLag = median(lags)
 	in.FlushLagS = flushLag(rec, last)
+	if in.Sync != nil {
+		in.Sync.fill(rec)
+	}
 	in.Blockers = blockers(rec, slot)
 	return in
 }

@@ -12,6 +12,7 @@ const (
 	WalsenderReadIO    = "walsender-read-io"
 	Network            = "network"
 	Inconclusive       = "inconclusive"
+	InitialSync        = "initial-sync"
 )
 
 // advice is what helps and what does not, per verdict.
@@ -55,6 +56,9 @@ var adviceFor = map[string]advice{
 	Network: {headline: "the network is the limit: the walsender waits for the socket while the apply worker waits for data",
 		helps: []string{"more bandwidth (seed 000: a 2x link gave 1.86x drain)", "compressing the link (a compressing tunnel: the replication protocol itself is not compressed)", "publication column lists to send less"},
 		not:   []string{"CPU on either side", "subscriber tuning"}},
+	InitialSync: {headline: "a table's initial copy is in progress: this tablesync slot is copying, not stalled",
+		helps: []string{"waiting: the table joins the subscription's stream once copied (srsubstate 'r' in pg_subscription_rel)", "max_sync_workers_per_subscription above the number of tables copied at once, when several wait", "a faster link or subscriber disk for large tables"},
+		not:   []string{"recreating the subscription: the copy would start over"}},
 	Inconclusive: {headline: "no single stage stands out",
 		helps: []string{"sample longer (--duration 30s) while the lag grows", "run lagscope on the servers' hosts so /proc figures are available"}},
 }

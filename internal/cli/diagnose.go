@@ -66,8 +66,8 @@ short statement timeouts. A role with pg_monitor is enough on both sides.
 Connection strings are libpq keyword/value strings or URIs; PG* environment
 variables and ~/.pgpass apply. Passwords never appear in the output.
 
-Exit codes: 0 every path caught up, 1 a bottleneck was named, 2 usage or
-connection error, 3 other failure.`,
+Exit codes: 0 every path caught up (or copying a table's initial data), 1 a
+bottleneck or a stop was named, 2 usage or connection error, 3 other failure.`,
 		Example: `  lagscope diagnose --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor'
   lagscope diagnose --publisher postgres://monitor@pub/app --duration 30s --format markdown
   lagscope diagnose --publisher 'host=pub dbname=app' --json > run.json && lagscope report --input run.json

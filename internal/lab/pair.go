@@ -44,6 +44,9 @@ type PairOptions struct {
 	// index there can find a row (with ReplicaIdentityFull: a sequential
 	// scan per replicated UPDATE or DELETE). SubIndexes still apply.
 	SubNoKey bool
+	// CopyData leaves the subscriber's table empty and creates the
+	// subscriptions with copy_data = true (an initial table copy).
+	CopyData bool
 	// PubSettings and SubSettings override server settings.
 	PubSettings, SubSettings map[string]string
 	// Binary and Streaming are subscription options (seed 000: true, "on").
@@ -131,7 +134,10 @@ func (p *Pair) setup(ctx context.Context, via string) error {
 		if err := Exec(ctx, c.ConnString("postgres"), "CREATE DATABASE "+Database); err != nil {
 			return err
 		}
-		stmts := append(tableDDL(p.Opts.Layout), fillSQL(p.Opts.Rows))
+		stmts := tableDDL(p.Opts.Layout)
+		if c == p.Pub || !p.Opts.CopyData {
+			stmts = append(stmts, fillSQL(p.Opts.Rows))
+		}
 		if c == p.Sub {
 			if p.Opts.SubNoKey {
 				stmts = append(stmts, "ALTER TABLE hot DROP CONSTRAINT hot_pkey")
@@ -172,8 +178,8 @@ func (p *Pair) setup(ctx context.Context, via string) error {
 	for _, n := range names {
 		sub := subscriptionName(n)
 		p.Subscriptions = append(p.Subscriptions, sub)
-		stmts = append(stmts, fmt.Sprintf("CREATE SUBSCRIPTION %s CONNECTION '%s' PUBLICATION %s WITH (copy_data = false, enabled = false, binary = %t, streaming = %s, slot_name = %s)",
-			sub, conninfo, n, p.Opts.Binary, streaming, sub))
+		stmts = append(stmts, fmt.Sprintf("CREATE SUBSCRIPTION %s CONNECTION '%s' PUBLICATION %s WITH (copy_data = %t, enabled = false, binary = %t, streaming = %s, slot_name = %s)",
+			sub, conninfo, n, p.Opts.CopyData, p.Opts.Binary, streaming, sub))
 	}
 	if err := Exec(ctx, p.Sub.ConnString(Database), stmts...); err != nil {
 		return fmt.Errorf("subscriber: %w", err)

@@ -112,6 +112,7 @@ func (s Scenario) pairOptions(o *PairOptions) {
 	if s.FullIdentity {
 		o.ReplicaIdentityFull, o.SubNoKey = true, true
 	}
+	o.CopyData = s.InitialSync
 }
 
 // Up builds a pair and drives it into the scenario's state; the returned
@@ -293,6 +294,13 @@ func drained(t sample.Tick, left int64) bool {
 	}
 	for _, sl := range t.Slots {
 		if int64(t.CurrentLSN)-int64(sl.ConfirmedFlush) > left {
+			return false
+		}
+	}
+	// A table still being copied is not drained either (the initial-sync
+	// scenario generates no WAL while its tablesync worker copies).
+	for _, sb := range t.Subs {
+		if sb.NotReady > 0 {
 			return false
 		}
 	}

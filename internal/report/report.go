@@ -52,10 +52,11 @@ type Path struct {
 	Apply     measure.Proc `json:"apply"`
 }
 
-// Bottleneck reports whether any path has a verdict other than caught-up.
+// Bottleneck reports whether any path has a verdict other than caught-up
+// (or a table's initial copy in progress, which is not a finding).
 func (r Report) Bottleneck() bool {
 	for _, p := range r.Paths {
-		if p.Name != classify.CaughtUp {
+		if p.Name != classify.CaughtUp && p.Name != classify.InitialSync {
 			return true
 		}
 	}

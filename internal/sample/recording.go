@@ -11,8 +11,10 @@ import (
 // RecordingVersion is bumped when Recording's JSON shape changes. Version 2
 // added the walsenders' lag intervals and reply time, the subscriptions'
 // message times and the subscriber's lock blockers; every field it added is
-// optional, so a version 1 recording loads with them nil or empty.
-const RecordingVersion = 2
+// optional, so a version 1 recording loads with them nil or empty. Version 3
+// added subscriptions' oids and workers by kind, and tablesync COPY progress
+// (optional as well).
+const RecordingVersion = 3
 
 // Recording is everything sampled over one window.
 type Recording struct {
@@ -67,6 +69,9 @@ type Tick struct {
 	// Lock wait at this tick, one entry per (waiter, blocker) pair; empty
 	// when no worker waited on a Lock (version 2+).
 	Blockers []Blocker `json:"blockers,omitempty"`
+	// Copies are the initial table copies of tablesync workers under way
+	// on the subscriber (pg_stat_progress_copy, 14+).
+	Copies []CopyProgress `json:"copies,omitempty"`
 }
 
 // Slot is a logical replication slot on the publisher.
@@ -125,8 +130,14 @@ type Sub struct {
 	LatestEnd   uint64 `json:"latest_end_lsn,omitempty"`
 	ApplyErrors int64  `json:"apply_error_count,omitempty"`
 	SyncErrors  int64  `json:"sync_error_count,omitempty"`
-	// OtherWorkers are parallel apply and tablesync workers' pids.
-	OtherWorkers []int `json:"other_workers,omitempty"`
+	// OtherWorkers are parallel apply and tablesync workers' pids; version
+	// 3 also lists them apart in SyncWorkers and ParallelWorkers.
+	OtherWorkers    []int `json:"other_workers,omitempty"`
+	SyncWorkers     []int `json:"sync_workers,omitempty"`
+	ParallelWorkers []int `json:"parallel_workers,omitempty"`
+	// OID is the subscription's oid (tablesync slots are named
+	// pg_<oid>_sync_<relid>_<system id>); 0 when unknown. Version 3+.
+	OID int64 `json:"oid,omitempty"`
 	NotReady     int   `json:"tables_not_ready,omitempty"`
 	// LastMsgSendAt, LastMsgReceiptAt and LatestEndAt are the leader apply
 	// worker's last_msg_send_time (publisher's clock),
@@ -152,6 +163,16 @@ type ProcStat struct {
 type HostStat struct {
 	BusyNs  int64 `json:"busy_ns"`
 	TotalNs int64 `json:"total_ns"`
+}
+
+// CopyProgress is one tablesync worker's initial COPY of a table.
+type CopyProgress struct {
+	PID        int    `json:"pid"`
+	RelID      int64  `json:"relid"`
+	Table      string `json:"table,omitempty"`
+	Bytes      int64  `json:"bytes_processed"`
+	BytesTotal int64  `json:"bytes_total"` // 0: unknown (COPY FROM a stream)
+	Tuples     int64  `json:"tuples_processed"`
 }
 
 // Blocker is a session that holds (or waits ahead for) a heavyweight lock a

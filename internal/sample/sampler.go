@@ -180,6 +180,9 @@ func (s *session) read(ctx context.Context, tk *Tick, rec *Recording, o Options)
 		if err == nil {
 			tk.Blockers, err = readBlockers(ctx, s.conn, pidList(keys))
 		}
+		if err == nil {
+			tk.Copies, err = readCopyProgress(ctx, s.conn, syncPIDs(keys))
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -26,7 +26,11 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		errs = "coalesce(ss.apply_error_count, 0), coalesce(ss.sync_error_count, 0)"
 		join = " LEFT JOIN pg_stat_subscription_stats ss ON ss.subid = s.oid"
 	}
-	q := pg.Marker + "SELECT s.subname, coalesce(s.subslotname, ''), s.subenabled, coalesce(st.pid, 0), " + kind + ", " +
+	oid := "s.oid::bigint"
+	if !c.Version.AtLeast(14) {
+		oid = "coalesce(st.subid, 0)::bigint" // pg_subscription.oid is superuser-only in 13
+	}
+	q := pg.Marker + "SELECT " + oid + ", s.subname, coalesce(s.subslotname, ''), s.subenabled, coalesce(st.pid, 0), " + kind + ", " +
 		lsn("st.received_lsn") + ", " + lsn("st.latest_end_lsn") + ", " + errs + ", " +
 		"(SELECT count(*) FROM pg_subscription_rel r WHERE r.srsubid = s.oid AND r.srsubstate <> 'r')::int, " +
 		"coalesce(extract(epoch from a.backend_start), 0)::float8, " +
@@ -46,6 +50,7 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 	keys := map[int]procKey{}
 	byName := map[string]int{}
 	for rows.Next() {
+		var oid int64
 		var name, slot, role string
 		var enabled bool
 		var pid, notReady int
@@ -53,14 +58,14 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		var aerr, serr int64
 		var start float64
 		var sendAt, receiptAt, endAt *time.Time
-		if err := rows.Scan(&name, &slot, &enabled, &pid, &role, &recv, &end, &aerr, &serr, &notReady, &start,
+		if err := rows.Scan(&oid, &name, &slot, &enabled, &pid, &role, &recv, &end, &aerr, &serr, &notReady, &start,
 			&sendAt, &receiptAt, &endAt); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read subscriptions: %w", err)
 		}
 		i, ok := byName[name]
 		if !ok {
-			t.Subs = append(t.Subs, Sub{Name: name, Slot: slot, Enabled: enabled, ApplyErrors: aerr, SyncErrors: serr, NotReady: notReady})
+			t.Subs = append(t.Subs, Sub{OID: oid, Name: name, Slot: slot, Enabled: enabled, ApplyErrors: aerr, SyncErrors: serr, NotReady: notReady})
 			i = len(t.Subs) - 1
 			byName[name] = i
 		}
@@ -74,6 +79,11 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 			s.LastMsgSendAt, s.LastMsgReceiptAt, s.LatestEndAt = sendAt, receiptAt, endAt
 		} else {
 			s.OtherWorkers = append(s.OtherWorkers, pid)
+			if role == "tablesync" {
+				s.SyncWorkers = append(s.SyncWorkers, pid)
+			} else {
+				s.ParallelWorkers = append(s.ParallelWorkers, pid)
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
