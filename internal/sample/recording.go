@@ -137,8 +137,8 @@ type Sub struct {
 	ParallelWorkers []int `json:"parallel_workers,omitempty"`
 	// OID is the subscription's oid (tablesync slots are named
 	// pg_<oid>_sync_<relid>_<system id>); 0 when unknown. Version 3+.
-	OID int64 `json:"oid,omitempty"`
-	NotReady     int   `json:"tables_not_ready,omitempty"`
+	OID      int64 `json:"oid,omitempty"`
+	NotReady int   `json:"tables_not_ready,omitempty"`
 	// LastMsgSendAt, LastMsgReceiptAt and LatestEndAt are the leader apply
 	// worker's last_msg_send_time (publisher's clock),
 	// last_msg_receipt_time and latest_end_time (subscriber's clock) from
