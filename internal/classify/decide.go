@@ -36,7 +36,11 @@ func decide(in Input, st []Stage) Verdict {
 		v.Cause = "mixed: walsender-starved and subscriber-starved at once; find what else uses the CPUs (top, pidstat) and diagnose again"
 		return v
 	}
-	if v, ok := saturatedLimit(in, ws, ap); ok {
+	var par *Stage
+	if len(st) > 3 {
+		par = &st[3]
+	}
+	if v, ok := saturatedLimit(in, ws, ap, par); ok {
 		return v
 	}
 	if lt := lagTime(in); in.MedianLag <= CaughtUpLag && s.Lag.Total <= 2*CaughtUpLag && lt.Seconds <= CaughtUpTime &&
@@ -81,9 +85,15 @@ func decide(in Input, st []Stage) Verdict {
 
 // saturatedLimit names a stage that works all the time (utilisation at
 // least Saturated, waiting for its upstream less than Idle).
-func saturatedLimit(in Input, ws, ap Stage) (Verdict, bool) {
+func saturatedLimit(in Input, ws, ap Stage, par *Stage) (Verdict, bool) {
 	wsSat := ws.Known() && ws.Utilisation >= Saturated && ws.Starved < Idle && (ws.Probes >= MinProbes || in.ProcPub)
 	apSat := ap.Known() && ap.Utilisation >= Saturated && ap.Starved < Idle && ap.Probes >= MinProbes
+	if par != nil && par.Known() && par.Utilisation >= Saturated && par.Starved < Idle && par.Probes >= MinProbes &&
+		(!apSat || par.Utilisation > ap.Utilisation) {
+		// The busiest parallel apply worker is saturated: the leader
+		// hands it a large transaction and waits for it.
+		ap, apSat = *par, true
+	}
 	if !wsSat && !apSat {
 		return Verdict{}, false
 	}
@@ -97,7 +107,7 @@ func saturatedLimit(in Input, ws, ap Stage) (Verdict, bool) {
 	// (mostlyBusyLimit): the margin counts from there.
 	floor := Saturated
 	if (lim.Name == StageWalsender && (!in.HasSubscriber || other.Starved >= Idle)) ||
-		(lim.Name == StageApply && other.Blocked >= LinkBlocked) {
+		(lim.Name != StageWalsender && other.Blocked >= LinkBlocked) {
 		floor = MostlyBusy
 	}
 	margins := []float64{lim.Utilisation - floor, Idle - lim.Starved}
@@ -106,7 +116,7 @@ func saturatedLimit(in Input, ws, ap Stage) (Verdict, bool) {
 	}
 	conf := confidence(margins...)
 	var v Verdict
-	if lim.Name == StageApply {
+	if lim.Name != StageWalsender {
 		v = applyVerdict(in, lim, ws, conf)
 	} else {
 		v = walsenderVerdict(in, lim, ap, conf)
@@ -117,10 +127,26 @@ func saturatedLimit(in Input, ws, ap Stage) (Verdict, bool) {
 
 func applyVerdict(in Input, ap, ws Stage, conf float64) Verdict {
 	s := in.Summary
+	p, noun := s.Apply, "apply worker"
+	if ap.Name == StageParallel && len(s.Parallel) > 0 {
+		p, noun = s.Parallel[0], fmt.Sprintf("parallel apply worker (pid %d, the busiest of %d)", ap.PID, ap.Workers)
+	}
+	v := applyStageVerdict(in, ap, p, noun, ws, conf)
+	if ap.Name == StageParallel {
+		v.Evidence = append(v.Evidence, "the leader apply worker hands large transactions to parallel apply workers (streaming = parallel) and waits for them: a single large transaction runs on one worker")
+		v.Helps = append(v.Helps, "smaller transactions on the publisher: each large transaction is applied by one parallel worker")
+	}
+	return v
+}
+
+// applyStageVerdict names what saturates an apply-side stage (the leader or
+// a parallel worker, p being its measurement, noun its name in the text).
+func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage, conf float64) Verdict {
+	s := in.Summary
 	switch {
 	case ap.Own >= MostProbes*ap.Utilisation:
 		v := newVerdict(SubscriberWaits, conf,
-			fmt.Sprintf("apply worker waited on its own resources in %s of probes (%s)", pct(ap.Own), ap.OwnTop))
+			fmt.Sprintf("%s waited on its own resources in %s of probes (%s)", noun, pct(ap.Own), ap.OwnTop))
 		v.Blockers = in.Blockers
 		for _, b := range in.Blockers {
 			v.Evidence = append(v.Evidence, b.String())
@@ -128,7 +154,7 @@ func applyVerdict(in Input, ap, ws Stage, conf float64) Verdict {
 		if len(in.Blockers) > 0 {
 			v.Helps = append([]string{fmt.Sprintf("end or shorten the blocking session (pid %d): SELECT pg_terminate_backend(%d) on the subscriber, or fix the job that holds the lock", in.Blockers[0].PID, in.Blockers[0].PID)}, v.Helps...)
 		}
-		if sr := s.Apply.Share(evSyncRep); sr >= MostProbes*ap.Own {
+		if sr := p.Share(evSyncRep); sr >= MostProbes*ap.Own {
 			v.Evidence = append(v.Evidence, fmt.Sprintf("the apply worker waited for the subscriber's synchronous standby (%s) in %s of probes: the subscription commits with synchronous_commit = on/remote_apply and the subscriber has synchronous_standby_names", evSyncRep, pct(sr)))
 			v.Helps = append([]string{"synchronous_commit = off on the subscription (ALTER SUBSCRIPTION ... SET (synchronous_commit = off), the default; safe: the slot re-sends what was not flushed)", "a faster or closer synchronous standby for the subscriber"}, v.Helps...)
 		}
@@ -138,22 +164,22 @@ func applyVerdict(in Input, ap, ws Stage, conf float64) Verdict {
 		return v
 	case in.ProcSub && starved(ap):
 		return newVerdict(SubscriberStarved, conf,
-			fmt.Sprintf("apply worker waited on the run queue %s of the time (runnable, not running) and ran %s", pct(ap.Runq), pct(ap.CPU)),
+			fmt.Sprintf("%s waited on the run queue %s of the time (runnable, not running) and ran %s", noun, pct(ap.Runq), pct(ap.CPU)),
 			hostLine("subscriber", s.SubHostBusy))
 	case in.ProcSub:
-		runq := fmt.Sprintf("apply worker run queue %s: it gets most of the CPU it asks for", pct(ap.Runq))
+		runq := fmt.Sprintf("%s run queue %s: it gets most of the CPU it asks for", noun, pct(ap.Runq))
 		if ap.Runq >= StarvedRunq {
-			runq = fmt.Sprintf("apply worker run queue %s: the subscriber's CPU is shared as well, but it runs more than twice as long as it waits", pct(ap.Runq))
+			runq = fmt.Sprintf("%s run queue %s: the subscriber's CPU is shared as well, but it runs more than twice as long as it waits", noun, pct(ap.Runq))
 		}
 		return newVerdict(SubscriberApplyCPU, conf,
-			fmt.Sprintf("apply worker CPU %s of one core, no wait event in %s of probes", pct(ap.CPU), pct(s.Apply.Share(measure.CPUEvent))),
+			fmt.Sprintf("%s CPU %s of one core, no wait event in %s of probes", noun, pct(ap.CPU), pct(p.Share(measure.CPUEvent))),
 			runq,
-			fmt.Sprintf("apply worker waited for data (%s) in only %s of probes", evApplyMain, pct(ap.Starved)),
+			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
 			walsenderLine(ws))
 	default:
 		v := newVerdict(SubscriberApplyCPU, conf*0.75,
-			fmt.Sprintf("apply worker had no wait event (on CPU or runnable) in %s of probes", pct(ap.Busy)),
-			fmt.Sprintf("apply worker waited for data (%s) in only %s of probes", evApplyMain, pct(ap.Starved)))
+			fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)),
+			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)))
 		v.Caveats = append(v.Caveats, "no /proc figures for the subscriber: a CPU-starved apply worker would look the same")
 		return v
 	}
@@ -351,10 +377,21 @@ func nextLimit(limit string, st []Stage) *NextLimit {
 }
 
 func stageNoun(name string) string {
-	if name == StageApply {
+	switch name {
+	case StageApply:
 		return "apply worker"
+	case StageParallel:
+		return "busiest parallel apply worker"
 	}
 	return name
+}
+
+// starvedEvent is the wait event of an apply-side stage waiting for work.
+func starvedEvent(s Stage) string {
+	if s.Name == StageParallel {
+		return parallelStarved[0]
+	}
+	return evApplyMain
 }
 
 // headroom prints a factor on today's rate.

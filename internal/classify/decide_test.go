@@ -199,3 +199,36 @@ func TestNothingWorkingIsStalled(t *testing.T) {
 		t.Errorf("verdict %s, want stalled when no position moves and no stage works", v.Name)
 	}
 }
+
+func TestABusyParallelApplyWorkerIsTheLimitNotItsWaitingLeader(t *testing.T) {
+	// streaming = parallel (16+): the leader waits to hand data to its
+	// parallel worker (LogicalApplySendData) or on the applytransaction
+	// lock while the worker applies a large transaction on a full core.
+	in := path(proc(0.3, 0.02, map[string]float64{evWriteData: 0.65}),
+		proc(0.1, 0.01, map[string]float64{evApplySendData: 0.5, "applytransaction": 0.4}))
+	busy := proc(0.93, 0.04, nil)
+	busy.PID = 777
+	in.Summary.Parallel = []measure.Proc{busy, proc(0.05, 0, map[string]float64{"LogicalParallelApplyMain": 0.95})}
+	v := Classify(in)
+	if v.Name != SubscriberApplyCPU || v.Limit != StageParallel {
+		t.Fatalf("verdict %s limit %q, want subscriber-apply-cpu on the parallel apply stage; evidence %q", v.Name, v.Limit, v.Evidence)
+	}
+	if !strings.Contains(v.Evidence[0], "pid 777") || !strings.Contains(strings.Join(v.Evidence, " "), "streaming = parallel") {
+		t.Errorf("evidence %q does not name the busiest parallel worker and parallel streaming", v.Evidence)
+	}
+	var leader Stage
+	for _, s := range v.Stages {
+		if s.Name == StageApply {
+			leader = s
+		}
+	}
+	if leader.Own > 0.01 || leader.Blocked < 0.85 {
+		t.Errorf("the leader's waits on its parallel worker count as own %.2f, blocked %.2f; want them blocked on the next stage", leader.Own, leader.Blocked)
+	}
+	// Without parallel workers the same leader waits are not a saturated
+	// apply stage: nothing applies on a full core.
+	in.Summary.Parallel = nil
+	if v := Classify(in); v.Limit == StageApply {
+		t.Errorf("a leader that only waits on parallel workers was named the limit (%s)", v.Name)
+	}
+}

@@ -12,7 +12,10 @@ import (
 const (
 	StageWalsender = "walsender" // reads and decodes WAL, sends it
 	StageLink      = "link"      // the network (or proxy, VPN) between the servers
-	StageApply     = "apply"     // the subscriber's apply worker(s) and their resources
+	StageApply     = "apply"     // the subscriber's leader apply worker and its resources
+	// StageParallel is the busiest parallel apply worker (16+, streaming =
+	// parallel), which applies large transactions the leader hands it.
+	StageParallel = "parallel apply"
 )
 
 // Stage is what one stage of the path did over the window. Shares are of
@@ -51,6 +54,10 @@ type Stage struct {
 	Probes int `json:"probes"`
 	// Role says what the stage is in this window: "limit", "next" or "".
 	Role string `json:"role,omitempty"`
+	// PID and Workers, for parallel apply: the busiest worker measured and
+	// how many there were.
+	PID     int `json:"pid,omitempty"`
+	Workers int `json:"workers,omitempty"`
 }
 
 // Known reports whether the stage was measured at all.
@@ -61,11 +68,15 @@ func (s Stage) Known() bool { return s.Utilisation >= 0 }
 var (
 	walsenderBlocked = []string{evWriteData, evWalSenderMain}
 	walsenderStarved = []string{evWaitForWAL}
-	applyBlocked     = []string{evApplySendData}
+	// The leader waits on its parallel workers: to send them data, for
+	// their state change, or on the applytransaction lock until one
+	// finishes a transaction.
+	applyBlocked     = []string{evApplySendData, "LogicalParallelApplyStateChange", "applytransaction"}
+	parallelStarved  = []string{"LogicalParallelApplyMain"}
 	applyStarved     = []string{evApplyMain}
 	// idleEvents are neither work nor a resource: the process sleeps between
 	// messages (a walsender's main loop, a parallel worker between chunks).
-	idleEvents = []string{"LogicalParallelApplyMain", "LogicalSyncStateChange"}
+	idleEvents = []string{"LogicalSyncStateChange"}
 )
 
 // procStage turns one role's measurement into a stage.
@@ -144,8 +155,15 @@ func stages(in Input) []Stage {
 	ws := procStage(StageWalsender, s.Walsender, in.ProcPub, walsenderBlocked, walsenderStarved)
 	link := Stage{Name: StageLink, CPU: -1, Runq: -1, Busy: -1, Utilisation: -1}
 	ap := Stage{Name: StageApply, CPU: -1, Runq: -1, Busy: -1, Utilisation: -1}
+	out := []Stage{ws, link, ap}
 	if in.HasSubscriber {
-		ap = procStage(StageApply, s.Apply, in.ProcSub, applyBlocked, applyStarved)
+		out[2] = procStage(StageApply, s.Apply, in.ProcSub, applyBlocked, applyStarved)
+		if len(s.Parallel) > 0 {
+			par := procStage(StageParallel, s.Parallel[0], in.ProcSub, nil, parallelStarved)
+			par.PID = s.Parallel[0].PID
+			par.Workers = len(s.Parallel)
+			out = append(out, par)
+		}
 	}
-	return []Stage{ws, link, ap}
+	return out
 }

@@ -16,6 +16,8 @@ const CPUEvent = "CPU"
 const (
 	RoleWalsender = "walsender"
 	RoleApply     = "apply"
+	// RoleParallel is a parallel apply worker (16+, streaming = parallel).
+	RoleParallel = "parallel apply"
 )
 
 // Filter selects the slots (and their subscriptions) to measure; an empty
@@ -42,6 +44,9 @@ type Summary struct {
 	Decoded   float64 `json:"decoded_bytes_per_s"`
 	Walsender Proc    `json:"walsender"`
 	Apply     Proc    `json:"apply"`
+	// Parallel holds one Proc per parallel apply worker seen (16+), busiest
+	// (CPU + run queue, or probes without a wait event) first.
+	Parallel []Proc `json:"parallel_apply,omitempty"`
 	Lag       Lag     `json:"lag"`
 	// PubHostBusy and SubHostBusy are the hosts' busy shares (0..1) over the
 	// window; -1 when unknown.
@@ -65,6 +70,9 @@ type Proc struct {
 	TypeShares map[string]float64 `json:"wait_type_shares"`
 	// Probes is the number of (probe, process) observations behind WaitShares.
 	Probes int `json:"probes"`
+	// PID is the process when the Proc measures one (parallel apply); 0
+	// for a role's aggregate.
+	PID int `json:"pid,omitempty"`
 }
 
 // Top returns the most frequent wait event and its share.
@@ -144,6 +152,7 @@ func Summarise(rec *sample.Recording, f Filter) Summary {
 	roles := roleOf(rec.Ticks, f)
 	s.Walsender = procStats(rec, ticks, roles, RoleWalsender, sample.Publisher)
 	s.Apply = procStats(rec, ticks, roles, RoleApply, sample.Subscriber)
+	s.Parallel = parallelStats(rec, ticks, roles)
 	s.Lag = lagAt(first, last, ticks, f)
 	s.PubHostBusy = hostBusy(first.PubHost, last.PubHost)
 	s.SubHostBusy = hostBusy(first.SubHost, last.SubHost)
@@ -197,6 +206,11 @@ func roleOf(ts []sample.Tick, f Filter) map[int]string {
 		for _, sb := range t.Subs {
 			if f.has(sb.Slot) && sb.WorkerPID != 0 {
 				r[sb.WorkerPID] = RoleApply
+			}
+			for _, pid := range sb.ParallelWorkers {
+				if f.has(sb.Slot) {
+					r[pid] = RoleParallel
+				}
 			}
 		}
 	}
@@ -274,6 +288,38 @@ func procStats(rec *sample.Recording, ticks []sample.Tick, roles map[int]string,
 		p.TypeShares[ty] = float64(n) / float64(p.Probes)
 	}
 	return p
+}
+
+// parallelStats measures each parallel apply worker on its own: the
+// busiest one decides whether parallel apply is the limit.
+func parallelStats(rec *sample.Recording, ticks []sample.Tick, roles map[int]string) []Proc {
+	var out []Proc
+	for pid, r := range roles {
+		if r != RoleParallel {
+			continue
+		}
+		one := map[int]string{pid: RoleParallel}
+		p := procStats(rec, ticks, one, RoleParallel, sample.Subscriber)
+		p.PID = pid
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		bi, bj := out[i].busy(), out[j].busy()
+		if bi != bj {
+			return bi > bj
+		}
+		return out[i].PID < out[j].PID
+	})
+	return out
+}
+
+// busy is CPU plus run queue, or without /proc the share of probes with no
+// wait event.
+func (p Proc) busy() float64 {
+	if p.CPUShare >= 0 {
+		return p.CPUShare + max(p.RunqueueShare, 0)
+	}
+	return p.WaitShares[CPUEvent]
 }
 
 func emptyProc() Proc {
