@@ -71,9 +71,9 @@ var (
 	// The leader waits on its parallel workers: to send them data, for
 	// their state change, or on the applytransaction lock until one
 	// finishes a transaction.
-	applyBlocked     = []string{evApplySendData, "LogicalParallelApplyStateChange", "applytransaction"}
-	parallelStarved  = []string{"LogicalParallelApplyMain"}
-	applyStarved     = []string{evApplyMain}
+	applyBlocked    = []string{evApplySendData, "LogicalParallelApplyStateChange", "applytransaction"}
+	parallelStarved = []string{"LogicalParallelApplyMain"}
+	applyStarved    = []string{evApplyMain}
 	// idleEvents are neither work nor a resource: the process sleeps between
 	// messages (a walsender's main loop, a parallel worker between chunks).
 	idleEvents = []string{"LogicalSyncStateChange"}

@@ -47,7 +47,7 @@ type Summary struct {
 	// Parallel holds one Proc per parallel apply worker seen (16+), busiest
 	// (CPU + run queue, or probes without a wait event) first.
 	Parallel []Proc `json:"parallel_apply,omitempty"`
-	Lag       Lag     `json:"lag"`
+	Lag      Lag    `json:"lag"`
 	// PubHostBusy and SubHostBusy are the hosts' busy shares (0..1) over the
 	// window; -1 when unknown.
 	PubHostBusy float64 `json:"pub_host_busy"`
