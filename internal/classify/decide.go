@@ -363,7 +363,10 @@ func nextLimit(limit string, st []Stage) *NextLimit {
 			best = s
 		}
 	}
-	if best == nil {
+	if best == nil || best.Utilisation < 0.1 {
+		// Every other stage idles most of the window (a blocked walsender
+		// behind a lock, an apply worker waiting behind a decoder):
+		// naming one as "next at 200x" would be noise.
 		return nil
 	}
 	best.Role = "next"
