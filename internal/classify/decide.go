@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/lagscope/lagscope/internal/measure"
 )
 
 // decide applies the stage model to the stages st = [walsender, link, apply].
@@ -125,108 +123,6 @@ func saturatedLimit(in Input, ws, ap Stage, par *Stage) (Verdict, bool) {
 	return v, true
 }
 
-func applyVerdict(in Input, ap, ws Stage, conf float64) Verdict {
-	s := in.Summary
-	p, noun := s.Apply, "apply worker"
-	if ap.Name == StageParallel && len(s.Parallel) > 0 {
-		p, noun = s.Parallel[0], fmt.Sprintf("parallel apply worker (pid %d, the busiest of %d)", ap.PID, ap.Workers)
-	}
-	v := applyStageVerdict(in, ap, p, noun, ws, conf)
-	if ap.Name == StageParallel {
-		v.Evidence = append(v.Evidence, "the leader apply worker hands large transactions to parallel apply workers (streaming = parallel) and waits for them: a single large transaction runs on one worker")
-		v.Helps = append(v.Helps, "smaller transactions on the publisher: each large transaction is applied by one parallel worker")
-	}
-	return v
-}
-
-// applyStageVerdict names what saturates an apply-side stage (the leader or
-// a parallel worker, p being its measurement, noun its name in the text).
-func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage, conf float64) Verdict {
-	s := in.Summary
-	switch {
-	case ap.Own >= MostProbes*ap.Utilisation:
-		v := newVerdict(SubscriberWaits, conf,
-			fmt.Sprintf("%s waited on its own resources in %s of probes (%s)", noun, pct(ap.Own), ap.OwnTop))
-		v.Blockers = in.Blockers
-		for _, b := range in.Blockers {
-			v.Evidence = append(v.Evidence, b.String())
-		}
-		if len(in.Blockers) > 0 {
-			v.Helps = append([]string{fmt.Sprintf("end or shorten the blocking session (pid %d): SELECT pg_terminate_backend(%d) on the subscriber, or fix the job that holds the lock", in.Blockers[0].PID, in.Blockers[0].PID)}, v.Helps...)
-		}
-		if sr := p.Share(evSyncRep); sr >= MostProbes*ap.Own {
-			v.Evidence = append(v.Evidence, fmt.Sprintf("the apply worker waited for the subscriber's synchronous standby (%s) in %s of probes: the subscription commits with synchronous_commit = on/remote_apply and the subscriber has synchronous_standby_names", evSyncRep, pct(sr)))
-			v.Helps = append([]string{"synchronous_commit = off on the subscription (ALTER SUBSCRIPTION ... SET (synchronous_commit = off), the default; safe: the slot re-sends what was not flushed)", "a faster or closer synchronous standby for the subscriber"}, v.Helps...)
-		}
-		if nothingMoves(in) {
-			v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")
-		}
-		return v
-	case in.ProcSub && starved(ap):
-		return newVerdict(SubscriberStarved, conf,
-			fmt.Sprintf("%s waited on the run queue %s of the time (runnable, not running) and ran %s", noun, pct(ap.Runq), pct(ap.CPU)),
-			hostLine("subscriber", s.SubHostBusy))
-	case in.ProcSub:
-		runq := fmt.Sprintf("%s run queue %s: it gets most of the CPU it asks for", noun, pct(ap.Runq))
-		if ap.Runq >= StarvedRunq {
-			runq = fmt.Sprintf("%s run queue %s: the subscriber's CPU is shared as well, but it runs more than twice as long as it waits", noun, pct(ap.Runq))
-		}
-		return newVerdict(SubscriberApplyCPU, conf,
-			fmt.Sprintf("%s CPU %s of one core, no wait event in %s of probes", noun, pct(ap.CPU), pct(p.Share(measure.CPUEvent))),
-			runq,
-			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
-			walsenderLine(ws))
-	default:
-		v := newVerdict(SubscriberApplyCPU, conf*0.75,
-			fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)),
-			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)))
-		v.Caveats = append(v.Caveats, "no /proc figures for the subscriber: a CPU-starved apply worker would look the same")
-		return v
-	}
-}
-
-func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
-	s := in.Summary
-	feeding := fmt.Sprintf("apply worker waiting for data (%s) in %s of probes", evApplyMain, pct(ap.Starved))
-	if !in.HasSubscriber {
-		feeding = "no subscriber observed: judged from the publisher side only"
-	}
-	switch {
-	case in.ProcPub && starved(ws):
-		return newVerdict(WalsenderStarved, conf,
-			fmt.Sprintf("walsender waited on the run queue %s of the time and ran only %s of one core", pct(ws.Runq), pct(ws.CPU)),
-			fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU: run-queue delay shows starvation", topEvents(s.Walsender, 2)),
-			hostLine("publisher", s.PubHostBusy), feeding)
-	case ws.Own >= MostProbes*ws.Utilisation && s.Walsender.TypeShare(waitTypeIO) >= ws.Own/2:
-		v := newVerdict(WalsenderReadIO, conf,
-			fmt.Sprintf("walsender waited on I/O in %s of probes (%s)", pct(s.Walsender.TypeShare(waitTypeIO)), ws.OwnTop), feeding)
-		if s.Walsender.Share(evReorderRead, evReorderWrite) > s.Walsender.Share(evWALRead) {
-			v.Caveats = append(v.Caveats, "most I/O is spill files (ReorderBuffer): raise logical_decoding_work_mem or use streaming")
-		}
-		return v
-	case ws.Own >= MostProbes*ws.Utilisation && s.Walsender.Share(evStandbyConfirm) >= MostProbes*ws.Own:
-		v := newVerdict(Inconclusive, math.Min(conf, 0.6),
-			fmt.Sprintf("walsender waited for physical standbys (%s) in %s of probes", evStandbyConfirm, pct(s.Walsender.Share(evStandbyConfirm))), feeding)
-		v.Limit = StageWalsender
-		v.Cause = "the walsender holds changes back until the physical standbys listed in synchronized_standby_slots confirm them (17+, a failover slot): a lagging or absent standby limits this path; check pg_stat_replication for those standbys, or remove a dead one from synchronized_standby_slots"
-		return v
-	case ws.Own >= MostProbes*ws.Utilisation:
-		v := newVerdict(Inconclusive, math.Min(conf, 0.6),
-			fmt.Sprintf("walsender waited on its own resources in %s of probes (%s), not on I/O", pct(ws.Own), ws.OwnTop), feeding)
-		v.Limit = StageWalsender
-		v.Cause = "the walsender is the limit, waiting on locks or LWLocks on the publisher (see the events above): find who holds them (pg_locks, pg_stat_activity)"
-		return v
-	case in.ProcPub:
-		return newVerdict(WalsenderDecodeCPU, conf,
-			fmt.Sprintf("walsender CPU %s of one core, run queue %s", pct(ws.CPU), pct(ws.Runq)), feeding)
-	default:
-		v := newVerdict(WalsenderDecodeCPU, conf*0.6,
-			fmt.Sprintf("walsender had no wait event in %s of probes", pct(ws.Busy)), feeding)
-		v.Caveats = append(v.Caveats, "no /proc figures for the publisher: a CPU-starved walsender would look the same")
-		return v
-	}
-}
-
 // mostlyBusyLimit names a stage that is not saturated by the Saturated
 // threshold but works most of the window (utilisation at least MostlyBusy)
 // while the pipeline around it agrees: for the walsender, it is not blocked
@@ -293,60 +189,6 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 		v.Caveats = append(v.Caveats, "the consumer is not observed: a slow consumer (its own CPU or disk) blocks the walsender the same way; diagnose with --subscriber, or check the consumer's own figures")
 	}
 	return v, true
-}
-
-// configStall says why nothing can move whatever the processes do, or ""
-// when the path is configured to run.
-func configStall(in Input) string {
-	switch {
-	case !in.SlotFound:
-		return "the slot does not exist"
-	case in.WALStatus == "lost" || (in.Invalidation != "" && in.Invalidation != "invalidated"):
-		return lostCause(in.Invalidation)
-	case in.Invalidation == "invalidated":
-		return lostCause("")
-	case in.HasSubscriber && in.Subscription == "":
-		if !in.SlotActive {
-			return "no subscription on the observed subscriber uses this slot, and no consumer is connected"
-		}
-		return ""
-	case in.HasSubscriber && !in.SubEnabled:
-		return fmt.Sprintf("subscription %s is disabled (ALTER SUBSCRIPTION %s ENABLE)", in.Subscription, in.Subscription)
-	case in.ApplyErrors > 0:
-		return fmt.Sprintf("the apply worker of %s failed %d time(s) during the window (apply_error_count): read the subscriber's log for the error", in.Subscription, in.ApplyErrors)
-	case in.HasSubscriber && !in.ApplyWorker:
-		return fmt.Sprintf("subscription %s is enabled but has no apply worker (crashing or restarting; read the subscriber's log)", in.Subscription)
-	case !in.SlotActive && in.Summary.Progress() <= 0:
-		return "no walsender serves the slot (active = false): its consumer is not connected"
-	}
-	return ""
-}
-
-// lostCause names why a slot was invalidated, from 17's
-// invalidation_reason ("" when the server does not say).
-func lostCause(reason string) string {
-	const fix = "; recreate the slot (for a subscription: drop and re-create it, or ALTER SUBSCRIPTION ... SET (slot_name = ...) on a new slot) and resynchronise the tables"
-	switch reason {
-	case "wal_removed":
-		return "the slot is invalidated (wal_removed): WAL it still needed was removed, past max_slot_wal_keep_size" + fix
-	case "rows_removed":
-		return "the slot is invalidated (rows_removed): catalog rows it needed were removed (on a standby: a conflict with recovery; hot_standby_feedback with a physical slot prevents it)" + fix
-	case "wal_level_insufficient":
-		return "the slot is invalidated (wal_level_insufficient): wal_level on the primary was lowered below logical; set it back to logical" + fix
-	case "idle_timeout":
-		return "the slot is invalidated (idle_timeout): it stayed inactive longer than idle_replication_slot_timeout" + fix
-	case "":
-		return "the slot is lost or invalidated and the server does not say why (16 and older: wal_status = lost means WAL it needed was removed; 16's conflicting = true also covers conflicts with recovery)" + fix
-	default:
-		return fmt.Sprintf("the slot is invalidated (%s)", reason) + fix
-	}
-}
-
-// nothingMoves reports a backlog that neither sending nor confirming
-// advanced during the window while WAL was generated.
-func nothingMoves(in Input) bool {
-	s := in.Summary
-	return s.Progress() <= 0 && s.Generated > 0 && in.MedianLag > CaughtUpLag
 }
 
 // nextLimit picks, among the stages other than the limit, the measured one

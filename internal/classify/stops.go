@@ -1,0 +1,57 @@
+package classify
+
+import "fmt"
+
+// configStall says why nothing can move whatever the processes do, or ""
+// when the path is configured to run.
+func configStall(in Input) string {
+	switch {
+	case !in.SlotFound:
+		return "the slot does not exist"
+	case in.WALStatus == "lost" || (in.Invalidation != "" && in.Invalidation != "invalidated"):
+		return lostCause(in.Invalidation)
+	case in.Invalidation == "invalidated":
+		return lostCause("")
+	case in.HasSubscriber && in.Subscription == "":
+		if !in.SlotActive {
+			return "no subscription on the observed subscriber uses this slot, and no consumer is connected"
+		}
+		return ""
+	case in.HasSubscriber && !in.SubEnabled:
+		return fmt.Sprintf("subscription %s is disabled (ALTER SUBSCRIPTION %s ENABLE)", in.Subscription, in.Subscription)
+	case in.ApplyErrors > 0:
+		return fmt.Sprintf("the apply worker of %s failed %d time(s) during the window (apply_error_count): read the subscriber's log for the error", in.Subscription, in.ApplyErrors)
+	case in.HasSubscriber && !in.ApplyWorker:
+		return fmt.Sprintf("subscription %s is enabled but has no apply worker (crashing or restarting; read the subscriber's log)", in.Subscription)
+	case !in.SlotActive && in.Summary.Progress() <= 0:
+		return "no walsender serves the slot (active = false): its consumer is not connected"
+	}
+	return ""
+}
+
+// lostCause names why a slot was invalidated, from 17's
+// invalidation_reason ("" when the server does not say).
+func lostCause(reason string) string {
+	const fix = "; recreate the slot (for a subscription: drop and re-create it, or ALTER SUBSCRIPTION ... SET (slot_name = ...) on a new slot) and resynchronise the tables"
+	switch reason {
+	case "wal_removed":
+		return "the slot is invalidated (wal_removed): WAL it still needed was removed, past max_slot_wal_keep_size" + fix
+	case "rows_removed":
+		return "the slot is invalidated (rows_removed): catalog rows it needed were removed (on a standby: a conflict with recovery; hot_standby_feedback with a physical slot prevents it)" + fix
+	case "wal_level_insufficient":
+		return "the slot is invalidated (wal_level_insufficient): wal_level on the primary was lowered below logical; set it back to logical" + fix
+	case "idle_timeout":
+		return "the slot is invalidated (idle_timeout): it stayed inactive longer than idle_replication_slot_timeout" + fix
+	case "":
+		return "the slot is lost or invalidated and the server does not say why (16 and older: wal_status = lost means WAL it needed was removed; 16's conflicting = true also covers conflicts with recovery)" + fix
+	default:
+		return fmt.Sprintf("the slot is invalidated (%s)", reason) + fix
+	}
+}
+
+// nothingMoves reports a backlog that neither sending nor confirming
+// advanced during the window while WAL was generated.
+func nothingMoves(in Input) bool {
+	s := in.Summary
+	return s.Progress() <= 0 && s.Generated > 0 && in.MedianLag > CaughtUpLag
+}
