@@ -15,6 +15,9 @@ type Blocker struct {
 	Query    string  `json:"query,omitempty"`
 	// WaitEvent is the lock the worker waited for (relation, tuple, transactionid, ...).
 	WaitEvent string `json:"wait_event,omitempty"`
+	// Waiter names the kind of worker it blocked ("apply worker",
+	// "parallel apply worker", "tablesync worker").
+	Waiter string `json:"waiter,omitempty"`
 	// Ticks is the number of ticks at which it blocked a worker.
 	Ticks int `json:"ticks"`
 }
@@ -31,7 +34,11 @@ func (b Blocker) String() string {
 	} else if b.User != "" {
 		who += " (user " + b.User + ")"
 	}
-	s := fmt.Sprintf("the apply worker waited for a %s lock held by %s", b.WaitEvent, who)
+	waiter := b.Waiter
+	if waiter == "" {
+		waiter = "apply worker"
+	}
+	s := fmt.Sprintf("the %s waited for a %s lock held by %s", waiter, b.WaitEvent, who)
 	if b.State != "" {
 		s += fmt.Sprintf(", %s", b.State)
 	}

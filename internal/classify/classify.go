@@ -159,7 +159,7 @@ func finish(v Verdict, in Input) Verdict {
 		v.Caveats = append(v.Caveats, fmt.Sprintf("%d sampling gap(s): a server restarted or a connection dropped", in.Gaps))
 		v.Confidence *= 0.85
 	}
-	if n := s.Walsender.Probes + s.Apply.Probes; n < 100 && v.Name != CaughtUp && v.Name != Stalled {
+	if n := s.Walsender.Probes + s.Apply.Probes; n < 100 && v.Name != CaughtUp && v.Name != Stalled && v.Name != InitialSync {
 		v.Confidence *= 0.7 + 0.3*float64(n)/100
 	}
 	if in.NotReady > 0 && in.Sync == nil {

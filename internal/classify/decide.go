@@ -41,8 +41,10 @@ func decide(in Input, st []Stage) Verdict {
 	if v, ok := saturatedLimit(in, ws, ap, par); ok {
 		return v
 	}
-	if lt := lagTime(in); in.MedianLag <= CaughtUpLag && s.Lag.Total <= 2*CaughtUpLag && lt.Seconds <= CaughtUpTime &&
-		(lt.Seconds >= 0 || s.Lag.Total <= IdleLag) {
+	// Caught up: little unconfirmed WAL that drains within CaughtUpTime, or
+	// next to none when nothing drains (an idle server's last records).
+	if lt := lagTime(in); in.MedianLag <= CaughtUpLag && s.Lag.Total <= 2*CaughtUpLag &&
+		((lt.DrainS >= 0 && lt.Seconds <= CaughtUpTime) || s.Lag.Total <= IdleLag) {
 		most := math.Max(ws.Utilisation, ap.Utilisation)
 		stagesLine := fmt.Sprintf("no stage is saturated: the walsender is %s busy or waiting on its own resources", pct(ws.Utilisation))
 		if ap.Known() {

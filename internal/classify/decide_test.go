@@ -232,3 +232,17 @@ func TestABusyParallelApplyWorkerIsTheLimitNotItsWaitingLeader(t *testing.T) {
 		t.Errorf("a leader that only waits on parallel workers was named the limit (%s)", v.Name)
 	}
 }
+
+func TestABacklogThatDoesNotDrainIsNeverCaughtUp(t *testing.T) {
+	// 11 MB that neither the walsender nor the slot moved in a 9 s window
+	// while WAL was written, the walsender blocked on the socket: under
+	// CaughtUpLag in bytes, yet "at least 9 s" old and not draining.
+	in := path(proc(0.02, 0.01, map[string]float64{evWriteData: 0.95}), proc(0.02, 0, map[string]float64{evApplyMain: 0.3, "DataFileRead": 0.1}))
+	in.MedianLag, in.Summary.WindowS = 11e6, 9
+	in.Summary.Lag = measure.Lag{Total: 11e6, Start: 10e6}
+	in.Summary.Consumed, in.Summary.Decoded, in.Summary.Generated = 0, 0, 100e3
+	in.FlushLagS = 0.00001
+	if v := Classify(in); v.Name == CaughtUp {
+		t.Errorf("caught-up for a backlog that did not drain (lag time %.1f s)", v.LagTime.Seconds)
+	}
+}

@@ -72,7 +72,7 @@ func Inputs(rec *sample.Recording, slots []string) []Input {
 
 func inputFor(rec *sample.Recording, slot string) Input {
 	in := Input{Slot: slot, HasSubscriber: rec.Subscriber != nil, FlushLagS: -1}
-	if oid, relid, ok := tablesyncSlot(slot); ok && rec.Subscriber != nil {
+	if oid, relid, ok := tablesyncSlot(slot); ok {
 		in.Sync = &Sync{SubOID: oid, RelID: relid}
 	}
 	in.Summary = measure.Summarise(rec, measure.Filter{Slots: map[string]bool{slot: true}})
@@ -160,19 +160,25 @@ func flushLag(rec *sample.Recording, last *sample.Slot) float64 {
 func blockers(rec *sample.Recording, slot string) []Blocker {
 	byPID := map[int]*Blocker{}
 	for _, t := range rec.Ticks {
-		workers := map[int]bool{}
+		workers := map[int]string{}
 		for _, s := range t.Subs {
 			if s.Slot != slot {
 				continue
 			}
-			workers[s.WorkerPID] = true
 			for _, w := range s.OtherWorkers {
-				workers[w] = true
+				workers[w] = "replication worker"
 			}
+			for _, w := range s.SyncWorkers {
+				workers[w] = "tablesync worker"
+			}
+			for _, w := range s.ParallelWorkers {
+				workers[w] = "parallel apply worker"
+			}
+			workers[s.WorkerPID] = "apply worker"
 		}
 		seen := map[int]bool{}
 		for _, b := range t.Blockers {
-			if !workers[b.WaiterPID] || seen[b.PID] {
+			if workers[b.WaiterPID] == "" || seen[b.PID] {
 				continue
 			}
 			seen[b.PID] = true
@@ -181,8 +187,8 @@ func blockers(rec *sample.Recording, slot string) []Blocker {
 				x = &Blocker{PID: b.PID}
 				byPID[b.PID] = x
 			}
-			x.AppName, x.User, x.BackendType, x.State, x.XactAgeS, x.Query, x.WaitEvent =
-				b.AppName, b.User, b.BackendType, b.State, b.XactAgeS, b.Query, b.WaitEvent
+			x.AppName, x.User, x.BackendType, x.State, x.XactAgeS, x.Query, x.WaitEvent, x.Waiter =
+				b.AppName, b.User, b.BackendType, b.State, b.XactAgeS, b.Query, b.WaitEvent, workers[b.WaiterPID]
 			x.Ticks++
 		}
 	}

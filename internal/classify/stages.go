@@ -71,8 +71,11 @@ var (
 	// The leader waits on its parallel workers: to send them data, for
 	// their state change, or on the applytransaction lock until one
 	// finishes a transaction.
-	applyBlocked    = []string{evApplySendData, "LogicalParallelApplyStateChange", "applytransaction"}
-	parallelStarved = []string{"LogicalParallelApplyMain"}
+	applyBlocked = []string{evApplySendData, "LogicalParallelApplyStateChange", "applytransaction"}
+	// A parallel worker waits for the leader idle, or on the
+	// applytransaction lock until the leader streams the rest of a
+	// transaction.
+	parallelStarved = []string{"LogicalParallelApplyMain", "applytransaction"}
 	applyStarved    = []string{evApplyMain}
 	// idleEvents are neither work nor a resource: the process sleeps between
 	// messages (a walsender's main loop, a parallel worker between chunks).

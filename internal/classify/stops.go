@@ -8,9 +8,9 @@ func configStall(in Input) string {
 	switch {
 	case !in.SlotFound:
 		return "the slot does not exist"
-	case in.WALStatus == "lost" || (in.Invalidation != "" && in.Invalidation != "invalidated"):
+	case in.Invalidation != "" && in.Invalidation != "invalidated":
 		return lostCause(in.Invalidation)
-	case in.Invalidation == "invalidated":
+	case in.WALStatus == "lost" || in.Invalidation == "invalidated":
 		return lostCause("")
 	case in.HasSubscriber && in.Subscription == "":
 		if !in.SlotActive {

@@ -81,6 +81,12 @@ func syncVerdict(in Input) Verdict {
 		v.Cause = fmt.Sprintf("the initial copy of %s for subscription %s failed %d time(s): read the subscriber's log for the error", table, in.Subscription, in.SyncErrors)
 		return v
 	}
+	if !in.HasSubscriber {
+		v := newVerdict(InitialSync, 0.6,
+			fmt.Sprintf("the slot's name says it belongs to a tablesync worker of the subscription with oid %d, copying %s; it is inactive during the COPY", s.SubOID, table))
+		v.Caveats = append(v.Caveats, "judged from the slot's name only: add --subscriber to see the copy's progress")
+		return v
+	}
 	conf := 0.9
 	var ev []string
 	switch {
@@ -96,9 +102,12 @@ func syncVerdict(in Input) Verdict {
 	case s.Rate == 0:
 		conf = 0.6
 		ev = append(ev, fmt.Sprintf("%s: the COPY did not advance during the window (%s copied): look for a lock on the table or a stuck link", table, size(s.Bytes)))
+	case s.Table != "":
+		conf = 0.7
+		ev = append(ev, fmt.Sprintf("%s: the COPY was seen at one tick only (%s copied)", table, size(s.Bytes)))
 	default:
 		conf = 0.7
-		ev = append(ev, fmt.Sprintf("the COPY of %s was not seen in pg_stat_progress_copy (PostgreSQL 13, or the copy finished and the worker is catching up to the apply worker)", table))
+		ev = append(ev, fmt.Sprintf("the COPY of %s was not seen in pg_stat_progress_copy: the copy is done and the worker catches up to the apply worker, or the server is older than 14", table))
 	}
 	ev = append(ev, fmt.Sprintf("subscription %s has %d table(s) not yet ready and %d tablesync worker(s)", in.Subscription, in.NotReady, s.Workers))
 	if !in.SlotActive {

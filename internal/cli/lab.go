@@ -85,7 +85,7 @@ func (f *labFlags) bind(c *cobra.Command) {
 	fl.IntVar(&f.rows, "rows", 1_000_000, "rows in the hot table")
 	fl.IntVar(&f.clients, "clients", 16, "pgbench clients of the update load")
 	f.rate = 8_000_000
-	fl.Var(&f.rate, "rate", "link rate for the network scenario (500kB/s, 8MB/s, 1Gbit/s)")
+	fl.Var(&f.rate, "rate", "link rate for the scenarios with a link: network, initial-sync (500kB/s, 8MB/s, 1Gbit/s)")
 	fl.BoolVar(&f.busy, "busy", false, "layout scenarios: keep the load running while measuring")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of tables")
 	fl.DurationVar(&f.backlogTime, "backlog-time", 0, "how long to build the backlog (default: a share of --duration fitting the scenario)")

@@ -142,6 +142,9 @@ func lagTimeNote(lt classify.LagTime) string {
 	if lt.Seconds < 0 || lt.Text == "" {
 		return ""
 	}
+	if lt.DrainS < 0 {
+		return ", at least " + units.FormatSeconds(lt.Seconds)
+	}
 	return ", about " + units.FormatSeconds(lt.Seconds)
 }
 
