@@ -105,7 +105,7 @@ func (f *labFlags) resolve(name string) (lab.Scenario, lab.RunOptions, error) {
 		return s, o, Usagef("--clients must be at least 1")
 	}
 	if s.Link && f.rate == 0 {
-		return s, o, Usagef("the network scenario needs a limited --rate, e.g. 8MB/s")
+		return s, o, Usagef("the %s scenario runs through a link: give it a limited --rate, e.g. 8MB/s", s.Name)
 	}
 	srv, err := f.serverFlags.resolve()
 	if err != nil {
