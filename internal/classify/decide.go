@@ -51,7 +51,7 @@ func decide(in Input, st []Stage) Verdict {
 			stagesLine += fmt.Sprintf(", the apply worker %s", pct(ap.Utilisation))
 		}
 		return newVerdict(CaughtUp, confidence(float64(CaughtUpLag-in.MedianLag)/CaughtUpLag, Saturated-most),
-			fmt.Sprintf("median unconfirmed WAL %s over %s (under %s)", size(in.MedianLag), win, size(CaughtUpLag)), stagesLine)
+			fmt.Sprintf("median unconfirmed WAL %s over %s (under %d MiB)", size(in.MedianLag), win, CaughtUpLag>>20), stagesLine)
 	}
 	if s.Lag.Start > 2*CaughtUpLag && s.Lag.Total <= CaughtUpLag {
 		v := newVerdict(Inconclusive, 0.5, walsenderLine(ws), applyLine(ap))
