@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // TestReportsFromRecordedRuns renders reports built from recorded lab runs and
 // compares them with golden files (go test ./internal/diagnose -update).
 func TestReportsFromRecordedRuns(t *testing.T) {
-	for _, name := range []string{"walsender-starved-pg15-lab", "stalled-pg15-lab", "caught-up-pg15-lab", "apply-bound-pg16-diag", "network-pg16-diag"} {
+	for _, name := range []string{"walsender-starved-pg15-lab", "stalled-pg15-lab", "caught-up-pg15-lab", "apply-bound-pg16-diag", "network-pg16-diag", "subscriber-lock-pg16-diag", "initial-sync-pg16-diag", "full-identity-pg16-diag"} {
 		b, err := os.ReadFile(filepath.Join("..", "classify", "testdata", name+".json"))
 		if err != nil {
 			t.Fatal(err)

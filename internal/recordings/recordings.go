@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -17,6 +18,26 @@ type Expectation struct {
 	State   string // the lab state it was recorded in
 	Verdict string // the verdict that state must produce
 	How     string // how the lab made the state
+	// Slot picks the path judged when the recording has several (a
+	// regular expression on the slot name; nil: the recording's only path).
+	Slot *regexp.Regexp
+}
+
+// Path returns the index of the path the expectation judges among the
+// given slot names, or -1 when none (or, without Slot, not exactly one).
+func (e Expectation) Path(slots []string) int {
+	if e.Slot == nil {
+		if len(slots) == 1 {
+			return 0
+		}
+		return -1
+	}
+	for i, s := range slots {
+		if e.Slot.MatchString(s) {
+			return i
+		}
+	}
+	return -1
 }
 
 // Load lists the recordings (*.json) in dir with their expectations from
@@ -28,7 +49,10 @@ func Load(dir string) ([]Expectation, error) {
 		return nil, err
 	}
 	defer f.Close()
-	type state struct{ name, verdict, how string }
+	type state struct {
+		name, verdict, how string
+		slot               *regexp.Regexp
+	}
 	var states []state
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -36,13 +60,20 @@ func Load(dir string) ([]Expectation, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		parts := strings.SplitN(line, "\t", 3)
-		if len(parts) < 2 {
-			return nil, fmt.Errorf("expected.tsv: %q: want state<TAB>verdict<TAB>how", line)
+		parts := strings.Split(line, "\t")
+		if len(parts) < 2 || len(parts) > 4 {
+			return nil, fmt.Errorf("expected.tsv: %q: want state<TAB>verdict<TAB>how[<TAB>slot]", line)
 		}
 		st := state{name: parts[0], verdict: parts[1]}
-		if len(parts) == 3 {
+		if len(parts) >= 3 {
 			st.how = parts[2]
+		}
+		if len(parts) == 4 {
+			re, err := regexp.Compile(parts[3])
+			if err != nil {
+				return nil, fmt.Errorf("expected.tsv: %s: slot %q: %w", st.name, parts[3], err)
+			}
+			st.slot = re
 		}
 		states = append(states, st)
 	}
@@ -65,7 +96,7 @@ func Load(dir string) ([]Expectation, error) {
 		if best.name == "" {
 			return nil, fmt.Errorf("%s: no state in expected.tsv matches this name (<state>-pg<version>-<origin>.json)", base)
 		}
-		out = append(out, Expectation{File: file, State: best.name, Verdict: best.verdict, How: best.how})
+		out = append(out, Expectation{File: file, State: best.name, Verdict: best.verdict, How: best.how, Slot: best.slot})
 	}
 	return out, nil
 }
