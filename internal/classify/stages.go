@@ -94,6 +94,9 @@ func procStage(name string, p measure.Proc, withProc bool, blockedEv, starvedEv 
 	if withProc && p.CPUShare >= 0 {
 		s.CPU, s.Runq = p.CPUShare, max(p.RunqueueShare, 0)
 		s.Busy = s.CPU + s.Runq
+		// Waits /proc leaves no time for are stale too: a process
+		// woken from an I/O or lock wait shows it until it runs.
+		s.Own = min(s.Own, max(0, 1-s.Busy))
 	} else {
 		s.Busy = p.Share(measure.CPUEvent)
 	}

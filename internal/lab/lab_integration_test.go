@@ -163,6 +163,20 @@ func TestIntegrationScenarios(t *testing.T) {
 			}
 			wantData(t, r)
 		}},
+		{"parallel-apply", "", 0, func(t *testing.T, r *Result) {
+			withWorker := 0
+			for _, tk := range r.Recording.Ticks {
+				for _, sb := range tk.Subs {
+					if len(sb.ParallelWorkers) > 0 {
+						withWorker++
+					}
+				}
+			}
+			if withWorker < 3 {
+				t.Errorf("a parallel apply worker ran at %d ticks, want >= 3", withWorker)
+			}
+			wantData(t, r)
+		}},
 		{"decode-bound", "", 0, func(t *testing.T, r *Result) {
 			if d := r.Walsender.CPUShare + r.Walsender.RunqueueShare; d < 0.85 {
 				t.Errorf("walsender cpu_share %.2f + runqueue_share %.2f = %.2f, want >= 0.85", r.Walsender.CPUShare, r.Walsender.RunqueueShare, d)
@@ -196,6 +210,8 @@ func TestIntegrationScenarios(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/run%d", label, i), func(t *testing.T) {
 				if v := labtest.Servers(t).Version; s.RowFilter != "" && v.Major < 15 {
 					t.Skipf("%s uses a publication row filter: PostgreSQL 15+, this is %s", c.scenario, v)
+				} else if s.BigTxn && v.Major < 16 {
+					t.Skipf("%s uses streaming = parallel: PostgreSQL 16+, this is %s", c.scenario, v)
 				}
 				first := i == 1
 				r := runScenario(t, label, c.scenario, func(o *RunOptions) {
@@ -280,6 +296,10 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		}
 		if p.Limit != classify.StageApply || !found {
 			t.Errorf("limit %q blockers %+v, want the apply stage blocked by %s", p.Limit, p.Blockers, LockHolderApp)
+		}
+	case "parallel-apply":
+		if p.Limit != classify.StageParallel {
+			t.Errorf("limit %q, want the parallel apply worker", p.Limit)
 		}
 	case "full-identity":
 		if p.LagBytes >= classify.CaughtUpLag || p.LagTime.Seconds <= classify.CaughtUpTime {

@@ -44,6 +44,9 @@ type PairOptions struct {
 	// index there can find a row (with ReplicaIdentityFull: a sequential
 	// scan per replicated UPDATE or DELETE). SubIndexes still apply.
 	SubNoKey bool
+	// MinMajor refuses servers older than this major version (0 = any),
+	// for scenarios that need a newer feature.
+	MinMajor int
 	// CopyData leaves the subscriber's table empty and creates the
 	// subscriptions with copy_data = true (an initial table copy).
 	CopyData bool
@@ -95,6 +98,9 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 		return p, err
 	}
 	if err = checkRowFilter(p.Pub.DataDir, o.RowFilter); err != nil {
+		return p, err
+	}
+	if err = checkMajor(p.Pub.DataDir, o.MinMajor, "streaming = parallel"); err != nil {
 		return p, err
 	}
 	if p.Sub, err = l.Create(ctx, cluster.Options{Name: "subscriber", Bin: o.Bin, CPUs: o.SubCPUs, Settings: o.SubSettings}); err != nil {
@@ -260,6 +266,22 @@ func checkRowFilter(dataDir, filter string) error {
 	}
 	if major, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && major < 15 {
 		return fmt.Errorf("this scenario uses a publication row filter, which PostgreSQL %d does not have: use --pg-version 15 or later", major)
+	}
+	return nil
+}
+
+// checkMajor refuses a server older than min for a scenario that needs
+// what (a feature of min+).
+func checkMajor(dataDir string, min int, what string) error {
+	if min == 0 {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(dataDir, "PG_VERSION"))
+	if err != nil {
+		return err
+	}
+	if major, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && major < min {
+		return fmt.Errorf("this scenario uses %s, which PostgreSQL %d does not have: use --pg-version %d or later", what, major, min)
 	}
 	return nil
 }

@@ -113,6 +113,28 @@ func (s Scenario) pairOptions(o *PairOptions) {
 		o.ReplicaIdentityFull, o.SubNoKey = true, true
 	}
 	o.CopyData = s.InitialSync
+	if s.BigTxn {
+		o.Streaming, o.MinMajor = "parallel", 16
+		// Stream the transaction from its first 64 kB instead of 64 MB, so
+		// the parallel worker starts applying at once.
+		o.PubSettings = withSetting(o.PubSettings, "logical_decoding_work_mem", "64kB")
+	}
+}
+
+// bigTxnChanges is the parallel-apply scenario's transaction size in
+// row updates: about 30 s of apply work for a parallel worker with the
+// scenario's 3 extra subscriber indexes on the lab's VM.
+const bigTxnChanges = 1_200_000
+
+// withSetting returns m (or a new map) with name = value.
+func withSetting(m map[string]string, name, value string) map[string]string {
+	out := map[string]string{name: value}
+	for k, v := range m {
+		if k != name {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // Up builds a pair and drives it into the scenario's state; the returned
@@ -143,7 +165,17 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			load = nil
 		}
 	}()
-	if s.Backlog && s.FullIdentity {
+	if s.Backlog && s.BigTxn {
+		n := max(1, bigTxnChanges/o.Pair.Rows)
+		fmt.Fprintf(o.Log, "lab: building a backlog: one transaction updating all %d rows %d times, with the subscription disabled\n", o.Pair.Rows, n)
+		stmts := []string{"BEGIN"}
+		for i := 0; i < n; i++ {
+			stmts = append(stmts, "UPDATE hot SET k = k + 1")
+		}
+		if err = Exec(ctx, p.Pub.ConnString(Database), append(stmts, "COMMIT")...); err != nil {
+			return nil, fmt.Errorf("publisher: large transaction: %w", err)
+		}
+	} else if s.Backlog && s.FullIdentity {
 		bt := o.BacklogTime
 		if bt <= 0 {
 			bt = time.Duration(backlogShare(s) * float64(o.Duration))

@@ -49,6 +49,10 @@ type Scenario struct {
 	// table (through the link, so that the copy outlasts the window at a
 	// slow --rate) while diagnose runs.
 	InitialSync bool
+	// BigTxn builds the backlog as one transaction that updates every row
+	// of hot until about bigTxnChanges rows changed, and the subscription
+	// streams it to a parallel apply worker (streaming = parallel, 16+).
+	BigTxn bool
 	// KeepDisabled leaves the subscriptions disabled (the stalled case).
 	KeepDisabled bool
 	// Drains says whether the backlog drains once load stops, so the data
@@ -72,6 +76,8 @@ var Scenarios = []Scenario{
 		Layout: Flat, Backlog: true, During: LoadNone, FullIdentity: true, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "initial-sync", Summary: "the subscriber's table starts empty and the subscription copies it (copy_data = true) through the link: use a --rate that makes the copy outlast the window (1M rows are ~140 MB)",
 		Layout: Flat, During: LoadNone, Link: true, InitialSync: true, Drains: true, Verdict: "initial-sync"},
+	{Name: "parallel-apply", Summary: "one large transaction (about 1.2M row updates) streamed to a parallel apply worker (streaming = parallel, PostgreSQL 16+): the parallel worker applies on a full core while the leader waits on it",
+		Layout: Flat, Backlog: true, BigTxn: true, During: LoadNone, SubIndexes: 3, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "decode-bound", Summary: "an expensive publication row filter discards every change: the walsender is CPU-bound, apply idles (PostgreSQL 15+)",
 		Layout: Flat, Backlog: true, During: LoadNone, RowFilter: "mod(power(id::numeric, 250), 7) = -1", Verdict: "walsender-decode-cpu"},
 	{Name: "stalled", Summary: "the subscription stays disabled while the load runs: lag grows, nothing is consumed",
