@@ -15,6 +15,7 @@ import (
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/labtest"
 	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -152,26 +153,16 @@ func TestIntegrationScenarios(t *testing.T) {
 		// 500 kB/s: the 100k rows (~14 MB) take ~30 s to copy, longer than
 		// diagnose's 10 s window.
 		{"initial-sync", "", 500_000, func(t *testing.T, r *Result) {
-			copying := 0
-			for _, tk := range r.Recording.Ticks {
-				if len(tk.Copies) > 0 {
-					copying++
-				}
-			}
+			copying := ticksWhere(r, func(tk sample.Tick) bool { return len(tk.Copies) > 0 })
 			if copying < 3 {
 				t.Errorf("pg_stat_progress_copy showed the tablesync COPY at %d ticks, want >= 3", copying)
 			}
 			wantData(t, r)
 		}},
 		{"parallel-apply", "", 0, func(t *testing.T, r *Result) {
-			withWorker := 0
-			for _, tk := range r.Recording.Ticks {
-				for _, sb := range tk.Subs {
-					if len(sb.ParallelWorkers) > 0 {
-						withWorker++
-					}
-				}
-			}
+			withWorker := ticksWhere(r, func(tk sample.Tick) bool {
+				return len(tk.Subs) > 0 && len(tk.Subs[0].ParallelWorkers) > 0
+			})
 			if withWorker < 3 {
 				t.Errorf("a parallel apply worker ran at %d ticks, want >= 3", withWorker)
 			}
@@ -311,13 +302,22 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 // blockerTicks counts the ticks that name a session of application app as
 // a replication worker's blocker.
 func blockerTicks(r *Result, app string) int {
-	n := 0
-	for _, tk := range r.Recording.Ticks {
+	return ticksWhere(r, func(tk sample.Tick) bool {
 		for _, b := range tk.Blockers {
 			if b.AppName == app {
-				n++
-				break
+				return true
 			}
+		}
+		return false
+	})
+}
+
+// ticksWhere counts the ticks of the lab's recording for which f is true.
+func ticksWhere(r *Result, f func(sample.Tick) bool) int {
+	n := 0
+	for _, tk := range r.Recording.Ticks {
+		if f(tk) {
+			n++
 		}
 	}
 	return n

@@ -1,13 +1,16 @@
 // Package labtest holds what the integration tests share: finding the
 // PostgreSQL server binaries and pgbench they start their own clusters with
 // (skipping under -short, or with a clear message where none are installed),
-// and a writer that sends the lab's progress lines to t.Log.
+// one disposable server for a test, and a writer that sends the lab's
+// progress lines to t.Log.
 package labtest
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/pgbin"
 )
 
@@ -24,6 +27,30 @@ func Servers(t testing.TB) pgbin.Dir {
 		t.Skipf("no PostgreSQL server binaries (%v): run scripts/install-deps.sh or set LAGSCOPE_PG_BIN", err)
 	}
 	return dir
+}
+
+// Server starts one disposable cluster for a test (skipping like Servers)
+// and removes it, with its lab directory, when the test ends.
+func Server(ctx context.Context, t testing.TB) *cluster.Cluster {
+	t.Helper()
+	dir := Servers(t)
+	owner, err := cluster.DefaultOwner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := cluster.NewLab("", "test "+t.Name(), owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	c, err := l.Create(ctx, cluster.Options{Name: "server", Bin: dir.Bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // PGBench is Servers plus the pgbench to drive them with (skipping the test

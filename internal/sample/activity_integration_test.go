@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/labtest"
 	"github.com/lagscope/lagscope/internal/pg"
 )
@@ -17,25 +16,9 @@ import (
 // pg_sleep, then is idle again must show all three states, at instants
 // spaced as asked.
 func TestIntegrationWaitBatchSeesEachInstant(t *testing.T) {
-	dir := labtest.Servers(t)
-	owner, err := cluster.DefaultOwner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := cluster.NewLab("", "test "+t.Name(), owner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := l.Create(ctx, cluster.Options{Name: "server", Bin: dir.Bin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := labtest.Server(ctx, t)
 	other, err := pgx.Connect(ctx, c.ConnString("postgres"))
 	if err != nil {
 		t.Fatal(err)

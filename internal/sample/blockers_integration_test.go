@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/labtest"
 	"github.com/lagscope/lagscope/internal/pg"
 )
@@ -17,25 +16,9 @@ import (
 // (pid, application_name, state, query) for the waiter, and nothing for a
 // backend that does not wait.
 func TestIntegrationBlockersNameTheLockHolder(t *testing.T) {
-	dir := labtest.Servers(t)
-	owner, err := cluster.DefaultOwner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := cluster.NewLab("", "test "+t.Name(), owner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := l.Create(ctx, cluster.Options{Name: "server", Bin: dir.Bin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := labtest.Server(ctx, t)
 	connect := func(extra string) *pgx.Conn {
 		t.Helper()
 		conn, err := pgx.Connect(ctx, c.ConnString("postgres")+extra)
