@@ -121,7 +121,7 @@ func Classify(in Input) Verdict {
 		v.Next = nextLimit(v.Limit, v.Stages)
 		if v.Next != nil {
 			v.Evidence = append(v.Evidence, v.Next.Text)
-		} else {
+		} else if in.Summary.Progress() > 0 {
 			v.Evidence = append(v.Evidence, "no other measured stage is 10% busy: past this limit the path can run more than 10x faster before another stage saturates")
 		}
 	}

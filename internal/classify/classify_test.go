@@ -203,8 +203,40 @@ func TestATablesyncSlotCopyingIsInitialSyncNotStalled(t *testing.T) {
 	if main.Name != CaughtUp || !strings.Contains(strings.Join(main.Evidence, " "), "initial synchronisation") {
 		t.Errorf("the subscription's own path: %s, evidence %q; want caught-up saying a table is still synchronising", main.Name, main.Evidence)
 	}
+	leftover := modify(c, func(_ int, tk *sample.Tick) {
+		tk.Subs[0].NotReady, tk.Subs[0].SyncWorkers, tk.Copies = 0, nil, nil
+	})
+	if v := Classify(Inputs(leftover, []string{slot})[0]); v.Name != Stalled || !strings.Contains(v.Cause, "pg_drop_replication_slot('"+slot+"')") {
+		t.Errorf("a tablesync slot without a copy under way: %s (%q), want stalled naming the slot to drop", v.Name, v.Cause)
+	}
 	failed := modify(c, func(i int, tk *sample.Tick) { tk.Subs[0].SyncErrors = int64(i / 4) })
 	if v := Classify(Inputs(failed, []string{slot})[0]); v.Name != Stalled || !strings.Contains(v.Cause, "failed") {
 		t.Errorf("a rising sync_error_count: %s (%q), want stalled saying the copy failed", v.Name, v.Cause)
+	}
+}
+
+func TestTheSubscriptionsOwnWorkersAreNotBlockersToEnd(t *testing.T) {
+	rec := load(t, "testdata/subscriber-lock-pg16-diag.json")
+	leader := 0
+	for _, tk := range rec.Ticks {
+		if len(tk.Subs) > 0 && tk.Subs[0].WorkerPID != 0 {
+			leader = tk.Subs[0].WorkerPID
+		}
+	}
+	// A parallel worker waiting on the applytransaction lock its leader
+	// holds: pg_blocking_pids names the leader.
+	c := modify(rec, func(_ int, tk *sample.Tick) {
+		tk.Subs[0].ParallelWorkers = []int{9999}
+		tk.Subs[0].OtherWorkers = []int{9999}
+		tk.Blockers = append(tk.Blockers, sample.Blocker{WaiterPID: 9999, WaitEvent: "applytransaction", PID: leader, BackendType: "logical replication apply worker"})
+	})
+	in := Inputs(c, nil)[0]
+	for _, b := range in.Blockers {
+		if b.PID == leader {
+			t.Errorf("the subscription's own leader (pid %d) is listed as a blocker: %+v", leader, b)
+		}
+	}
+	if len(in.Blockers) != 1 || in.Blockers[0].AppName != "lab-lock-holder" {
+		t.Errorf("blockers %+v, want only the lab's lock holder", in.Blockers)
 	}
 }

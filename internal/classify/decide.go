@@ -3,14 +3,14 @@ package classify
 import (
 	"fmt"
 	"math"
-	"time"
 )
 
-// decide applies the stage model to the stages st = [walsender, link, apply].
+// decide applies the stage model to the stages st = [walsender, link, apply]
+// and, when parallel apply workers ran, [parallel apply].
 func decide(in Input, st []Stage) Verdict {
 	s := in.Summary
 	ws, ap := st[0], st[2]
-	win := time.Duration(s.WindowS * float64(time.Second)).Round(time.Second)
+	win := secs(s.WindowS)
 	if in.Sync != nil {
 		return syncVerdict(in)
 	}
@@ -32,6 +32,7 @@ func decide(in Input, st []Stage) Verdict {
 			fmt.Sprintf("walsender waited on the run queue %s of the time, the apply worker %s: both are starved of CPU", pct(ws.Runq), pct(ap.Runq)),
 			hostLine("publisher", s.PubHostBusy), hostLine("subscriber", s.SubHostBusy))
 		v.Cause = "mixed: walsender-starved and subscriber-starved at once; find what else uses the CPUs (top, pidstat) and diagnose again"
+		v.Helps = []string{"CPU for both servers, or moving what else runs on their cores", "then diagnose again: the stage that limits next will show"}
 		return v
 	}
 	var par *Stage

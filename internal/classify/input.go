@@ -2,6 +2,7 @@ package classify
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -178,7 +179,10 @@ func blockers(rec *sample.Recording, slot string) []Blocker {
 		}
 		seen := map[int]bool{}
 		for _, b := range t.Blockers {
-			if workers[b.WaiterPID] == "" || seen[b.PID] {
+			// The subscription's own workers block each other by design
+			// (a leader and its parallel worker on applytransaction):
+			// they are not a session to end.
+			if workers[b.WaiterPID] == "" || workers[b.PID] != "" || strings.HasPrefix(b.BackendType, "logical replication") || seen[b.PID] {
 				continue
 			}
 			seen[b.PID] = true

@@ -8,8 +8,9 @@ import (
 	"github.com/lagscope/lagscope/internal/units"
 )
 
-// LagTime is the lag of a path in time: how old the oldest change not yet
-// applied is, as far as the recording tells.
+// LagTime is the lag of a path in time: how long the unconfirmed WAL takes
+// to drain at today's rate, or at least how long it has waited (the window,
+// when nothing drained), beside what the walsender reports (flush_lag).
 type LagTime struct {
 	// Seconds is the larger of DrainS and FlushLagS; -1 when neither is
 	// known (nothing drains, or nothing to measure).

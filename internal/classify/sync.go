@@ -84,7 +84,16 @@ func syncVerdict(in Input) Verdict {
 	if !in.HasSubscriber {
 		v := newVerdict(InitialSync, 0.6,
 			fmt.Sprintf("the slot's name says it belongs to a tablesync worker of the subscription with oid %d, copying %s; it is inactive during the COPY", s.SubOID, table))
-		v.Caveats = append(v.Caveats, "judged from the slot's name only: add --subscriber to see the copy's progress")
+		v.Caveats = append(v.Caveats, "judged from the slot's name only: add --subscriber to see the copy's progress; a slot left behind by a dropped subscription or a finished copy looks the same and holds WAL")
+		return v
+	}
+	if in.Subscription == "" || in.NotReady == 0 || (s.Workers == 0 && s.Table == "") {
+		// No copy under way for this slot: a tablesync slot that outlived
+		// its copy or its subscription keeps WAL from being removed.
+		v := newVerdict(Stalled, 0.85,
+			fmt.Sprintf("the slot's name says it belongs to a tablesync worker (subscription oid %d, %s), but no copy of that table is under way", s.SubOID, table))
+		v.Cause = fmt.Sprintf("a tablesync slot with no copy in progress: it holds WAL back; if its subscription is gone or its tables are ready, drop it on the publisher: SELECT pg_drop_replication_slot('%s')", in.Slot)
+		v.Helps, v.NotHelps = []string{"dropping the leftover slot (pg_drop_replication_slot)"}, []string{"anything about speed: nothing uses this slot"}
 		return v
 	}
 	conf := 0.9

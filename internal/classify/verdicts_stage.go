@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/lagscope/lagscope/internal/measure"
 )
@@ -13,12 +14,20 @@ func applyVerdict(in Input, ap, ws Stage, conf float64) Verdict {
 	s := in.Summary
 	p, noun := s.Apply, "apply worker"
 	if ap.Name == StageParallel && len(s.Parallel) > 0 {
-		p, noun = s.Parallel[0], fmt.Sprintf("parallel apply worker (pid %d, the busiest of %d)", ap.PID, ap.Workers)
+		p, noun = s.Parallel[0], "parallel apply worker"
 	}
 	v := applyStageVerdict(in, ap, p, noun, ws, conf)
 	if ap.Name == StageParallel {
+		v.Headline = "a parallel apply worker is the limit: it applies a large transaction on a full core while the leader waits for it"
+		v.Evidence = append(v.Evidence, fmt.Sprintf("the parallel apply worker measured is pid %d, the busiest of %d", ap.PID, ap.Workers))
 		v.Evidence = append(v.Evidence, "the leader apply worker hands large transactions to parallel apply workers (streaming = parallel) and waits for them: a single large transaction runs on one worker")
-		v.Helps = append(v.Helps, "smaller transactions on the publisher: each large transaction is applied by one parallel worker")
+		var helps []string
+		for _, h := range v.Helps {
+			if !strings.Contains(h, "streaming = parallel") {
+				helps = append(helps, h)
+			}
+		}
+		v.Helps = append(helps, "smaller transactions on the publisher: each large transaction is applied by one parallel worker")
 	}
 	return v
 }
@@ -35,12 +44,20 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		for _, b := range in.Blockers {
 			v.Evidence = append(v.Evidence, b.String())
 		}
-		if len(in.Blockers) > 0 {
-			v.Helps = append([]string{fmt.Sprintf("end or shorten the blocking session (pid %d): SELECT pg_terminate_backend(%d) on the subscriber, or fix the job that holds the lock", in.Blockers[0].PID, in.Blockers[0].PID)}, v.Helps...)
-		}
-		if sr := p.Share(evSyncRep); sr >= MostProbes*ap.Own {
+		// What helps depends on what it waits for.
+		switch locks, io, sr := p.TypeShare(waitTypeLock), p.TypeShare(waitTypeIO), p.Share(evSyncRep); {
+		case sr >= MostProbes*ap.Own:
 			v.Evidence = append(v.Evidence, fmt.Sprintf("the apply worker waited for the subscriber's synchronous standby (%s) in %s of probes: the subscription commits with synchronous_commit = on/remote_apply and the subscriber has synchronous_standby_names", evSyncRep, pct(sr)))
-			v.Helps = append([]string{"synchronous_commit = off on the subscription (ALTER SUBSCRIPTION ... SET (synchronous_commit = off), the default; safe: the slot re-sends what was not flushed)", "a faster or closer synchronous standby for the subscriber"}, v.Helps...)
+			v.Helps = []string{"synchronous_commit = off on the subscription (ALTER SUBSCRIPTION ... SET (synchronous_commit = off), the default; safe: the slot re-sends what was not flushed)", "a faster or closer synchronous standby for the subscriber"}
+		case locks >= MostProbes*ap.Own:
+			v.Helps = []string{"ending or shortening the local sessions that hold locks on the replicated tables or rows"}
+			if len(in.Blockers) > 0 {
+				b := in.Blockers[0]
+				v.Helps = append([]string{fmt.Sprintf("end or shorten the blocking session (pid %d): SELECT pg_terminate_backend(%d) on the subscriber, or fix the job that holds the lock", b.PID, b.PID)}, v.Helps...)
+			}
+			v.NotHelps = append(v.NotHelps, "faster disk: the worker waits on a lock, not on I/O")
+		case io >= MostProbes*ap.Own:
+			v.Helps = []string{"faster disk for the subscriber's WAL and data", "more shared_buffers / memory when it reads data files (DataFileRead)"}
 		}
 		if nothingMoves(in) {
 			v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")

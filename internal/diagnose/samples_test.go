@@ -84,3 +84,26 @@ func TestFromSamplesRefusesWhatItCannotRead(t *testing.T) {
 		t.Errorf("an unknown slot: %v, want ErrNothingToDiagnose", err)
 	}
 }
+
+func TestFromSamplesRestrictsToTheAskedPath(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "classify", "testdata", "initial-sync-pg16-diag.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := FromSamples(bytes.NewReader(b), "", "")
+	if err != nil || len(all.Paths) != 2 {
+		t.Fatalf("all paths: %v, %d paths; want the subscription's slot and its tablesync slot", err, len(all.Paths))
+	}
+	sync := all.Paths[1].Slot
+	if !strings.Contains(sync, "_sync_") {
+		sync = all.Paths[0].Slot
+	}
+	one, err := FromSamples(bytes.NewReader(b), sync, "")
+	if err != nil || len(one.Paths) != 1 || one.Paths[0].Slot != sync || one.Paths[0].Name != "initial-sync" {
+		t.Errorf("--slot %s: %v, %+v; want that one initial-sync path", sync, err, one.Paths)
+	}
+	bySub, err := FromSamples(bytes.NewReader(b), "", "lab_sub")
+	if err != nil || len(bySub.Paths) != 1 || bySub.Paths[0].Slot != "lab_sub" {
+		t.Errorf("--subscription lab_sub: %v, %+v; want its own slot only", err, bySub.Paths)
+	}
+}

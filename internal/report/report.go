@@ -8,6 +8,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/units"
 )
 
 // SchemaVersion is bumped when Report's JSON shape changes incompatibly.
@@ -134,7 +135,7 @@ func CatchUp(lag int64, generated, progress float64, basis string, caughtUp bool
 	}
 	secs := float64(lag) / net
 	return fmt.Sprintf("catching up in about %s: drains %.1f MB/s (%s) - generated %.1f MB/s = %.1f MB/s net",
-		(time.Duration(secs) * time.Second).Round(time.Second), progress/1e6, basis, generated/1e6, net/1e6), secs
+		units.FormatSeconds(secs), progress/1e6, basis, generated/1e6, net/1e6), secs
 }
 
 // rate prints bytes/s as MB/s, or kB/s under 0.1 MB/s.

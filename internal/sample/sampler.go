@@ -178,10 +178,12 @@ func (s *session) read(ctx context.Context, tk *Tick, rec *Recording, o Options)
 	} else {
 		keys, err = readSubscriber(ctx, s.conn, tk)
 		if err == nil {
-			tk.Blockers, err = readBlockers(ctx, s.conn, pidList(keys))
-		}
-		if err == nil {
-			tk.Copies, err = readCopyProgress(ctx, s.conn, syncPIDs(keys))
+			// Best effort: a failed read of lock blockers or COPY
+			// progress (a timeout of pg_blocking_pids) leaves those out
+			// of this tick instead of losing the tick; a broken
+			// connection fails the next tick's reads.
+			tk.Blockers, _ = readBlockers(ctx, s.conn, pidList(keys))
+			tk.Copies, _ = readCopyProgress(ctx, s.conn, syncPIDs(keys))
 		}
 	}
 	if err != nil {
