@@ -152,6 +152,12 @@ func TestIntegrationScenarios(t *testing.T) {
 		}},
 		// 500 kB/s: the 100k rows (~14 MB) take ~30 s to copy, longer than
 		// diagnose's 10 s window.
+		{"subscriber-starved", "", 0, func(t *testing.T, r *Result) {
+			if r.Apply.RunqueueShare < 0.3 {
+				t.Errorf("apply runqueue_share %.2f (cpu %.2f) beside %s, want >= 0.3", r.Apply.RunqueueShare, r.Apply.CPUShare, HogApp)
+			}
+			wantData(t, r)
+		}},
 		{"initial-sync", "", 500_000, func(t *testing.T, r *Result) {
 			copying := ticksWhere(r, func(tk sample.Tick) bool { return len(tk.Copies) > 0 })
 			if copying < 3 {

@@ -71,6 +71,7 @@ type Pair struct {
 	Opts          PairOptions
 	// lock is the subscriber session holding a table lock (nil = none).
 	lock *lockHolder
+	hogs *hogs
 }
 
 // NewPair builds a pair. On error everything made so far is removed.
@@ -212,6 +213,7 @@ func (p *Pair) Close() error {
 		return nil
 	}
 	p.ReleaseLock()
+	p.StopHogs()
 	if p.Proxy != nil {
 		p.Proxy.Close()
 	}

@@ -211,6 +211,12 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			return nil, err
 		}
 	}
+	if s.SubHogs > 0 {
+		fmt.Fprintf(o.Log, "lab: %d %s session(s) run a CPU-bound query on the subscriber's CPU until the window ends\n", s.SubHogs, HogApp)
+		if err = p.StartHogs(ctx, s.SubHogs); err != nil {
+			return load, err
+		}
+	}
 	if s.HoldLock != "" {
 		fmt.Fprintf(o.Log, "lab: %s holds LOCK TABLE hot IN %s MODE on the subscriber until the window ends\n", LockHolderApp, s.HoldLock)
 		if err = p.HoldLock(ctx, s.HoldLock); err != nil {
@@ -270,6 +276,7 @@ func measureScenario(ctx context.Context, p *Pair, s Scenario, o RunOptions) (*R
 	load.Stop()
 	load = nil
 	p.ReleaseLock() // the window is over: let the backlog drain
+	p.StopHogs()
 	if s.Drains && o.Verify && ctx.Err() == nil {
 		if p.Proxy != nil {
 			p.Proxy.SetRate(0)

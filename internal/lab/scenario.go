@@ -44,6 +44,10 @@ type Scenario struct {
 	// backlog is then single-row updates sized in apply time, not in bytes
 	// (see fullIdentityUpdates).
 	FullIdentity bool
+	// SubHogs is the number of subscriber sessions (application_name
+	// lab-cpu-hog) running a CPU-bound query while the window runs: they
+	// share the subscriber's pinned CPU with the apply worker.
+	SubHogs int
 	// InitialSync leaves the subscriber's table empty and creates the
 	// subscription with copy_data = true: a tablesync worker copies the
 	// table (through the link, so that the copy outlasts the window at a
@@ -74,6 +78,8 @@ var Scenarios = []Scenario{
 		Layout: Flat, Backlog: true, During: LoadNone, HoldLock: "SHARE", Drains: true, Verdict: "subscriber-waits"},
 	{Name: "full-identity", Summary: "REPLICA IDENTITY FULL, no key or index on the subscriber's copy: a small backlog of single-row updates, each a sequential scan there",
 		Layout: Flat, Backlog: true, During: LoadNone, FullIdentity: true, Drains: true, Verdict: "subscriber-apply-cpu"},
+	{Name: "subscriber-starved", Summary: "apply-bound's backlog, while 2 CPU-bound sessions on the subscriber share its CPU with the apply worker: it waits on the run queue",
+		Layout: Flat, Backlog: true, During: LoadNone, SubIndexes: 3, SubHogs: 2, Drains: true, Verdict: "subscriber-starved"},
 	{Name: "initial-sync", Summary: "the subscriber's table starts empty and the subscription copies it (copy_data = true) through the link: use a --rate that makes the copy outlast the window (1M rows are ~140 MB)",
 		Layout: Flat, During: LoadNone, Link: true, InitialSync: true, Drains: true, Verdict: "initial-sync"},
 	{Name: "parallel-apply", Summary: "one large transaction (about 1.2M row updates) streamed to a parallel apply worker (streaming = parallel, PostgreSQL 16+): the parallel worker applies on a full core while the leader waits on it",
