@@ -246,3 +246,21 @@ func TestABacklogThatDoesNotDrainIsNeverCaughtUp(t *testing.T) {
 		t.Errorf("caught-up for a backlog that did not drain (lag time %.1f s)", v.LagTime.Seconds)
 	}
 }
+
+func TestALinkDrainingItsLastMegabytesIsStillTheLink(t *testing.T) {
+	// PostgreSQL 16, 8 MB/s link (make test, 2026-12-01): 102 MB at the
+	// window's start, 15 MB at its end, the walsender blocked on the socket
+	// 73% and never waiting for WAL, the apply worker 56% busy.
+	in := path(proc(0.22, 0.04, map[string]float64{evWriteData: 0.87}), proc(0.48, 0.08, map[string]float64{evApplyMain: 0.48}))
+	in.MedianLag = 55e6
+	in.Summary.Lag = measure.Lag{Total: 14.6e6, NotYetSent: 14.2e6, Start: 102.5e6}
+	if v := Classify(in); v.Name != Network || v.Next == nil || v.Next.Stage != StageApply {
+		t.Errorf("verdict %s (%q), want network with the apply worker next", v.Name, v.Cause)
+	}
+	// The same end of window with the walsender waiting for WAL 38% of
+	// the time is a backlog that ran out: mixed-apply-drained's case.
+	in.Summary.Walsender = proc(0.35, 0.03, map[string]float64{evWriteData: 0.27, evWaitForWAL: 0.38})
+	if v := Classify(in); v.Name != Inconclusive || !strings.Contains(v.Cause, "drained during the window") {
+		t.Errorf("verdict %s (%q), want inconclusive: drained during the window", v.Name, v.Cause)
+	}
+}

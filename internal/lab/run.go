@@ -187,6 +187,12 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 		bt := o.BacklogTime
 		if bt <= 0 {
 			bt = time.Duration(backlogShare(s) * float64(o.Duration))
+			// A link faster than 4 MB/s drains the backlog sooner: build
+			// it in proportion (at 8 MB/s a 6 s backlog of 100 MB ran
+			// down to 15 MB within a 10 s window on PostgreSQL 16).
+			if s.Link && o.Pair.LinkRate > 4_000_000 {
+				bt = time.Duration(float64(bt) * float64(o.Pair.LinkRate) / 4_000_000)
+			}
 		}
 		fmt.Fprintf(o.Log, "lab: building a backlog: %d clients for %s with the subscription disabled\n", o.Clients, bt.Round(time.Second))
 		if load, err = StartLoad(ctx, p.Pub, lo); err != nil {
