@@ -188,8 +188,15 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 	v := newVerdict(Network, confidence(margins...), ev...)
 	v.Limit = StageLink
 	if !in.ProcPub {
-		v.Confidence = math.Min(v.Confidence, 0.5)
-		v.Caveats = append(v.Caveats, "no /proc figures for the publisher: a CPU-starved walsender shows the same stale wait event")
+		if nv, ok := linkOrStarvedNoProc(in, ws, ap, v); ok {
+			v = nv
+		} else {
+			v.Confidence = math.Min(v.Confidence, 0.5)
+			v.Caveats = append(v.Caveats, "no /proc figures for the publisher, and no CPU bursts in these samples (recorded before lagscope 0.4's samples version 4): a CPU-starved walsender shows the same stale wait event. "+missingRunq("publisher", "walsender"))
+		}
+	}
+	if v.Name != Network {
+		return v, true
 	}
 	if !in.HasSubscriber {
 		v.Confidence = math.Min(v.Confidence, 0.6)

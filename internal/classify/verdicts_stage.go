@@ -78,10 +78,12 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
 			walsenderLine(ws))
 	default:
-		v := newVerdict(SubscriberApplyCPU, conf*0.75,
+		name, c := cpuBoundNoProc(s.SubCPU, SubscriberApplyCPU, SubscriberStarved, conf, 0.75)
+		v := newVerdict(name, c,
 			fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)),
-			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)))
-		v.Caveats = append(v.Caveats, "no /proc figures for the subscriber: a CPU-starved apply worker would look the same")
+			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
+			contentionLine("subscriber", s.SubCPU))
+		v.Caveats = append(v.Caveats, missingRunq("subscriber", noun))
 		return v
 	}
 }
@@ -123,9 +125,11 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 		return newVerdict(WalsenderDecodeCPU, conf,
 			fmt.Sprintf("walsender CPU %s of one core, run queue %s", pct(ws.CPU), pct(ws.Runq)), feeding)
 	default:
-		v := newVerdict(WalsenderDecodeCPU, conf*0.6,
-			fmt.Sprintf("walsender had no wait event in %s of probes", pct(ws.Busy)), feeding)
-		v.Caveats = append(v.Caveats, "no /proc figures for the publisher: a CPU-starved walsender would look the same")
+		name, c := cpuBoundNoProc(s.PubCPU, WalsenderDecodeCPU, WalsenderStarved, conf, 0.6)
+		v := newVerdict(name, c,
+			fmt.Sprintf("walsender had no wait event (on CPU or runnable) in %s of probes", pct(ws.Busy)), feeding,
+			contentionLine("publisher", s.PubCPU))
+		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
 		return v
 	}
 }

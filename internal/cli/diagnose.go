@@ -103,7 +103,7 @@ bottleneck or a stop was named, 2 usage or connection error, 3 other failure.`,
 	f.Float64Var(&o.ProbeHz, "probe-hz", 20, "wait-event probes per second per server")
 	f.StringVar(&o.Slot, "slot", "", "diagnose only this slot")
 	f.StringVar(&o.Subscription, "subscription", "", "diagnose only this subscription's slot")
-	f.BoolVar(&o.NoProc, "no-proc", false, "do not read /proc (servers on another host or in a container)")
+	f.BoolVar(&o.NoProc, "no-proc", false, "do not read /proc (as for servers on another host or in a container): CPU contention is then measured from inside the servers; with --from-samples, drop the recording's /proc figures")
 	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.save, "save-samples", "", "also write the raw samples (JSON) to this file")
@@ -119,7 +119,7 @@ func diagnoseFromSamples(cmd *cobra.Command, o *diagnoseOptions) error {
 		return Usagef("--from-samples: %v", err)
 	}
 	defer f.Close()
-	rep, err := diagnose.FromSamples(f, o.Slot, o.Subscription)
+	rep, err := diagnose.FromSamples(f, o.Slot, o.Subscription, o.NoProc)
 	if err != nil {
 		return Usagef("--from-samples %s: %v", o.fromSamples, err)
 	}

@@ -20,6 +20,7 @@ type labRunOptions struct {
 	noVerify bool
 	diagnose bool
 	diagDur  time.Duration
+	noProc   bool   // --no-proc: diagnose without /proc
 	save     string // --save-samples
 }
 
@@ -29,6 +30,9 @@ func (o *labRunOptions) Validate() error {
 	}
 	if o.probeHz <= 0 || o.probeHz > 100 {
 		return Usagef("--probe-hz must be between 0 and 100")
+	}
+	if o.noProc && !o.diagnose {
+		return Usagef("--no-proc applies to --diagnose: add --diagnose")
 	}
 	return nil
 }
@@ -50,6 +54,7 @@ Scenarios:
 		Example: `  lagscope lab run apply-bound
   lagscope lab run network --rate 16MB/s --json
   lagscope lab run subscriber-lock --diagnose --save-samples diag.json
+  lagscope lab run walsender-starved --diagnose --no-proc   # as against a managed server
   lagscope lab run hash4-4 --busy --pg-version 16 --rows 200000 --duration 20s`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -64,7 +69,7 @@ Scenarios:
 			ro.Log = cmd.ErrOrStderr()
 			var diagRec *sample.Recording
 			if o.diagnose {
-				ro.During = diagnoseDuring(o.diagDur, &diagRec)
+				ro.During = diagnoseDuring(o.diagDur, o.noProc, &diagRec)
 			}
 			res, err := lab.Run(cmd.Context(), s, ro)
 			if err != nil {
@@ -102,6 +107,7 @@ Scenarios:
 	c.Flags().Float64Var(&o.probeHz, "probe-hz", 10, "wait-event probes per second (seed 000 used 4)")
 	c.Flags().BoolVar(&o.diagnose, "diagnose", false, "also run 'lagscope diagnose' against the pair while the scenario holds")
 	c.Flags().DurationVar(&o.diagDur, "diagnose-duration", 10*time.Second, "sampling window of --diagnose")
+	c.Flags().BoolVar(&o.noProc, "no-proc", false, "run --diagnose without /proc, as against a managed or remote server")
 	c.Flags().BoolVar(&o.noVerify, "no-verify", false, "skip draining and comparing the data afterwards")
 	c.Flags().StringVar(&o.save, "save-samples", "", "write the raw samples (JSON) to this file: diagnose's with --diagnose, else the lab's own")
 	return c
@@ -109,12 +115,12 @@ Scenarios:
 
 // diagnoseDuring runs diagnose against a lab pair, as a user would, and
 // keeps its samples in *rec.
-func diagnoseDuring(d time.Duration, rec **sample.Recording) func(context.Context, *lab.Pair) (any, error) {
+func diagnoseDuring(d time.Duration, noProc bool, rec **sample.Recording) func(context.Context, *lab.Pair) (any, error) {
 	return func(ctx context.Context, p *lab.Pair) (any, error) {
 		rep, r, err := diagnose.Run(ctx, diagnose.Options{
 			Publisher:  p.Pub.ConnString(lab.Database),
 			Subscriber: p.Sub.ConnString(lab.Database),
-			Duration:   d, ProbeHz: 20, Tick: time.Second,
+			Duration:   d, ProbeHz: 20, Tick: time.Second, NoProc: noProc,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("diagnose: %w", err)

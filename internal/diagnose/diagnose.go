@@ -156,7 +156,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 		p := report.Path{Slot: in.Slot, Subscription: in.Subscription, Verdict: v,
 			LagBytes: s.Lag.Total, Lag: s.Lag, GeneratedMBps: units.MBPerSecond(s.Generated), ConsumedMBps: units.MBPerSecond(s.Consumed),
 			DecodedMBps: units.MBPerSecond(s.Decoded),
-			Walsender:   s.Walsender, Apply: s.Apply}
+			Walsender:   s.Walsender, Apply: s.Apply, PubCPU: s.PubCPU, SubCPU: s.SubCPU}
 		basis := "sent_lsn"
 		if s.Consumed >= s.Decoded {
 			basis = "confirmed_flush_lsn"

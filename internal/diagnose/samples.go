@@ -11,11 +11,16 @@ import (
 
 // FromSamples re-classifies a saved recording without any server: the same
 // recording always gives the same report. slot or subscription ("" = all)
-// restrict it to one path, as --slot and --subscription do live.
-func FromSamples(r io.Reader, slot, subscription string) (report.Report, error) {
+// restrict it to one path, as --slot and --subscription do live; noProc
+// drops the recording's /proc figures first, as if it had been made with
+// --no-proc.
+func FromSamples(r io.Reader, slot, subscription string, noProc bool) (report.Report, error) {
 	rec, err := sample.ReadRecording(r)
 	if err != nil {
 		return report.Report{}, err
+	}
+	if noProc {
+		rec = rec.WithoutProc()
 	}
 	slots, err := recordedSlots(rec, slot, subscription)
 	if err != nil {

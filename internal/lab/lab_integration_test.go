@@ -72,12 +72,14 @@ func runScenario(t *testing.T, label, name string, tweak func(*RunOptions)) *Res
 // diagnoseDuring runs lagscope diagnose against the pair as a user would.
 // With $LAGSCOPE_RECORD_DIR set it saves diagnose's own samples there
 // (that is how internal/classify/testdata is recorded).
-func diagnoseDuring(name string) func(ctx context.Context, p *Pair) (any, error) {
+// *rec receives diagnose's samples.
+func diagnoseDuring(name string, recOut **sample.Recording) func(ctx context.Context, p *Pair) (any, error) {
 	return func(ctx context.Context, p *Pair) (any, error) {
 		rep, rec, err := diagnose.Run(ctx, diagnose.Options{
 			Publisher: p.Pub.ConnString(Database), Subscriber: p.Sub.ConnString(Database),
 			Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second,
 		})
+		*recOut = rec
 		if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && rec != nil {
 			b, _ := json.Marshal(rec)
 			os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-%s-pg%s-%d.json", name, rec.Publisher.Version, time.Now().Unix())), b, 0o644)
@@ -211,13 +213,14 @@ func TestIntegrationScenarios(t *testing.T) {
 					t.Skipf("%s uses streaming = parallel: PostgreSQL 16+, this is %s", c.scenario, v)
 				}
 				first := i == 1
+				var rec *sample.Recording
 				r := runScenario(t, label, c.scenario, func(o *RunOptions) {
 					// 4 MB/s unless the case says otherwise: on this 2-vCPU VM a
 					// walsender feeding 8 MB/s already uses ~35% of a core (a
 					// send() per change), which blurs the network signature;
 					// the lab's default stays seed 000's 8 MB/s.
 					o.Pair.LinkRate = rate
-					o.During = diagnoseDuring(label)
+					o.During = diagnoseDuring(label, &rec)
 					o.Verify = first // later runs only repeat the diagnosis
 				})
 				c.check(t, r)
@@ -230,8 +233,34 @@ func TestIntegrationScenarios(t *testing.T) {
 					t.Errorf("diagnose named %s (confidence %.2f, evidence %q), want %s", got, p.Confidence, p.Evidence, s.Verdict)
 				}
 				checkDiagnosis(t, c.scenario, p)
+				checkNoProc(t, label, s, rec)
 			})
 		}
+	}
+}
+
+// noProcExact are the cases that must keep their verdict without /proc:
+// the publisher's CPU burst tells a starved walsender from the link.
+var noProcExact = map[string]bool{"walsender-starved": true, "network": true, "network-8mbps": true}
+
+// checkNoProc classifies diagnose's samples again as 'diagnose --no-proc'
+// would have made them (the same reads from the servers, no /proc figures):
+// the cases in noProcExact must keep their verdict; every other case keeps
+// it, says inconclusive, or names another verdict at a confidence of at
+// most 0.6.
+func checkNoProc(t *testing.T, label string, s Scenario, rec *sample.Recording) {
+	t.Helper()
+	if rec == nil {
+		t.Fatal("no samples from diagnose")
+	}
+	p := scenarioPath(t, diagnose.Build(rec.WithoutProc(), nil, 20), s)
+	t.Logf("without /proc: %s (confidence %.2f), evidence %q", p.Name, p.Confidence, p.Evidence)
+	switch {
+	case p.Name == s.Verdict:
+	case noProcExact[label]:
+		t.Errorf("without /proc diagnose named %s (confidence %.2f, evidence %q), want %s", p.Name, p.Confidence, p.Evidence, s.Verdict)
+	case p.Name != classify.Inconclusive && p.Confidence > 0.6:
+		t.Errorf("without /proc diagnose named %s at confidence %.2f (evidence %q): the lab made %s; a wrong verdict must stay at 0.6 or under", p.Name, p.Confidence, p.Evidence, s.Verdict)
 	}
 }
 

@@ -52,6 +52,10 @@ type Summary struct {
 	// window; -1 when unknown.
 	PubHostBusy float64 `json:"pub_host_busy"`
 	SubHostBusy float64 `json:"sub_host_busy"`
+	// PubCPU and SubCPU are the servers' CPU contention measured from
+	// inside them (CPU bursts, wake-up lateness): the stand-in for /proc.
+	PubCPU Contention `json:"pub_cpu_contention"`
+	SubCPU Contention `json:"sub_cpu_contention"`
 }
 
 // Proc aggregates the processes of one role over the window.
@@ -127,7 +131,8 @@ type Lag struct {
 
 // Summarise derives a Summary from rec for the slots f selects.
 func Summarise(rec *sample.Recording, f Filter) Summary {
-	s := Summary{PubHostBusy: -1, SubHostBusy: -1}
+	none := Contention{Stretch: -1, LateMedianMS: -1, LateP90MS: -1}
+	s := Summary{PubHostBusy: -1, SubHostBusy: -1, PubCPU: none, SubCPU: none}
 	ticks := okTicks(rec.Ticks)
 	s.Ticks = len(ticks)
 	if len(ticks) < 2 {
@@ -156,6 +161,10 @@ func Summarise(rec *sample.Recording, f Filter) Summary {
 	s.Lag = lagAt(first, last, ticks, f)
 	s.PubHostBusy = hostBusy(first.PubHost, last.PubHost)
 	s.SubHostBusy = hostBusy(first.SubHost, last.SubHost)
+	s.PubCPU = contention(rec, ticks, sample.Publisher)
+	if rec.Subscriber != nil {
+		s.SubCPU = contention(rec, ticks, sample.Subscriber)
+	}
 	return s
 }
 

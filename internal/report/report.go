@@ -51,6 +51,10 @@ type Path struct {
 	CatchUpS  float64      `json:"catch_up_s,omitempty"`
 	Walsender measure.Proc `json:"walsender"`
 	Apply     measure.Proc `json:"apply"`
+	// PubCPU and SubCPU are the servers' CPU contention measured from
+	// inside them (what stands in for /proc; see measure.Contention).
+	PubCPU measure.Contention `json:"publisher_cpu"`
+	SubCPU measure.Contention `json:"subscriber_cpu"`
 }
 
 // Bottleneck reports whether any path has a verdict other than caught-up

@@ -23,11 +23,18 @@ const probeBatch = time.Second
 // instant's offset from the statement's start in seconds; a row with a NULL
 // pid stands for an instant at which none of the backends existed.
 // OFFSET 0 keeps the planner from flattening the subqueries, so every
-// instant is evaluated in order: sleep, clear, read.
-const waitBatchSQL = pg.Marker + `SELECT z.t, a.pid, coalesce(a.wait_event_type, ''), coalesce(a.wait_event, ''), coalesce(a.state, '')
+// instant is evaluated in order: sleep, clear, read. The second column is
+// how late the session woke from its sleep, in ms (NULL when it did not
+// sleep): on a saturated CPU a woken process waits for one.
+const waitBatchSQL = pg.Marker + `SELECT z.t, CASE WHEN w.ahead > 0 THEN (z.woke - g.n * $3::float8) * 1000 END,
+	a.pid, coalesce(a.wait_event_type, ''), coalesce(a.wait_event, ''), coalesce(a.state, '')
 FROM generate_series(0, $2::int - 1) AS g(n)
 CROSS JOIN LATERAL (
-	SELECT pg_sleep(greatest(0, g.n * $3::float8 - extract(epoch FROM clock_timestamp() - statement_timestamp())::float8))::text AS slept,
+	SELECT g.n * $3::float8 - extract(epoch FROM clock_timestamp() - statement_timestamp())::float8 AS ahead
+	OFFSET 0) AS w
+CROSS JOIN LATERAL (
+	SELECT pg_sleep(greatest(0, w.ahead))::text AS slept,
+		extract(epoch FROM clock_timestamp() - statement_timestamp())::float8 AS woke,
 		pg_stat_clear_snapshot()::text AS cleared,
 		extract(epoch FROM clock_timestamp() - statement_timestamp())::float8 AS t
 	OFFSET 0) AS z
@@ -55,13 +62,14 @@ func readWaitBatch(ctx context.Context, c *pg.Conn, side string, pids []int32, n
 	last := math.NaN()
 	for rows.Next() {
 		var t float64
+		var late *float64
 		var pid *int32
 		var w Wait
-		if err := rows.Scan(&t, &pid, &w.Type, &w.Event, &w.State); err != nil {
+		if err := rows.Scan(&t, &late, &pid, &w.Type, &w.Event, &w.State); err != nil {
 			return nil, fmt.Errorf("read wait events: %w", err)
 		}
 		if t != last {
-			out = append(out, Probe{At: sent.Add(time.Duration(t * float64(time.Second))), Side: side, Waits: []Wait{}})
+			out = append(out, Probe{At: sent.Add(time.Duration(t * float64(time.Second))), Side: side, Waits: []Wait{}, LateMS: late})
 			last = t
 		}
 		if pid != nil {

@@ -82,3 +82,44 @@ func TestIntegrationWaitBatchSeesEachInstant(t *testing.T) {
 		t.Errorf("states %v, want %s, active/PgSleep, %s: each instant must read the backends anew", states, idle, idle)
 	}
 }
+
+// TestIntegrationLatenessAndBurst checks the two in-server CPU signals on a
+// real server: every instant after the first of a batch slept and reports
+// how late it woke (non-negative, under the batch's interval on an idle
+// lab server), and a CPU burst returns one positive duration per piece.
+func TestIntegrationLatenessAndBurst(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := labtest.Server(ctx, t)
+	obs, err := pg.Connect(ctx, c.ConnString("postgres"), "publisher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obs.Close()
+	const n, interval = 10, 50 * time.Millisecond
+	probes, err := readWaitBatch(ctx, obs, Publisher, []int32{1 << 30}, n, interval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probes) != n || probes[0].LateMS != nil {
+		t.Fatalf("%d probes, the first with lateness %v: want %d, nil", len(probes), probes[0].LateMS, n)
+	}
+	for i, p := range probes[1:] {
+		if p.LateMS == nil || *p.LateMS < 0 || *p.LateMS >= float64(interval.Milliseconds()) {
+			t.Errorf("probe %d: lateness %v ms, want 0 <= late < %d", i+1, p.LateMS, interval.Milliseconds())
+		}
+	}
+	ms, err := readBurst(ctx, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("burst pieces %v ms", ms)
+	if len(ms) != burstParts {
+		t.Fatalf("%d pieces, want %d", len(ms), burstParts)
+	}
+	for i, d := range ms {
+		if d <= 0 || d > 10000 {
+			t.Errorf("piece %d took %v ms, want a positive duration", i, d)
+		}
+	}
+}

@@ -13,8 +13,9 @@ import (
 // message times and the subscriber's lock blockers; every field it added is
 // optional, so a version 1 recording loads with them nil or empty. Version 3
 // added subscriptions' oids and workers by kind, and tablesync COPY progress
-// (optional as well).
-const RecordingVersion = 3
+// (optional as well). Version 4 added CPU bursts per tick and the probes'
+// wake-up lateness, the signals that stand in for /proc (optional).
+const RecordingVersion = 4
 
 // Recording is everything sampled over one window.
 type Recording struct {
@@ -72,6 +73,11 @@ type Tick struct {
 	// Copies are the initial table copies of tablesync workers under way
 	// on the subscriber (pg_stat_progress_copy, 14+).
 	Copies []CopyProgress `json:"copies,omitempty"`
+	// PubBurst and SubBurst are the durations in milliseconds of the
+	// pieces of a CPU burst of fixed work run on each server at this tick
+	// (every burstEvery ticks; see cpuburst.go). Version 4+.
+	PubBurst []float64 `json:"pub_burst_ms,omitempty"`
+	SubBurst []float64 `json:"sub_burst_ms,omitempty"`
 }
 
 // Slot is a logical replication slot on the publisher.
@@ -202,6 +208,10 @@ type Probe struct {
 	At    time.Time `json:"at"`
 	Side  string    `json:"side"`
 	Waits []Wait    `json:"waits"`
+	// LateMS is how late the observing session woke from the sleep before
+	// this instant, in milliseconds (nil when it did not sleep: the first
+	// instant of a batch, or one the reads before it overran). Version 4+.
+	LateMS *float64 `json:"late_ms,omitempty"`
 }
 
 // Wait is one process's state at a probe. An empty Event means the process

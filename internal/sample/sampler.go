@@ -88,7 +88,7 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 		srv := Server{Version: s.conn.Version.String(), Major: s.conn.Version.Major}
 		switch {
 		case o.Proc == nil:
-			srv.ProcUnavailable = "process figures disabled (--no-proc)"
+			srv.ProcUnavailable = NoProcCause
 		case !s.conn.Local:
 			srv.ProcUnavailable = "server is not on this host (connected over the network)"
 		}
@@ -138,7 +138,7 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording
 		}
 		tk := Tick{At: time.Now()}
 		for _, s := range sides {
-			ok := s.read(ctx, &tk, rec, o)
+			ok := s.read(ctx, &tk, k, rec, o)
 			s.mu.Lock()
 			s.ticked = k
 			s.mu.Unlock()
@@ -156,9 +156,9 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording
 	}
 }
 
-// read does one tick on one side, reconnecting after a failure. It reports
+// read does tick k on one side, reconnecting after a failure. It reports
 // whether the side answered.
-func (s *session) read(ctx context.Context, tk *Tick, rec *Recording, o Options) bool {
+func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o Options) bool {
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
 	if s.conn == nil {
@@ -209,6 +209,17 @@ func (s *session) read(ctx context.Context, tk *Tick, rec *Recording, o Options)
 			tk.PubHost = readHost(o.Proc)
 		} else {
 			tk.SubHost = readHost(o.Proc)
+		}
+	}
+	// After the positions and /proc, so that those stay on the tick.
+	if k%burstEvery == 0 {
+		// Best effort, as above: a failed burst leaves this tick without one.
+		if ms, err := readBurst(ctx, s.conn); err == nil {
+			if s.name == Publisher {
+				tk.PubBurst = ms
+			} else {
+				tk.SubBurst = ms
+			}
 		}
 	}
 	return true

@@ -1,0 +1,136 @@
+package classify
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/lagscope/lagscope/internal/measure"
+)
+
+// Without /proc (a managed service, a container, another host), the CPU a
+// server's processes get is measured from inside it: lagscope's session
+// runs a burst of fixed work and times it (measure.Contention). On the lab's
+// runs (docs/no-proc.md) a publisher whose walsender was starved stretched
+// the burst 8-22x, while idle or link-limited servers, and servers whose
+// only busy process was the replication process itself, stayed under 3x.
+const (
+	// StretchFree is the stretch under which a server's CPUs count as
+	// having room: a process that wants a CPU gets one most of the time.
+	StretchFree = 3.0
+	// StretchSaturated is the stretch from which a server's CPUs count as
+	// saturated by other work: a process that wants a CPU all the time runs
+	// at most 1/StretchSaturated of it.
+	StretchSaturated = 5.0
+	// noProcCap caps the confidence of a verdict that rests on the burst in
+	// place of /proc (finish lowers it further for the missing figures).
+	noProcCap = 0.85
+)
+
+// cpuRoom is what the burst says of a server's CPUs.
+type cpuRoom int
+
+const (
+	roomUnknown   cpuRoom = iota // no bursts (an older recording)
+	roomFree                     // stretch under StretchFree
+	roomPartly                   // between the two thresholds
+	roomSaturated                // stretch at least StretchSaturated
+)
+
+func roomOf(c measure.Contention) cpuRoom {
+	switch {
+	case !c.Known():
+		return roomUnknown
+	case c.Stretch >= StretchSaturated:
+		return roomSaturated
+	case c.Stretch < StretchFree:
+		return roomFree
+	}
+	return roomPartly
+}
+
+// roomMargin is the distance of the stretch from the threshold that
+// decided its room, in share points of the CPU a busy process would get
+// (1/stretch), so that confidence() weighs it like the other margins.
+func roomMargin(c measure.Contention) float64 {
+	switch roomOf(c) {
+	case roomSaturated:
+		return 1/StretchSaturated - 1/c.Stretch
+	case roomFree:
+		return 1/c.Stretch - 1/StretchFree
+	}
+	return 0
+}
+
+// contentionLine is the evidence line of a side's burst.
+func contentionLine(side string, c measure.Contention) string {
+	if !c.Known() {
+		return ""
+	}
+	room := "CPUs with room"
+	switch roomOf(c) {
+	case roomSaturated:
+		room = "saturated CPUs"
+	case roomPartly:
+		room = "busy CPUs"
+	}
+	line := fmt.Sprintf("%s measured from inside the server (no /proc): a burst of fixed work took %.1fx its bare time over %d bursts: %s (under %.0fx: room; from %.0fx: saturated)",
+		side, c.Stretch, c.Bursts, room, StretchFree, StretchSaturated)
+	if c.LateProbes > 0 {
+		line += fmt.Sprintf("; its sleeps woke %.1f ms late at the 90th percentile", c.LateP90MS)
+	}
+	return line
+}
+
+// missingRunq names the figure a verdict without /proc lacks and how to get it.
+func missingRunq(side, noun string) string {
+	return fmt.Sprintf("no /proc figures for the %s: the %s's run-queue delay was not measured; run lagscope diagnose on the %s's host (or read field 2 of /proc/<pid>/schedstat there twice) to measure it", side, noun, side)
+}
+
+// linkOrStarvedNoProc settles, without the publisher's /proc, a walsender
+// blocked on the socket: the link, or a walsender starved of CPU whose
+// WalSenderWriteData is stale, by the publisher's burst. ok is false when
+// the burst is unknown (the caller keeps its capped network verdict).
+func linkOrStarvedNoProc(in Input, ws, ap Stage, network Verdict) (Verdict, bool) {
+	c := in.Summary.PubCPU
+	switch roomOf(c) {
+	case roomSaturated:
+		feeding := "no subscriber observed: judged from the publisher side only"
+		if in.HasSubscriber && ap.Known() {
+			feeding = fmt.Sprintf("apply worker waiting for data (%s) in %s of probes", evApplyMain, pct(ap.Starved))
+		}
+		v := newVerdict(WalsenderStarved, math.Min(noProcCap, confidence(roomMargin(c), ws.Blocked+ws.Busy-MostlyBusy)),
+			fmt.Sprintf("walsender in %s in %s of probes and on CPU in %s: a walsender that waits for a CPU keeps showing its last wait event", evWriteData, pct(ws.Blocked), pct(ws.Busy)),
+			contentionLine("publisher", c), feeding)
+		v.Limit = StageWalsender
+		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
+		return v, true
+	case roomPartly:
+		v := newVerdict(Inconclusive, 0.4, walsenderLine(ws), applyLine(ap), contentionLine("publisher", c))
+		v.Cause = "the walsender is blocked on the socket, or starved of CPU and showing a stale wait event: the publisher's CPUs are busy but not clearly saturated, and without /proc the two look alike. " + missingRunq("publisher", "walsender")
+		return v, true
+	case roomFree:
+		network.Confidence = math.Min(network.Confidence, math.Min(noProcCap, confidence(roomMargin(c))))
+		network.Evidence = append(network.Evidence, contentionLine("publisher", c))
+		network.Caveats = append(network.Caveats, "no /proc figures for the publisher: its CPUs were judged from inside the server (a burst of fixed work), not the walsender's own run queue")
+		return network, true
+	}
+	return Verdict{}, false
+}
+
+// cpuBoundNoProc names a stage that probes show mostly on CPU (no wait
+// event) without /proc: CPU-bound itself, or starved by other work on the
+// server's CPUs, by the server's burst. A process saturating one CPU
+// stretches the burst itself (about 2x on a server with one CPU), which
+// stays under StretchSaturated. Without bursts (an older recording) the
+// confidence is conf*unknown.
+func cpuBoundNoProc(c measure.Contention, bound, starvedName string, conf, unknown float64) (string, float64) {
+	switch roomOf(c) {
+	case roomSaturated:
+		return starvedName, math.Min(noProcCap, math.Min(conf, confidence(roomMargin(c))))
+	case roomFree:
+		return bound, math.Min(noProcCap, math.Min(conf, confidence(roomMargin(c))))
+	case roomPartly:
+		return bound, math.Min(conf, 0.55)
+	}
+	return bound, conf * unknown
+}
