@@ -5,6 +5,10 @@
 #   postgresql  Debian's PostgreSQL 15 server binaries (/usr/lib/postgresql/15/bin),
 #               with psql and pgbench
 #   util-linux  taskset
+#   postgresql-<major>-pg-wait-sampling
+#               the pg_wait_sampling extension for Debian's server, where
+#               Debian packages it (15 on Debian 12): the lab loads it for the
+#               test of diagnose reading wait events from its history
 #
 # Safe to run again: when everything is present it installs nothing and needs no
 # root. Installing needs root (CI runs as root); it runs `apt-get update` once.
@@ -83,6 +87,20 @@ if [ ${#packages[@]} -eq 0 ]; then
 			break
 		fi
 	done
+fi
+# pg_wait_sampling for Debian's server major (the one installed, or 15 that
+# the postgresql package brings on Debian 12).
+major=15
+if dir=$(server_dir); then
+	major=$(basename "$(dirname "$dir")")
+fi
+if [ -e "/usr/lib/postgresql/$major/lib/pg_wait_sampling.so" ]; then
+	log "pg_wait_sampling already installed for PostgreSQL $major"
+elif [ "$major" = 15 ] || apt-cache show "postgresql-$major-pg-wait-sampling" >/dev/null 2>&1; then
+	log "pg_wait_sampling missing: will install postgresql-$major-pg-wait-sampling"
+	packages+=("postgresql-$major-pg-wait-sampling")
+else
+	log "no Debian package of pg_wait_sampling for PostgreSQL $major: its test will be skipped"
 fi
 if command -v taskset >/dev/null 2>&1; then
 	log "taskset already installed: $(command -v taskset)"

@@ -10,20 +10,28 @@ import (
 // Without /proc (a managed service, a container, another host), the CPU a
 // server's processes get is measured from inside it: lagscope's session
 // runs a burst of fixed work and times it (measure.Contention). On the lab's
-// runs (docs/no-proc.md) a publisher whose walsender was starved stretched
-// the burst 8-22x, while idle or link-limited servers, and servers whose
-// only busy process was the replication process itself, stayed under 3x.
+// runs on 15, 16 and 18 (docs/no-proc.md) a publisher whose walsender was
+// starved by 16 pgbench clients stretched the burst 10.5-14.1x, while idle
+// or link-limited publishers, and ones whose only busy process was the
+// walsender itself (decode-bound: 2.4-2.9x), stayed at or under 3.8x.
+// Processes that never sleep (a CPU-bound query) stretch the burst far less
+// than waking ones: 2 such sessions beside the apply worker measured
+// 2.7-3.6x, as the apply worker alone did (2.7-3.1x), so a verdict resting
+// on the burst never goes above noProcCap.
 const (
 	// StretchFree is the stretch under which a server's CPUs count as
-	// having room: a process that wants a CPU gets one most of the time.
-	StretchFree = 3.0
+	// having room: 1.3x the highest stretch of a publisher whose walsender
+	// was not starved.
+	StretchFree = 5.0
 	// StretchSaturated is the stretch from which a server's CPUs count as
-	// saturated by other work: a process that wants a CPU all the time runs
-	// at most 1/StretchSaturated of it.
-	StretchSaturated = 5.0
+	// saturated by other work: two thirds of the lowest stretch of a
+	// starved walsender's publisher. In between, the verdict is
+	// inconclusive and names the missing figure.
+	StretchSaturated = 7.0
 	// noProcCap caps the confidence of a verdict that rests on the burst in
-	// place of /proc (finish lowers it further for the missing figures).
-	noProcCap = 0.85
+	// place of /proc; finish's x0.8 for the missing figures brings it to
+	// 0.6 at most.
+	noProcCap = 0.75
 )
 
 // cpuRoom is what the burst says of a server's CPUs.

@@ -83,7 +83,8 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 			fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)),
 			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
 			contentionLine("subscriber", s.SubCPU))
-		v.Caveats = append(v.Caveats, missingRunq("subscriber", noun))
+		v.Caveats = append(v.Caveats, missingRunq("subscriber", noun),
+			"sessions that run on a CPU without sleeping (a CPU-bound query) hardly stretch lagscope's burst: an apply worker starved by them looks like this one (subscriber-starved) without /proc")
 		return v
 	}
 }

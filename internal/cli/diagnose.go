@@ -58,10 +58,16 @@ on the subscriber, or a stalled subscription - with the numbers that decided
 it, where the lag sits, and what will and will not help.
 
 What it reads: positions and counters every second; wait events of the
-walsenders and apply workers at --probe-hz; CPU and run-queue delay of those
-processes from /proc when the servers run on this host (checked by process
-start time). It only observes: read-only sessions, application_name=lagscope,
-short statement timeouts. A role with pg_monitor is enough on both sides.
+walsenders and apply workers at --probe-hz (or from the pg_wait_sampling
+extension's history, at its 100 Hz, where it is installed and loaded); CPU
+and run-queue delay of those processes from /proc when the servers run on this
+host (checked by process start time). Where /proc cannot be read (managed
+services, containers, remote hosts; --no-proc) it measures each server's CPUs
+from inside: a burst of fixed work timed every 2 s (about 2 ms of a CPU a
+second), and how late its sleeps wake - what tells a CPU-starved walsender from
+a slow link there. It only observes: read-only sessions,
+application_name=lagscope, short statement timeouts. A role with pg_monitor is
+enough on both sides.
 
 Connection strings are libpq keyword/value strings or URIs; PG* environment
 variables and ~/.pgpass apply. Passwords never appear in the output.
@@ -72,7 +78,8 @@ bottleneck or a stop was named, 2 usage or connection error, 3 other failure.`,
   lagscope diagnose --publisher postgres://monitor@pub/app --duration 30s --format markdown
   lagscope diagnose --publisher 'host=pub dbname=app' --json > run.json && lagscope report --input run.json
   lagscope diagnose --publisher ... --subscriber ... --save-samples run-samples.json
-  lagscope diagnose --from-samples run-samples.json --format markdown   # re-classify offline`,
+  lagscope diagnose --from-samples run-samples.json --format markdown   # re-classify offline
+  lagscope diagnose --from-samples run-samples.json --no-proc            # as if /proc had been out of reach`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
@@ -104,6 +111,7 @@ bottleneck or a stop was named, 2 usage or connection error, 3 other failure.`,
 	f.StringVar(&o.Slot, "slot", "", "diagnose only this slot")
 	f.StringVar(&o.Subscription, "subscription", "", "diagnose only this subscription's slot")
 	f.BoolVar(&o.NoProc, "no-proc", false, "do not read /proc (as for servers on another host or in a container): CPU contention is then measured from inside the servers; with --from-samples, drop the recording's /proc figures")
+	f.BoolVar(&o.NoWaitSampling, "no-wait-sampling", false, "probe wait events with lagscope's own statements even where the pg_wait_sampling extension's history is readable")
 	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.save, "save-samples", "", "also write the raw samples (JSON) to this file")

@@ -77,6 +77,7 @@ type labFlags struct {
 	busy        bool
 	json        bool
 	backlogTime time.Duration
+	waitSamp    bool // --pg-wait-sampling
 }
 
 func (f *labFlags) bind(c *cobra.Command) {
@@ -89,6 +90,7 @@ func (f *labFlags) bind(c *cobra.Command) {
 	fl.BoolVar(&f.busy, "busy", false, "layout scenarios: keep the load running while measuring")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of tables")
 	fl.DurationVar(&f.backlogTime, "backlog-time", 0, "how long to build the backlog (default: a share of --duration fitting the scenario)")
+	fl.BoolVar(&f.waitSamp, "pg-wait-sampling", false, "load pg_wait_sampling on both servers (needs its package, e.g. postgresql-15-pg-wait-sampling): diagnose then reads wait events from its history")
 }
 
 // resolve validates the shared flags and finds binaries.
@@ -119,7 +121,7 @@ func (f *labFlags) resolve(name string) (lab.Scenario, lab.RunOptions, error) {
 		Clients:     f.clients,
 		BacklogTime: f.backlogTime,
 		Pair: lab.PairOptions{Bin: srv.bin, PubCPUs: srv.pub, SubCPUs: srv.sub, Rows: f.rows,
-			LinkRate: f.rate, Binary: true, Streaming: "on"},
+			LinkRate: f.rate, Binary: true, Streaming: "on", WaitSampling: f.waitSamp},
 	}
 	return s, o, nil
 }

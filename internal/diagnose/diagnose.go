@@ -26,6 +26,9 @@ type Options struct {
 	Slot         string // only this slot ("" = all logical slots)
 	Subscription string // only the slot of this subscription
 	NoProc       bool   // do not read /proc even for local servers
+	// NoWaitSampling probes wait events with lagscope's statements even
+	// where pg_wait_sampling's history is readable.
+	NoWaitSampling bool
 }
 
 // Validate checks the options.
@@ -61,7 +64,7 @@ func Run(ctx context.Context, o Options) (report.Report, *sample.Recording, erro
 	if err != nil {
 		return report.Report{}, nil, err
 	}
-	so := sample.Options{Duration: o.Duration, Tick: o.Tick, ProbeHz: o.ProbeHz, Subscriber: o.Subscriber != ""}
+	so := sample.Options{Duration: o.Duration, Tick: o.Tick, ProbeHz: o.ProbeHz, Subscriber: o.Subscriber != "", NoWaitSampling: o.NoWaitSampling}
 	if !o.NoProc {
 		if fs, err := proc.NewFS(""); err == nil {
 			so.Proc = fs
@@ -146,9 +149,10 @@ func preflight(ctx context.Context, connect sample.Connector, o Options) ([]stri
 func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report {
 	r := report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope", Start: rec.Start,
 		WindowS: rec.End.Sub(rec.Start).Seconds(), ProbeHz: probeHz,
-		Publisher: report.Server{Version: rec.Publisher.Version, ProcUnavailable: rec.Publisher.ProcUnavailable}}
+		Publisher: server(rec, rec.Publisher, sample.Publisher)}
 	if rec.Subscriber != nil {
-		r.Subscriber = &report.Server{Version: rec.Subscriber.Version, ProcUnavailable: rec.Subscriber.ProcUnavailable}
+		sub := server(rec, *rec.Subscriber, sample.Subscriber)
+		r.Subscriber = &sub
 	}
 	for _, in := range classify.Inputs(rec, slots) {
 		v := classify.Classify(in)
@@ -172,4 +176,15 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 		r.Notes = append(r.Notes, "no --subscriber: the apply side was not observed, so subscriber-side verdicts cannot be given and the publisher-side ones are less certain")
 	}
 	return r
+}
+
+// server describes one observed server in the report; with pg_wait_sampling
+// as the wait-event source, its rate is the observations a second of the
+// side's busiest process.
+func server(rec *sample.Recording, s sample.Server, side string) report.Server {
+	out := report.Server{Version: s.Version, ProcUnavailable: s.ProcUnavailable, WaitSource: s.WaitSource}
+	if s.WaitSource != "" {
+		out.WaitHz = rec.WaitHz(side)
+	}
+	return out
 }

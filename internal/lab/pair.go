@@ -52,6 +52,11 @@ type PairOptions struct {
 	CopyData bool
 	// PubSettings and SubSettings override server settings.
 	PubSettings, SubSettings map[string]string
+	// WaitSampling loads pg_wait_sampling on both servers and creates the
+	// extension in the lab's database, so diagnose reads wait events from
+	// its history (the extension's library must be installed for the
+	// server's version: Debian's postgresql-15-pg-wait-sampling).
+	WaitSampling bool
 	// Binary and Streaming are subscription options (seed 000: true, "on").
 	Binary    bool
 	Streaming string
@@ -94,6 +99,12 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 			p = nil
 		}
 	}()
+	if o.WaitSampling {
+		if err := waitSamplingSettings(&o); err != nil {
+			return p, err
+		}
+		p.Opts = o
+	}
 	fmt.Fprintf(o.Log, "lab: creating publisher (CPUs %v) and subscriber (CPUs %v) in %s\n", o.PubCPUs, o.SubCPUs, l.Dir)
 	if p.Pub, err = l.Create(ctx, cluster.Options{Name: "publisher", Bin: o.Bin, CPUs: o.PubCPUs, Settings: o.PubSettings}); err != nil {
 		return p, err
@@ -142,6 +153,9 @@ func (p *Pair) setup(ctx context.Context, via string) error {
 			return err
 		}
 		stmts := tableDDL(p.Opts.Layout)
+		if p.Opts.WaitSampling {
+			stmts = append(stmts, "CREATE EXTENSION pg_wait_sampling")
+		}
 		if c == p.Pub || !p.Opts.CopyData {
 			stmts = append(stmts, fillSQL(p.Opts.Rows))
 		}

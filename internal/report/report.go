@@ -33,6 +33,11 @@ type Server struct {
 	Version string `json:"version"`
 	// Proc is "" when /proc figures were used, otherwise why not.
 	ProcUnavailable string `json:"proc_unavailable,omitempty"`
+	// WaitSource is "pg_wait_sampling" when wait events came from that
+	// extension's history, at WaitHz observations a second per process
+	// ("" = lagscope's own probes, at the report's ProbeHz).
+	WaitSource string  `json:"wait_source,omitempty"`
+	WaitHz     float64 `json:"wait_hz,omitempty"`
 }
 
 // Path is the diagnosis of one slot and the subscription consuming it.

@@ -96,10 +96,17 @@ func wrap(b *strings.Builder, prefix, text string) {
 }
 
 func procNote(s Server) string {
-	if s.ProcUnavailable == "" {
+	var notes []string
+	if s.WaitSource != "" {
+		notes = append(notes, fmt.Sprintf("wait events from %s at %.0f Hz", s.WaitSource, s.WaitHz))
+	}
+	if s.ProcUnavailable != "" {
+		notes = append(notes, "no /proc figures: "+s.ProcUnavailable)
+	}
+	if len(notes) == 0 {
 		return ""
 	}
-	return " (no /proc figures: " + s.ProcUnavailable + ")"
+	return " (" + strings.Join(notes, "; ") + ")"
 }
 
 func mbytes(n int64) string {

@@ -39,6 +39,10 @@ type Server struct {
 	// not, why not ("" when it does).
 	ProcUnavailable string `json:"proc_unavailable,omitempty"`
 	CPUs            int    `json:"cpus,omitempty"` // CPUs of this host, when Proc is usable
+	// WaitSource is "pg_wait_sampling" when wait events came from that
+	// extension's history instead of lagscope's probes ("" = probes).
+	// Version 4+.
+	WaitSource string `json:"wait_source,omitempty"`
 }
 
 // Gap is a window without samples from one side.
@@ -240,6 +244,27 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 		return nil, fmt.Errorf("the samples hold %d tick(s): at least 2 are needed to measure rates", len(rec.Ticks))
 	}
 	return &rec, nil
+}
+
+// WaitHz is how many times a second the side's most observed process was
+// seen in the probes (with pg_wait_sampling, its collector's rate).
+func (r *Recording) WaitHz(side string) float64 {
+	win := r.End.Sub(r.Start).Seconds()
+	if win <= 0 {
+		return 0
+	}
+	seen := map[int]int{}
+	most := 0
+	for _, p := range r.Probes {
+		if p.Side != side || p.At.Before(r.Start) {
+			continue
+		}
+		for _, w := range p.Waits {
+			seen[w.PID]++
+			most = max(most, seen[w.PID])
+		}
+	}
+	return math.Round(float64(most) / win)
 }
 
 // ProbeHz estimates the wait-event probe rate per server of the recording.

@@ -35,6 +35,9 @@ type Options struct {
 	// Until, if set, ends sampling early once it returns true for a tick
 	// (the lab stops when the backlog has drained).
 	Until func(Tick) bool
+	// NoWaitSampling probes wait events with lagscope's own statements even
+	// where pg_wait_sampling's history could be read.
+	NoWaitSampling bool
 }
 
 func (o *Options) defaults() {
@@ -63,6 +66,10 @@ type session struct {
 	ticked  int        // index of the last tick read on this side (-1: none yet)
 	gapFrom time.Time  // start of an open gap, under connMu
 	gapErr  string
+	// history: read wait events from pg_wait_sampling's history, the
+	// newest sample read so far being at histSince (server time).
+	history   bool
+	histSince time.Time
 }
 
 // Run samples until o.Duration passes, ctx is cancelled or o.Until says so.
@@ -86,6 +93,9 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 			return nil, fmt.Errorf("%s: %w", s.name, ErrNoWaitVisibility)
 		}
 		srv := Server{Version: s.conn.Version.String(), Major: s.conn.Version.Major}
+		if !o.NoWaitSampling && hasWaitSampling(ctx, s.conn) {
+			s.history, srv.WaitSource = true, WaitSampling
+		}
 		switch {
 		case o.Proc == nil:
 			srv.ProcUnavailable = NoProcCause
@@ -275,6 +285,21 @@ func probeLoop(ctx context.Context, s *session, o Options, start, end time.Time)
 			}
 			continue
 		}
+		if s.history {
+			// One read of the extension's history a tick, just before
+			// the tick: what its collector sampled since the last read.
+			if stop.Sub(now) > 5*time.Millisecond && stop.Before(next) {
+				if err := sleep.For(ctx, stop.Sub(now)); err != nil {
+					break
+				}
+			}
+			p, err := s.readHistory(ctx, pids)
+			due = next
+			if err == nil {
+				out = append(out, p...)
+			}
+			continue
+		}
 		n := int(stop.Sub(now)/interval) + 1
 		p, err := s.probe(ctx, pids, n, interval)
 		due = now.Add(time.Duration(n) * interval)
@@ -323,6 +348,31 @@ func (s *session) probe(ctx context.Context, pids []int32, n int, interval time.
 		s.setPIDs(nil)
 	}
 	return p, err
+}
+
+// readHistory reads the side's pg_wait_sampling history since the last
+// read; a failure drops the connection as a failed probe does.
+func (s *session) readHistory(ctx context.Context, pids []int32) ([]Probe, error) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.conn == nil {
+		return nil, errNoConn
+	}
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	at := time.Now()
+	p, newest, err := readHistory(qctx, s.conn, s.name, pids, s.histSince)
+	if err != nil {
+		if s.gapFrom.IsZero() {
+			s.gapFrom, s.gapErr = at, pg.Redact(err.Error())
+		}
+		s.conn.Close()
+		s.conn = nil
+		s.setPIDs(nil)
+		return nil, err
+	}
+	s.histSince = newest
+	return p, nil
 }
 
 func closeAll(sides []*session) {
