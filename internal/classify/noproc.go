@@ -11,21 +11,21 @@ import (
 // server's processes get is measured from inside it: lagscope's session
 // runs a burst of fixed work and times it (measure.Contention). On the lab's
 // runs on 15, 16 and 18 (docs/no-proc.md) a publisher whose walsender was
-// starved by 16 pgbench clients stretched the burst 10.5-14.1x, while idle
+// starved by 16 pgbench clients stretched the burst 11.2-15.5x, while idle
 // or link-limited publishers, and ones whose only busy process was the
-// walsender itself (decode-bound: 2.4-2.9x), stayed at or under 3.8x.
+// walsender itself (decode-bound: 2.6-3.1x), stayed at or under 3.1x.
 // Processes that never sleep (a CPU-bound query) stretch the burst far less
 // than waking ones: 2 such sessions beside the apply worker measured
-// 2.7-3.6x, as the apply worker alone did (2.7-3.1x), so a verdict resting
-// on the burst never goes above noProcCap.
+// 1.0-4.5x, no more than the apply worker alone (2.7-3.2x), so a verdict
+// resting on the burst never goes above noProcCap.
 const (
 	// StretchFree is the stretch under which a server's CPUs count as
-	// having room: 1.3x the highest stretch of a publisher whose walsender
+	// having room: 1.6x the highest stretch of a publisher whose walsender
 	// was not starved.
 	StretchFree = 5.0
 	// StretchSaturated is the stretch from which a server's CPUs count as
-	// saturated by other work: two thirds of the lowest stretch of a
-	// starved walsender's publisher. In between, the verdict is
+	// saturated by other work: under two thirds of the lowest stretch of
+	// a starved walsender's publisher. In between, the verdict is
 	// inconclusive and names the missing figure.
 	StretchSaturated = 7.0
 	// noProcCap caps the confidence of a verdict that rests on the burst in
@@ -81,7 +81,7 @@ func contentionLine(side string, c measure.Contention) string {
 	case roomPartly:
 		room = "busy CPUs"
 	}
-	line := fmt.Sprintf("%s measured from inside the server (no /proc): a burst of fixed work took %.1fx its bare time over %d bursts: %s (under %.0fx: room; from %.0fx: saturated)",
+	line := fmt.Sprintf("%s measured from inside the server (no /proc): a burst of fixed work took %.1fx its bare time (median of %d bursts): %s (under %.0fx: room; from %.0fx: saturated)",
 		side, c.Stretch, c.Bursts, room, StretchFree, StretchSaturated)
 	if c.LateProbes > 0 {
 		line += fmt.Sprintf("; its sleeps woke %.1f ms late at the 90th percentile", c.LateP90MS)

@@ -312,7 +312,9 @@ func (p *Pair) sample(ctx context.Context, o RunOptions, s Scenario) (*sample.Re
 		}
 		return pg.Connect(ctx, p.Sub.ConnString(Database), side)
 	}
-	so := sample.Options{Duration: o.Duration, Tick: o.Tick, ProbeHz: o.ProbeHz, Proc: pfs, Subscriber: true}
+	// No CPU bursts: the lab measures with /proc, and diagnose's bursts
+	// (lab run --diagnose) must not meet its own.
+	so := sample.Options{Duration: o.Duration, Tick: o.Tick, ProbeHz: o.ProbeHz, Proc: pfs, Subscriber: true, NoBurst: true}
 	if s.During == LoadNone && !s.KeepDisabled {
 		left := s.drainedBelow()
 		so.Until = func(t sample.Tick) bool { return drained(t, left) }

@@ -16,9 +16,12 @@ type Contention struct {
 	// BareMS is the fastest piece of any burst, ms: the work's cost on a
 	// CPU nothing else wanted (a piece that fits in one scheduler slice).
 	BareMS float64 `json:"bare_ms,omitempty"`
-	// Stretch is the bursts' total time over their pieces' bare cost: 1 on
-	// an idle CPU, about n on a CPU that n runnable processes share; -1
-	// when unknown.
+	// Stretch is the median over the bursts of each burst's time over its
+	// pieces' bare cost: 1 on an idle CPU, about n on a CPU that n
+	// runnable processes share; -1 when unknown. The median, not the
+	// pooled time: one stall of the VM (a 91 ms piece among 1 ms ones)
+	// would make a pooled figure of an idle publisher look saturated,
+	// while a starved walsender's server stalls most bursts.
 	Stretch float64 `json:"stretch"`
 	// LateMedianMS and LateP90MS are the median and 90th percentile of the
 	// probe session's wake-up lateness, ms; -1 when unknown.
@@ -44,8 +47,7 @@ func (c Contention) RunqEstimate() float64 {
 // ticks and probes of the window.
 func contention(rec *sample.Recording, ticks []sample.Tick, side string) Contention {
 	c := Contention{Stretch: -1, LateMedianMS: -1, LateP90MS: -1}
-	var total float64
-	pieces := 0
+	var bursts [][]float64
 	for _, t := range ticks {
 		b := t.PubBurst
 		if side == sample.Subscriber {
@@ -54,17 +56,24 @@ func contention(rec *sample.Recording, ticks []sample.Tick, side string) Content
 		if len(b) == 0 {
 			continue
 		}
-		c.Bursts++
+		bursts = append(bursts, b)
 		for _, ms := range b {
 			if ms > 0 && (c.BareMS == 0 || ms < c.BareMS) {
 				c.BareMS = ms
 			}
-			total += ms
-			pieces++
 		}
 	}
-	if c.BareMS > 0 {
-		c.Stretch = total / (float64(pieces) * c.BareMS)
+	if c.Bursts = len(bursts); c.BareMS > 0 {
+		st := make([]float64, 0, len(bursts))
+		for _, b := range bursts {
+			total := 0.0
+			for _, ms := range b {
+				total += ms
+			}
+			st = append(st, total/(float64(len(b))*c.BareMS))
+		}
+		sort.Float64s(st)
+		c.Stretch = median(st)
 	}
 	from, to := ticks[0].At, ticks[len(ticks)-1].At
 	var late []float64
@@ -79,6 +88,15 @@ func contention(rec *sample.Recording, ticks []sample.Tick, side string) Content
 		c.LateP90MS = quantile(late, 0.9)
 	}
 	return c
+}
+
+// median returns the median of sorted values.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
 // quantile returns the q-quantile of sorted values (nearest rank).

@@ -27,7 +27,7 @@ func TestContentionStretchIsTheBurstsOverTheirBarePieces(t *testing.T) {
 		},
 	}
 	s := Summarise(rec, Filter{})
-	// 16 ms over 8 pieces of 1 ms bare: 2x.
+	// Bursts of 1x and 3x (12 ms over 4 pieces of 1 ms bare): median 2x.
 	if p := s.PubCPU; p.Bursts != 2 || p.BareMS != 1 || math.Abs(p.Stretch-2) > 1e-9 {
 		t.Errorf("publisher %+v, want 2 bursts, bare 1 ms, stretch 2", p)
 	}
@@ -41,5 +41,28 @@ func TestContentionStretchIsTheBurstsOverTheirBarePieces(t *testing.T) {
 	old := Summarise(&sample.Recording{Ticks: rec.Ticks[1:2]}, Filter{})
 	if old.PubCPU.Known() || old.PubCPU.RunqEstimate() != -1 {
 		t.Errorf("no ticks: %+v, want unknown", old.PubCPU)
+	}
+}
+
+// TestOneStallDoesNotMakeACPUSaturated takes the bursts of a recorded
+// network-8mbps run on 15.18 (the lab's link, publisher idle) in which one
+// piece stalled 91 ms: pooled, the bursts come to 6.9x their bare time, as
+// if the publisher were saturated; their median stays at 1.5x. A starved
+// walsender's publisher (walsender-starved, 15.18) stalls most bursts.
+func TestOneStallDoesNotMakeACPUSaturated(t *testing.T) {
+	stretch := func(bursts ...[]float64) float64 {
+		t0 := time.Unix(1000, 0)
+		var ticks []sample.Tick
+		for i, b := range bursts {
+			ticks = append(ticks, sample.Tick{At: t0.Add(time.Duration(i) * time.Second), PubOK: true, PubBurst: b})
+		}
+		return Summarise(&sample.Recording{Ticks: ticks}, Filter{}).PubCPU.Stretch
+	}
+	idle := stretch([]float64{1.14, 91.22, 10.56, 1.92}, []float64{0.96, 1.08, 1.0, 1.06}, []float64{1.1, 4.96, 1.75, 4.7},
+		[]float64{1.19, 1.17, 1.19, 2.31}, []float64{1.26, 1.21, 1.2, 1.23})
+	starved := stretch([]float64{0.8, 39.12, 0.93, 26.27}, []float64{1.28, 1.07, 0.94, 0.91}, []float64{23.81, 24.8, 1.26, 1.15},
+		[]float64{1.18, 1.21, 64.32, 1.36}, []float64{1.23, 1.15, 1.24, 78.95})
+	if idle > 2 || starved < 15 {
+		t.Errorf("stretch %.2f beside the link, %.2f beside 16 clients: want under 2 and over 15", idle, starved)
 	}
 }

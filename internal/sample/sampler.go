@@ -38,6 +38,10 @@ type Options struct {
 	// NoWaitSampling probes wait events with lagscope's own statements even
 	// where pg_wait_sampling's history could be read.
 	NoWaitSampling bool
+	// NoBurst leaves out the CPU bursts (see cpuburst.go): the lab's own
+	// measurement has /proc, and its bursts would stretch those of a
+	// diagnose run against the same servers.
+	NoBurst bool
 }
 
 func (o *Options) defaults() {
@@ -222,7 +226,7 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 		}
 	}
 	// After the positions and /proc, so that those stay on the tick.
-	if k%burstEvery == 0 {
+	if !o.NoBurst && k%burstEvery == 0 {
 		// Best effort, as above: a failed burst leaves this tick without one.
 		if ms, err := readBurst(ctx, s.conn); err == nil {
 			if s.name == Publisher {
@@ -325,43 +329,45 @@ func earliest(t time.Time, more ...time.Time) time.Time {
 // reconnects.
 var errNoConn = errors.New("no connection until the next tick")
 
-// probe runs one batch on the side's connection. A failure drops the
-// connection and opens a gap, which the next tick that answers closes. The
-// statement outlives ctx by at most one batch; the timeout covers a server
-// that stops answering.
+// probe runs one batch on the side's connection (see withConn).
 func (s *session) probe(ctx context.Context, pids []int32, n int, interval time.Duration) ([]Probe, error) {
-	s.connMu.Lock()
-	defer s.connMu.Unlock()
-	if s.conn == nil {
-		return nil, errNoConn
-	}
-	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeBatch+5*time.Second)
-	defer cancel()
-	at := time.Now()
-	p, err := readWaitBatch(qctx, s.conn, s.name, pids, n, interval)
-	if err != nil {
-		if s.gapFrom.IsZero() {
-			s.gapFrom, s.gapErr = at, pg.Redact(err.Error())
-		}
-		s.conn.Close()
-		s.conn = nil
-		s.setPIDs(nil)
-	}
+	var p []Probe
+	err := s.withConn(ctx, probeBatch+5*time.Second, func(qctx context.Context) (err error) {
+		p, err = readWaitBatch(qctx, s.conn, s.name, pids, n, interval)
+		return err
+	})
 	return p, err
 }
 
 // readHistory reads the side's pg_wait_sampling history since the last
 // read; a failure drops the connection as a failed probe does.
 func (s *session) readHistory(ctx context.Context, pids []int32) ([]Probe, error) {
+	var p []Probe
+	err := s.withConn(ctx, 5*time.Second, func(qctx context.Context) error {
+		var newest time.Time
+		var err error
+		if p, newest, err = readHistory(qctx, s.conn, s.name, pids, s.histSince); err == nil {
+			s.histSince = newest
+		}
+		return err
+	})
+	return p, err
+}
+
+// withConn runs read on the side's connection, under a timeout that covers
+// a server that stops answering (the statement outlives ctx by at most
+// timeout). A failure opens a gap, which the next tick that answers closes,
+// and drops the connection for the next tick to reopen.
+func (s *session) withConn(ctx context.Context, timeout time.Duration, read func(context.Context) error) error {
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
 	if s.conn == nil {
-		return nil, errNoConn
+		return errNoConn
 	}
-	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	at := time.Now()
-	p, newest, err := readHistory(qctx, s.conn, s.name, pids, s.histSince)
+	err := read(qctx)
 	if err != nil {
 		if s.gapFrom.IsZero() {
 			s.gapFrom, s.gapErr = at, pg.Redact(err.Error())
@@ -369,10 +375,8 @@ func (s *session) readHistory(ctx context.Context, pids []int32) ([]Probe, error
 		s.conn.Close()
 		s.conn = nil
 		s.setPIDs(nil)
-		return nil, err
 	}
-	s.histSince = newest
-	return p, nil
+	return err
 }
 
 func closeAll(sides []*session) {
