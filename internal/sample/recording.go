@@ -275,7 +275,8 @@ func (r *Recording) ProbeHz() float64 {
 	}
 	n := 0
 	for _, p := range r.Probes {
-		if p.Side == Publisher {
+		// pg_wait_sampling's first read returns sweeps from before the window.
+		if p.Side == Publisher && !p.At.Before(r.Start) {
 			n++
 		}
 	}
