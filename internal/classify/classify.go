@@ -110,6 +110,9 @@ type NextLimit struct {
 func Classify(in Input) Verdict {
 	st := stages(in)
 	v := decide(in, st)
+	if v.Name == WalsenderStarved && !in.ProcPub {
+		st[0] = starvedStageNoProc(st[0], in.Summary.PubCPU)
+	}
 	v.Stages = st
 	v.LagTime = lagTime(in)
 	if v.Limit != "" {

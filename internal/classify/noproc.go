@@ -83,6 +83,9 @@ func contentionLine(side string, c measure.Contention) string {
 	}
 	line := fmt.Sprintf("%s measured from inside the server (no /proc): a burst of fixed work took %.1fx its bare time (median of %d bursts): %s (under %.0fx: room; from %.0fx: saturated)",
 		side, c.Stretch, c.Bursts, room, StretchFree, StretchSaturated)
+	if roomOf(c) == roomSaturated {
+		line += fmt.Sprintf("; a process that wants a CPU all the time would wait for one about %s of the time (1 - 1/stretch)", pct(c.RunqEstimate()))
+	}
 	if c.LateProbes > 0 {
 		line += fmt.Sprintf("; its sleeps woke %.1f ms late at the 90th percentile", c.LateP90MS)
 	}
@@ -141,4 +144,16 @@ func cpuBoundNoProc(c measure.Contention, bound, starvedName string, conf, unkno
 		return bound, math.Min(conf, 0.55)
 	}
 	return bound, conf * unknown
+}
+
+// starvedStageNoProc redraws a walsender stage named starved without /proc:
+// its WalSenderWriteData was stale (it waited for a CPU, not on the socket),
+// so that time is work, and the run-queue share is the one the publisher's
+// burst implies for a process that wants a CPU all the time (1 - 1/stretch).
+func starvedStageNoProc(s Stage, c measure.Contention) Stage {
+	s.Busy += s.Blocked
+	s.Blocked = 0
+	s.Runq = c.RunqEstimate()
+	s.Utilisation = s.Busy + s.Own
+	return s
 }
