@@ -64,9 +64,9 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		}
 		return v
 	case in.ProcSub && starved(ap):
-		return newVerdict(SubscriberStarved, conf,
+		return quotaStarved(newVerdict(SubscriberStarved, conf,
 			fmt.Sprintf("%s waited on the run queue %s of the time (runnable, not running) and ran %s", noun, pct(ap.Runq), pct(ap.CPU)),
-			hostLine("subscriber", s.SubHostBusy))
+			hostLine("subscriber", s.SubHostBusy)), "subscriber", noun, p.Throttle, s.SubHostBusy)
 	case in.ProcSub:
 		runq := fmt.Sprintf("%s run queue %s: it gets most of the CPU it asks for", noun, pct(ap.Runq))
 		if ap.Runq >= StarvedRunq {
@@ -99,10 +99,10 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 	}
 	switch {
 	case in.ProcPub && starved(ws):
-		return newVerdict(WalsenderStarved, conf,
+		return quotaStarved(newVerdict(WalsenderStarved, conf,
 			fmt.Sprintf("walsender waited on the run queue %s of the time and ran only %s of one core", pct(ws.Runq), pct(ws.CPU)),
 			fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU: run-queue delay shows starvation", topEvents(s.Walsender, 2)),
-			hostLine("publisher", s.PubHostBusy), feeding)
+			hostLine("publisher", s.PubHostBusy), feeding), "publisher", "walsender", s.Walsender.Throttle, s.PubHostBusy)
 	case ws.Own >= MostProbes*ws.Utilisation && s.Walsender.TypeShare(waitTypeIO) >= ws.Own/2:
 		v := newVerdict(WalsenderReadIO, conf,
 			fmt.Sprintf("walsender waited on I/O in %s of probes (%s)", pct(s.Walsender.TypeShare(waitTypeIO)), ws.OwnTop), feeding)

@@ -75,7 +75,8 @@ func newLabCleanCmd() *cobra.Command {
 $LAGSCOPE_LAB_DIR or the temporary directory), stops their servers and removes
 them. Labs whose lagscope process still runs are left alone unless --force is
 given; 'lab down' asks such processes to stop (SIGTERM) first, and they
-remove their own pairs. Nothing else is touched.`,
+remove their own pairs. CPU-limit cgroups of labs that are gone
+(/sys/fs/cgroup[/cpu]/lagscope-lab-*) go too. Nothing else is touched.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.CalledAs() == "down" {
@@ -88,7 +89,12 @@ remove their own pairs. Nothing else is touched.`,
 			if err != nil {
 				return err
 			}
-			if len(removed) == 0 {
+			// After the directories: a cgroup goes with its lab.
+			cgroups := lab.CleanCPULimits("")
+			for _, d := range cgroups {
+				fmt.Fprintf(cmd.OutOrStdout(), "removed cgroup %s (a CPU limit of a lab that is gone)\n", d)
+			}
+			if len(removed) == 0 && len(cgroups) == 0 {
 				fmt.Fprintln(cmd.OutOrStdout(), "no leftover lab clusters")
 			}
 			return nil

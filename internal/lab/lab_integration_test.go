@@ -160,6 +160,12 @@ func TestIntegrationScenarios(t *testing.T) {
 			}
 			wantData(t, r)
 		}},
+		{"cpu-quota", "", 0, func(t *testing.T, r *Result) {
+			if th := r.Apply.Throttle; th.Share < 0.5 || r.Apply.RunqueueShare < 0.3 {
+				t.Errorf("apply cgroup %q throttled in %.0f%% of its periods, run queue %.0f%%: want >= 50%% and >= 30%%", th.Cgroup, 100*th.Share, 100*r.Apply.RunqueueShare)
+			}
+			wantData(t, r)
+		}},
 		{"initial-sync", "", 500_000, func(t *testing.T, r *Result) {
 			copying := ticksWhere(r, func(tk sample.Tick) bool { return len(tk.Copies) > 0 })
 			if copying < 3 {
@@ -205,8 +211,17 @@ func TestIntegrationScenarios(t *testing.T) {
 		if rate == 0 {
 			rate = 4_000_000
 		}
-		for i := 1; i <= repeats(); i++ {
+		n := repeats()
+		if runOnce[label] {
+			n = 1
+		}
+		for i := 1; i <= n; i++ {
 			t.Run(fmt.Sprintf("%s/run%d", label, i), func(t *testing.T) {
+				if s.SubCPULimit > 0 {
+					if err := CPULimitAvailable(); err != nil {
+						t.Skipf("%s needs a cgroup CPU limit: %v", c.scenario, err)
+					}
+				}
 				if v := labtest.Servers(t).Version; s.RowFilter != "" && v.Major < 15 {
 					t.Skipf("%s uses a publication row filter: PostgreSQL 15+, this is %s", c.scenario, v)
 				} else if s.BigTxn && v.Major < 16 {
@@ -238,6 +253,10 @@ func TestIntegrationScenarios(t *testing.T) {
 		}
 	}
 }
+
+// runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says:
+// their 3 runs of 3 are made by hand, to keep CI's time.
+var runOnce = map[string]bool{"cpu-quota": true}
 
 // noProcExact are the cases that must keep their verdict without /proc:
 // the publisher's CPU burst tells a starved walsender from the link.
@@ -326,6 +345,10 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 	case "parallel-apply":
 		if p.Limit != classify.StageParallel {
 			t.Errorf("limit %q, want the parallel apply worker", p.Limit)
+		}
+	case "cpu-quota":
+		if !strings.Contains(p.Cause, "CPU quota") {
+			t.Errorf("cause %q, want the CPU quota named", p.Cause)
 		}
 	case "full-identity":
 		if p.LagBytes >= classify.CaughtUpLag || p.LagTime.Seconds <= classify.CaughtUpTime {

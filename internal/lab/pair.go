@@ -57,6 +57,9 @@ type PairOptions struct {
 	// its history (the extension's library must be installed for the
 	// server's version: Debian's postgresql-15-pg-wait-sampling).
 	WaitSampling bool
+	// SubCPULimit caps the subscriber's server at this many CPUs with a
+	// cgroup quota (0 = none); see cpuLimit.
+	SubCPULimit float64
 	// Binary and Streaming are subscription options (seed 000: true, "on").
 	Binary    bool
 	Streaming string
@@ -77,6 +80,8 @@ type Pair struct {
 	// lock is the subscriber session holding a table lock (nil = none).
 	lock *lockHolder
 	hogs *hogs
+	// limit is the subscriber's CPU-limit cgroup (nil = none).
+	limit *cpuLimit
 }
 
 // NewPair builds a pair. On error everything made so far is removed.
@@ -122,6 +127,17 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 		if err = c.Start(ctx); err != nil {
 			return p, err
 		}
+	}
+	if o.SubCPULimit > 0 {
+		// The postmaster joins the cgroup before any subscription exists:
+		// the apply workers it forks later are born there.
+		if p.limit, err = newCPULimit(filepath.Base(l.Dir), o.SubCPULimit); err != nil {
+			return p, err
+		}
+		if err = p.limit.add(p.Sub.PID()); err != nil {
+			return p, err
+		}
+		fmt.Fprintf(o.Log, "lab: the subscriber's server runs in cgroup %s, limited to %.2f CPU\n", p.limit.dir, o.SubCPULimit)
 	}
 	// The link is a unix-socket relay, so that what the walsender pays per
 	// byte is what it pays without the link (over loopback TCP the kernel
@@ -231,7 +247,12 @@ func (p *Pair) Close() error {
 	if p.Proxy != nil {
 		p.Proxy.Close()
 	}
-	return p.Lab.Close()
+	err := p.Lab.Close()
+	// After the servers stopped: the cgroup is empty then.
+	if lerr := p.limit.remove(); err == nil {
+		err = lerr
+	}
+	return err
 }
 
 // Exec runs statements in order on one connection to dsn.

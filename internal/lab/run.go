@@ -113,6 +113,7 @@ func (s Scenario) pairOptions(o *PairOptions) {
 		o.ReplicaIdentityFull, o.SubNoKey = true, true
 	}
 	o.CopyData = s.InitialSync
+	o.SubCPULimit = s.SubCPULimit
 	if s.BigTxn {
 		o.Streaming, o.MinMajor = "parallel", 16
 		// Stream the transaction from its first 64 kB instead of 64 MB, so

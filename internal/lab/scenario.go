@@ -48,6 +48,10 @@ type Scenario struct {
 	// lab-cpu-hog) running a CPU-bound query while the window runs: they
 	// share the subscriber's pinned CPU with the apply worker.
 	SubHogs int
+	// SubCPULimit puts the subscriber's server in a cgroup with this CPU
+	// quota, in CPUs (0 = none): a container's CPU limit (needs root and a
+	// writable cgroup CPU controller).
+	SubCPULimit float64
 	// InitialSync leaves the subscriber's table empty and creates the
 	// subscription with copy_data = true: a tablesync worker copies the
 	// table (through the link, so that the copy outlasts the window at a
@@ -80,6 +84,8 @@ var Scenarios = []Scenario{
 		Layout: Flat, Backlog: true, During: LoadNone, FullIdentity: true, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "subscriber-starved", Summary: "apply-bound's backlog, while 2 CPU-bound sessions on the subscriber share its CPU with the apply worker: it waits on the run queue",
 		Layout: Flat, Backlog: true, During: LoadNone, SubIndexes: 3, SubHogs: 2, Drains: true, Verdict: "subscriber-starved"},
+	{Name: "cpu-quota", Summary: "apply-bound's backlog, the subscriber's server in a cgroup limited to 0.3 CPU (a container's CPU limit): the apply worker is throttled while its CPU idles (needs root)",
+		Layout: Flat, Backlog: true, During: LoadNone, SubIndexes: 3, SubCPULimit: 0.3, Drains: true, Verdict: "subscriber-starved"},
 	{Name: "initial-sync", Summary: "the subscriber's table starts empty and the subscription copies it (copy_data = true) through the link: use a --rate that makes the copy outlast the window (1M rows are ~140 MB)",
 		Layout: Flat, During: LoadNone, Link: true, InitialSync: true, Drains: true, Verdict: "initial-sync"},
 	{Name: "parallel-apply", Summary: "one large transaction (about 1.2M row updates) streamed to a parallel apply worker (streaming = parallel, PostgreSQL 16+): the parallel worker applies on a full core while the leader waits on it",

@@ -77,6 +77,9 @@ type Proc struct {
 	// PID is the process when the Proc measures one (parallel apply); 0
 	// for a role's aggregate.
 	PID int `json:"pid,omitempty"`
+	// Throttle is what the CPU limit of the processes' cgroup did (/proc
+	// and /sys/fs/cgroup, local servers only).
+	Throttle Throttle `json:"cpu_limit"`
 }
 
 // Top returns the most frequent wait event and its share.
@@ -271,6 +274,7 @@ func procStats(rec *sample.Recording, ticks []sample.Tick, roles map[int]string,
 			p.CPUShare, p.RunqueueShare = -1, -1
 		}
 	}
+	p.Throttle = throttleOf(ticks, pids, side)
 	from, to := ticks[0].At, ticks[len(ticks)-1].At
 	counts, types := map[string]int{}, map[string]int{}
 	for _, pr := range rec.Probes {
@@ -332,7 +336,7 @@ func (p Proc) busy() float64 {
 }
 
 func emptyProc() Proc {
-	return Proc{CPUShare: -1, RunqueueShare: -1, WaitShares: map[string]float64{}, TypeShares: map[string]float64{}}
+	return Proc{CPUShare: -1, RunqueueShare: -1, WaitShares: map[string]float64{}, TypeShares: map[string]float64{}, Throttle: Throttle{Share: -1}}
 }
 
 func lagAt(first, last sample.Tick, ticks []sample.Tick, f Filter) Lag {

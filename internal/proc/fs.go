@@ -33,6 +33,8 @@ type FS struct {
 	// boot is the host's boot time, from the btime line of <root>/stat, read once
 	// by NewFS. It has whole-second resolution.
 	boot time.Time
+	// cgroupRoot is where cgroup hierarchies are read ("" = DefaultCgroupRoot).
+	cgroupRoot string
 }
 
 // NewFS returns an FS reading the procfs mounted at root; "" means DefaultRoot.

@@ -12,16 +12,20 @@ import (
 // server: burstParts pieces, each counting burstRows rows of
 // generate_series, timed one by one inside one statement. On a CPU with
 // nothing else to run a piece takes its bare cost (about 1 ms on the lab's
-// VM); on a saturated CPU the pieces are stretched by the time the session
-// waits for a CPU between its slices, as a busy walsender or apply worker
-// is. The fastest piece of a window estimates the bare cost (a piece that
-// fits in one slice is not stretched), so the stretch of the whole burst
-// over it is measured against the same CPU and server: it needs no /proc.
-// A piece was sized so that a burst every burstEvery ticks costs about 2 ms
-// of a CPU a second (docs/no-proc.md).
+// VM); on a saturated CPU the session is preempted once its slice is used
+// and waits behind the runnable load, as a busy walsender or apply worker
+// does: the burst stalls for tens of milliseconds. The fastest piece of a
+// window estimates the bare cost (a piece that fits in one slice is not
+// stretched), so a burst's stretch over it is measured against the same
+// CPU and server: it needs no /proc. With 4 pieces a starved walsender's
+// server stalled about 70% of the bursts, and 3 of 5 bursts ran clean in
+// one 10 s window on 15.18 (the window's median missed the starvation);
+// 8 pieces run past the scheduler's slice more often. A burst every
+// burstEvery ticks costs about 4 ms of a CPU a second (docs/no-proc.md,
+// docs/performance.md).
 const (
 	burstRows  = 20000
-	burstParts = 4
+	burstParts = 8
 	burstEvery = 2
 )
 

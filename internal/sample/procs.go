@@ -12,6 +12,7 @@ import (
 type ProcReader interface {
 	Process(pid int) (proc.ProcSample, error)
 	Host() (proc.HostSample, error)
+	CPUThrottle(pid int) (proc.Throttle, error)
 }
 
 // procKey is what the server says about one of its processes.
@@ -42,7 +43,12 @@ func readProcs(pr ProcReader, side string, keys map[int]procKey) []ProcStat {
 		if ps.HasSchedstat {
 			cpu = ps.Running // nanoseconds
 		}
-		out = append(out, ProcStat{Side: side, PID: pid, Role: k.role, CPUNs: int64(cpu), RunqNs: int64(ps.RunDelay), Verified: true})
+		out1 := ProcStat{Side: side, PID: pid, Role: k.role, CPUNs: int64(cpu), RunqNs: int64(ps.RunDelay), Verified: true}
+		// Best effort: a cgroup without a cpu controller has no counters.
+		if t, err := pr.CPUThrottle(pid); err == nil {
+			out1.Cgroup, out1.Periods, out1.Throttled, out1.ThrottledNs = t.Cgroup, t.Periods, t.Throttled, int64(t.ThrottledTime)
+		}
+		out = append(out, out1)
 	}
 	return out
 }

@@ -167,6 +167,13 @@ type ProcStat struct {
 	CPUNs    int64  `json:"cpu_ns"`
 	RunqNs   int64  `json:"runq_ns"`
 	Verified bool   `json:"verified"` // start time matched backend_start
+	// Cgroup, Periods, Throttled and ThrottledNs are the CPU bandwidth
+	// counters of the cgroup the process runs in (a container's CPU
+	// limit), cumulative; empty without a readable cpu.stat. Version 4+.
+	Cgroup      string `json:"cgroup,omitempty"`
+	Periods     int64  `json:"cpu_periods,omitempty"`
+	Throttled   int64  `json:"cpu_throttled_periods,omitempty"`
+	ThrottledNs int64  `json:"cpu_throttled_ns,omitempty"`
 }
 
 // HostStat is cumulative host CPU time in nanoseconds, summed over CPUs.
