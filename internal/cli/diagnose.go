@@ -63,7 +63,7 @@ extension's history, at its 100 Hz, where it is installed and loaded); CPU
 and run-queue delay of those processes from /proc when the servers run on this
 host (checked by process start time). Where /proc cannot be read (managed
 services, containers, remote hosts; --no-proc) it measures each server's CPUs
-from inside: a burst of fixed work timed every 2 s (about 4 ms of a CPU a
+from inside: a burst of fixed work timed every 3 s (about 3 ms of a CPU a
 second), and how late its sleeps wake - what tells a CPU-starved walsender from
 a slow link there. It only observes: read-only sessions,
 application_name=lagscope, short statement timeouts. A role with pg_monitor is
