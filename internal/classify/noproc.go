@@ -11,16 +11,16 @@ import (
 // server's processes get is measured from inside it: lagscope's session
 // runs a burst of fixed work and times it (measure.Contention). On the lab's
 // runs on 15, 16 and 18 (docs/no-proc.md) a publisher whose walsender was
-// starved by 16 pgbench clients stretched the burst 11.2-15.5x, while idle
+// starved by 16 pgbench clients stretched the burst 11.2-27.6x, while idle
 // or link-limited publishers, and ones whose only busy process was the
-// walsender itself (decode-bound: 2.6-3.1x), stayed at or under 3.1x.
+// walsender itself (decode-bound: 2.3-3.9x), stayed at or under 3.9x.
 // Processes that never sleep (a CPU-bound query) stretch the burst far less
 // than waking ones: 2 such sessions beside the apply worker measured
-// 1.0-4.5x, no more than the apply worker alone (2.7-3.2x), so a verdict
+// 3.5-5.0x, little more than the apply worker alone (2.7-3.3x), so a verdict
 // resting on the burst never goes above noProcCap.
 const (
 	// StretchFree is the stretch under which a server's CPUs count as
-	// having room: 1.6x the highest stretch of a publisher whose walsender
+	// having room: 1.3x the highest stretch of a publisher whose walsender
 	// was not starved.
 	StretchFree = 5.0
 	// StretchSaturated is the stretch from which a server's CPUs count as
