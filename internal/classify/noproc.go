@@ -28,6 +28,14 @@ const (
 	// a starved walsender's publisher. In between, the verdict is
 	// inconclusive and names the missing figure.
 	StretchSaturated = 7.0
+	// LateHeld is the median wake-up lateness of lagscope's own session,
+	// in ms, from which a server's sessions count as held back: under a
+	// cgroup CPU limit of 0.3 CPU (the lab's cpu-quota scenario, 16.14)
+	// it woke 21.0-26.1 ms late at the median over 6 recordings, waiting
+	// for the next quota period, while the burst's median stretch stayed
+	// near 3x; in every other lab state the median stayed at or under
+	// 2.4 ms (a starved walsender's publisher).
+	LateHeld = 8.0
 	// noProcCap caps the confidence of a verdict that rests on the burst in
 	// place of /proc; finish's x0.8 for the missing figures brings it to
 	// 0.6 at most.
@@ -46,6 +54,8 @@ const (
 
 func roomOf(c measure.Contention) cpuRoom {
 	switch {
+	case heldBack(c):
+		return roomSaturated
 	case !c.Known():
 		return roomUnknown
 	case c.Stretch >= StretchSaturated:
@@ -56,14 +66,23 @@ func roomOf(c measure.Contention) cpuRoom {
 	return roomPartly
 }
 
+// heldBack reports whether lagscope's own session woke LateHeld or more
+// late at the median: what a cgroup CPU limit does to every process under
+// it, whatever the burst's stretch.
+func heldBack(c measure.Contention) bool {
+	return c.LateProbes >= MinProbes && c.LateMedianMS >= LateHeld
+}
+
 // roomMargin is the distance of the stretch from the threshold that
 // decided its room, in share points of the CPU a busy process would get
 // (1/stretch), so that confidence() weighs it like the other margins.
 func roomMargin(c measure.Contention) float64 {
-	switch roomOf(c) {
-	case roomSaturated:
+	switch {
+	case heldBack(c):
+		return (c.LateMedianMS - LateHeld) / LateHeld * marginScale
+	case roomOf(c) == roomSaturated:
 		return 1/StretchSaturated - 1/c.Stretch
-	case roomFree:
+	case roomOf(c) == roomFree:
 		return 1/c.Stretch - 1/StretchFree
 	}
 	return 0
@@ -75,16 +94,22 @@ func contentionLine(side string, c measure.Contention) string {
 		return ""
 	}
 	room := "CPUs with room"
-	switch roomOf(c) {
-	case roomSaturated:
+	switch {
+	case heldBack(c):
+		room = "sessions held back"
+	case roomOf(c) == roomSaturated:
 		room = "saturated CPUs"
-	case roomPartly:
+	case roomOf(c) == roomPartly:
 		room = "busy CPUs"
 	}
 	line := fmt.Sprintf("%s measured from inside the server (no /proc): a burst of fixed work took %.1fx its bare time (median of %d bursts): %s (under %.0fx: room; from %.0fx: saturated)",
 		side, c.Stretch, c.Bursts, room, StretchFree, StretchSaturated)
-	if roomOf(c) == roomSaturated {
+	if roomOf(c) == roomSaturated && !heldBack(c) {
 		line += fmt.Sprintf("; a process that wants a CPU all the time would wait for one about %s of the time (1 - 1/stretch)", pct(c.RunqEstimate()))
+	}
+	if heldBack(c) {
+		line += fmt.Sprintf("; its sleeps woke %.1f ms late at the median (from %.0f ms: held back, as tasks under a cgroup CPU limit wait for the next quota period)", c.LateMedianMS, LateHeld)
+		return line
 	}
 	if c.LateProbes > 0 {
 		line += fmt.Sprintf("; its sleeps woke %.1f ms late at the 90th percentile", c.LateP90MS)
@@ -114,7 +139,7 @@ func linkOrStarvedNoProc(in Input, ws, ap Stage, network Verdict) (Verdict, bool
 			contentionLine("publisher", c), feeding)
 		v.Limit = StageWalsender
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
-		return v, true
+		return heldBackNoProc(v, "publisher", "walsender", c), true
 	case roomPartly:
 		v := newVerdict(Inconclusive, 0.4, walsenderLine(ws), applyLine(ap), contentionLine("publisher", c))
 		v.Cause = "the walsender is blocked on the socket, or starved of CPU and showing a stale wait event: the publisher's CPUs are busy but not clearly saturated, and without /proc the two look alike. " + missingRunq("publisher", "walsender")
@@ -156,4 +181,20 @@ func starvedStageNoProc(s Stage, c measure.Contention) Stage {
 	s.Runq = c.RunqEstimate()
 	s.Utilisation = s.Busy + s.Own
 	return s
+}
+
+// heldBackNoProc gives a starved verdict made without /proc from the
+// wake-up lateness (heldBack) the cause that lateness points to: a CPU
+// limit on the server's cgroup, which only the host can confirm.
+func heldBackNoProc(v Verdict, side, noun string, c measure.Contention) Verdict {
+	if !heldBack(c) || (v.Name != SubscriberStarved && v.Name != WalsenderStarved) {
+		return v
+	}
+	v.Headline = fmt.Sprintf("the %s waits for a CPU it is not given: every session of that server is held back, as under a CPU limit", noun)
+	v.Cause = fmt.Sprintf("likely a CPU limit on the %s's container or cgroup (cpu.max, cpu.cfs_quota_us): lagscope's own session there waits %.0f ms for a CPU after every sleep, as tasks throttled by a quota wait for the next period; the %s's cpu.stat (nr_throttled) on its host settles it", side, c.LateMedianMS, side)
+	v.Helps = []string{
+		fmt.Sprintf("a higher CPU limit for the %s's container or cgroup (cpu.max; Kubernetes resources.limits.cpu), or none", side),
+		fmt.Sprintf("then diagnose again: the %s's limit is what holds it back now", noun),
+	}
+	return v
 }

@@ -83,9 +83,11 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 			fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)),
 			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
 			contentionLine("subscriber", s.SubCPU))
-		v.Caveats = append(v.Caveats, missingRunq("subscriber", noun),
-			"sessions that run on a CPU without sleeping (a CPU-bound query) hardly stretch lagscope's burst: an apply worker starved by them looks like this one (subscriber-starved) without /proc")
-		return v
+		v.Caveats = append(v.Caveats, missingRunq("subscriber", noun))
+		if name == SubscriberApplyCPU {
+			v.Caveats = append(v.Caveats, "sessions that run on a CPU without sleeping (a CPU-bound query) stretch lagscope's burst less than waking ones: an apply worker starved by them can look like this one without /proc")
+		}
+		return heldBackNoProc(v, "subscriber", noun, s.SubCPU)
 	}
 }
 
@@ -131,6 +133,6 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 			fmt.Sprintf("walsender had no wait event (on CPU or runnable) in %s of probes", pct(ws.Busy)), feeding,
 			contentionLine("publisher", s.PubCPU))
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
-		return v
+		return heldBackNoProc(v, "publisher", "walsender", s.PubCPU)
 	}
 }
