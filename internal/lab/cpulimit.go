@@ -7,6 +7,7 @@ import (
 	"github.com/lagscope/lagscope/internal/cluster"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -118,14 +119,7 @@ func CleanCPULimits(base string) []string {
 	return out
 }
 
-func hasWord(s, w string) bool {
-	for _, f := range strings.Fields(s) {
-		if f == w {
-			return true
-		}
-	}
-	return false
-}
+func hasWord(s, w string) bool { return slices.Contains(strings.Fields(s), w) }
 
 // CPULimitAvailable says why the lab cannot put a server under a CPU limit
 // here (nil when it can): it makes and removes a probe cgroup.

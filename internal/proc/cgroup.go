@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,14 +83,7 @@ func (fs FS) CPUThrottle(pid int) (Throttle, error) {
 	return Throttle{}, fmt.Errorf("no readable cpu.stat for pid %d (tried %s)", pid, strings.Join(tried, ", "))
 }
 
-func hasController(list, name string) bool {
-	for _, c := range strings.Split(list, ",") {
-		if c == name {
-			return true
-		}
-	}
-	return false
-}
+func hasController(list, name string) bool { return slices.Contains(strings.Split(list, ","), name) }
 
 // readCPUStat parses a cgroup cpu.stat; one without throttling counters
 // (v2 without the cpu controller enabled) is an error.
