@@ -89,6 +89,8 @@ type Verdict struct {
 	LagTime LagTime `json:"lag_time"`
 	// Blockers are sessions that held a lock the apply side waited for.
 	Blockers []Blocker `json:"blockers,omitempty"`
+	// Txn is the large transaction in flight (large-transaction only).
+	Txn *LargeTxn `json:"large_transaction,omitempty"`
 }
 
 // NextLimit is the stage that limits after the current limit, and how much
@@ -110,6 +112,9 @@ type NextLimit struct {
 func Classify(in Input) Verdict {
 	st := stages(in)
 	v := decide(in, st)
+	if in.Txn != nil && in.Sync == nil && configStall(in) == "" {
+		v = largeTxnVerdict(in, v, st)
+	}
 	if v.Name == WalsenderStarved && !in.ProcPub {
 		st[0] = starvedStageNoProc(st[0], in.Summary.PubCPU)
 	}
@@ -168,7 +173,7 @@ func finish(v Verdict, in Input) Verdict {
 	if in.NotReady > 0 && in.Sync == nil {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%d table(s) of %s are still in their initial synchronisation (their tablesync slots are reported apart)", in.NotReady, in.Subscription))
 	}
-	if in.SpillBytes > 0 {
+	if in.SpillBytes > 0 && v.Txn == nil {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("the walsender spilled %s to disk during the window (logical_decoding_work_mem too small for the transactions)", size(in.SpillBytes)))
 	}
 	v.Confidence = math.Round(v.Confidence*100) / 100

@@ -44,6 +44,8 @@ type Input struct {
 	// Blockers are the sessions that held locks the subscription's workers
 	// waited for, most often seen first.
 	Blockers []Blocker
+	// Txn is a large transaction in flight on the path (nil = none seen).
+	Txn *LargeTxn
 }
 
 // Inputs builds one Input per logical slot in the recording (restricted to
@@ -82,6 +84,7 @@ func inputFor(rec *sample.Recording, slot string) Input {
 	in.Gaps = len(rec.Gaps)
 	var first, last *sample.Slot
 	var firstSub, lastSub *sample.Sub
+	var e txnEnds
 	var lags []int64
 	lastPID := -1
 	for i := range rec.Ticks {
@@ -91,8 +94,10 @@ func inputFor(rec *sample.Recording, slot string) Input {
 				if t.Slots[j].Name == slot {
 					if first == nil {
 						first = &t.Slots[j]
+						e.firstAt, e.sent0, e.subLSN0 = t, sentOf(t, t.Slots[j].ActivePID), t.SubLSN
 					}
 					last = &t.Slots[j]
+					e.lastAt, e.sent1, e.subLSN1 = t, sentOf(t, t.Slots[j].ActivePID), t.SubLSN
 					lags = append(lags, int64(t.CurrentLSN)-int64(t.Slots[j].ConfirmedFlush))
 				}
 			}
@@ -129,7 +134,20 @@ func inputFor(rec *sample.Recording, slot string) Input {
 		in.Sync.fill(rec)
 	}
 	in.Blockers = blockers(rec, slot)
+	e.first, e.last, e.windowS = first, last, in.Summary.WindowS
+	e.waitsForWAL = in.Summary.Walsender.Share(evWaitForWAL) >= MostProbes
+	in.Txn = largeTxn(e)
 	return in
+}
+
+// sentOf is the sent_lsn of the walsender pid at tick t (0 when none).
+func sentOf(t *sample.Tick, pid int) uint64 {
+	for _, s := range t.Senders {
+		if pid != 0 && s.PID == pid {
+			return s.Sent
+		}
+	}
+	return 0
 }
 
 // flushLag returns the flush_lag of the slot's walsender at the last tick

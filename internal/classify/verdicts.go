@@ -13,6 +13,10 @@ const (
 	Network            = "network"
 	Inconclusive       = "inconclusive"
 	InitialSync        = "initial-sync"
+	// LargeTransaction is a large transaction in flight without streaming:
+	// open on the publisher, being decoded, or being sent and applied
+	// (see LargeTxn).
+	LargeTransaction = "large-transaction"
 )
 
 // advice is what helps and what does not, per verdict.
@@ -59,6 +63,7 @@ var adviceFor = map[string]advice{
 	InitialSync: {headline: "a table's initial copy is in progress: this tablesync slot is copying, not stalled",
 		helps: []string{"waiting: the table joins the subscription's stream once copied (srsubstate 'r' in pg_subscription_rel)", "max_sync_workers_per_subscription above the number of tables copied at once, when several wait", "a faster link or subscriber disk for large tables"},
 		not:   []string{"recreating the subscription: the copy would start over"}},
+	LargeTransaction: {headline: "a large transaction is in flight without streaming"},
 	Inconclusive: {headline: "no single stage stands out",
 		helps: []string{"sample longer (--duration 30s) while the lag grows", "run lagscope on the servers' hosts so /proc figures are available"}},
 }

@@ -182,6 +182,33 @@ func TestIntegrationScenarios(t *testing.T) {
 			}
 			wantData(t, r)
 		}},
+		{"big-txn", "", 0, func(t *testing.T, r *Result) {
+			// The walsender sends one transaction while it handles the
+			// commit record: its sent_lsn stands still.
+			moved := ticksWhere(r, func(tk sample.Tick) bool {
+				return len(tk.Senders) > 0 && len(r.Recording.Ticks) > 0 && len(r.Recording.Ticks[0].Senders) > 0 &&
+					tk.Senders[0].Sent != r.Recording.Ticks[0].Senders[0].Sent
+			})
+			if moved > 0 {
+				t.Errorf("sent_lsn moved at %d ticks, want it still while the transaction is sent", moved)
+			}
+			if d := r.Apply.CPUShare + r.Apply.RunqueueShare; d < 0.6 {
+				t.Errorf("apply cpu_share %.2f + runqueue_share %.2f = %.2f, want >= 0.6: applying the transaction", r.Apply.CPUShare, r.Apply.RunqueueShare, d)
+			}
+			wantData(t, r)
+		}},
+		{"open-txn", "", 0, func(t *testing.T, r *Result) {
+			var last sample.Tick
+			for _, tk := range r.Recording.Ticks {
+				if tk.PubOK && len(tk.Slots) > 0 {
+					last = tk
+				}
+			}
+			if len(last.Slots) == 0 || int64(last.CurrentLSN)-int64(last.Slots[0].RestartLSN) < 64<<20 || last.Slots[0].SpillBytes == 0 {
+				t.Errorf("slots %+v at current %d: want restart_lsn 64 MB+ behind and spilled bytes", last.Slots, last.CurrentLSN)
+			}
+			wantData(t, r)
+		}},
 		{"decode-bound", "", 0, func(t *testing.T, r *Result) {
 			if d := r.Walsender.CPUShare + r.Walsender.RunqueueShare; d < 0.85 {
 				t.Errorf("walsender cpu_share %.2f + runqueue_share %.2f = %.2f, want >= 0.85", r.Walsender.CPUShare, r.Walsender.RunqueueShare, d)
@@ -224,7 +251,7 @@ func TestIntegrationScenarios(t *testing.T) {
 				}
 				if v := labtest.Servers(t).Version; s.RowFilter != "" && v.Major < 15 {
 					t.Skipf("%s uses a publication row filter: PostgreSQL 15+, this is %s", c.scenario, v)
-				} else if s.BigTxn && v.Major < 16 {
+				} else if s.Streaming == "parallel" && v.Major < 16 {
 					t.Skipf("%s uses streaming = parallel: PostgreSQL 16+, this is %s", c.scenario, v)
 				}
 				first := i == 1
@@ -256,7 +283,7 @@ func TestIntegrationScenarios(t *testing.T) {
 
 // runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says:
 // their 3 runs of 3 are made by hand, to keep CI's time.
-var runOnce = map[string]bool{"cpu-quota": true}
+var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true}
 
 // noProcExact are the cases that must keep their verdict without /proc:
 // the publisher's CPU burst tells a starved walsender from the link.
@@ -345,6 +372,17 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 	case "parallel-apply":
 		if p.Limit != classify.StageParallel {
 			t.Errorf("limit %q, want the parallel apply worker", p.Limit)
+		}
+	case "big-txn", "open-txn":
+		want := map[string]string{"big-txn": classify.TxnSending, "open-txn": classify.TxnOpen}[scenario]
+		if p.Txn == nil || p.Txn.Phase != want {
+			t.Fatalf("large transaction %+v, want phase %s", p.Txn, want)
+		}
+		if scenario == "big-txn" && p.Limit != classify.StageApply {
+			t.Errorf("limit %q, want the apply worker", p.Limit)
+		}
+		if scenario == "open-txn" && (p.Txn.Xact == nil || p.Txn.Xact.AppName != OpenTxnApp) {
+			t.Errorf("open transaction %+v, want the session %s", p.Txn.Xact, OpenTxnApp)
 		}
 	case "cpu-quota":
 		if !strings.Contains(p.Cause, "CPU quota") {

@@ -80,6 +80,8 @@ type Pair struct {
 	// lock is the subscriber session holding a table lock (nil = none).
 	lock *lockHolder
 	hogs *hogs
+	// open is the publisher session holding a transaction open (nil = none).
+	open *openTxn
 	// limit is the subscriber's CPU-limit cgroup (nil = none).
 	limit *cpuLimit
 }
@@ -244,6 +246,7 @@ func (p *Pair) Close() error {
 	}
 	p.ReleaseLock()
 	p.StopHogs()
+	p.EndOpenTransaction()
 	if p.Proxy != nil {
 		p.Proxy.Close()
 	}

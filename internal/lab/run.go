@@ -114,18 +114,16 @@ func (s Scenario) pairOptions(o *PairOptions) {
 	}
 	o.CopyData = s.InitialSync
 	o.SubCPULimit = s.SubCPULimit
-	if s.BigTxn {
-		o.Streaming, o.MinMajor = "parallel", 16
+	if s.Streaming != "" {
+		o.Streaming = s.Streaming
+	}
+	if s.Streaming == "parallel" {
+		o.MinMajor = 16
 		// Stream the transaction from its first 64 kB instead of 64 MB, so
 		// the parallel worker starts applying at once.
 		o.PubSettings = withSetting(o.PubSettings, "logical_decoding_work_mem", "64kB")
 	}
 }
-
-// bigTxnChanges is the parallel-apply scenario's transaction size in
-// row updates: about 30 s of apply work for a parallel worker with the
-// scenario's 3 extra subscriber indexes on the lab's VM.
-const bigTxnChanges = 1_200_000
 
 // withSetting returns m (or a new map) with name = value.
 func withSetting(m map[string]string, name, value string) map[string]string {
@@ -166,15 +164,10 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			load = nil
 		}
 	}()
+	var bigStart uint64
 	if s.Backlog && s.BigTxn {
-		n := max(1, bigTxnChanges/o.Pair.Rows)
-		fmt.Fprintf(o.Log, "lab: building a backlog: one transaction updating all %d rows %d times, with the subscription disabled\n", o.Pair.Rows, n)
-		stmts := []string{"BEGIN"}
-		for i := 0; i < n; i++ {
-			stmts = append(stmts, "UPDATE hot SET k = k + 1")
-		}
-		if err = Exec(ctx, p.Pub.ConnString(Database), append(stmts, "COMMIT")...); err != nil {
-			return nil, fmt.Errorf("publisher: large transaction: %w", err)
+		if bigStart, err = p.bigTransaction(ctx, o.Pair.Rows, o.Log); err != nil {
+			return nil, err
 		}
 	} else if s.Backlog && s.FullIdentity {
 		bt := o.BacklogTime
@@ -239,6 +232,17 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			return load, err
 		}
 	}
+	// Sent whole at its commit: measure once the apply side has it.
+	if s.BigTxn && s.Streaming == "off" {
+		if err = p.waitReceived(ctx, bigStart, o.Log); err != nil {
+			return load, err
+		}
+	}
+	if s.OpenTxn {
+		if err = p.OpenTransaction(ctx, o.Pair.Rows, o.Log); err != nil {
+			return load, err
+		}
+	}
 	return load, nil
 }
 
@@ -284,6 +288,7 @@ func measureScenario(ctx context.Context, p *Pair, s Scenario, o RunOptions) (*R
 	load = nil
 	p.ReleaseLock() // the window is over: let the backlog drain
 	p.StopHogs()
+	p.EndOpenTransaction()
 	if s.Drains && o.Verify && ctx.Err() == nil {
 		if p.Proxy != nil {
 			p.Proxy.SetRate(0)
@@ -316,7 +321,10 @@ func (p *Pair) sample(ctx context.Context, o RunOptions, s Scenario) (*sample.Re
 	// No CPU bursts: the lab measures with /proc, and diagnose's bursts
 	// (lab run --diagnose) must not meet its own.
 	so := sample.Options{Duration: o.Duration, Tick: o.Tick, ProbeHz: o.ProbeHz, Proc: pfs, Subscriber: true, NoBurst: true}
-	if s.During == LoadNone && !s.KeepDisabled {
+	// An open transaction's slot confirms all it was sent, and a
+	// keepalive can carry a large transaction's past it: both look
+	// drained from the start.
+	if s.During == LoadNone && !s.KeepDisabled && !s.OpenTxn && !(s.BigTxn && s.Streaming == "off") {
 		left := s.drainedBelow()
 		so.Until = func(t sample.Tick) bool { return drained(t, left) }
 	}

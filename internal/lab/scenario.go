@@ -58,9 +58,20 @@ type Scenario struct {
 	// slow --rate) while diagnose runs.
 	InitialSync bool
 	// BigTxn builds the backlog as one transaction that updates every row
-	// of hot until about bigTxnChanges rows changed, and the subscription
-	// streams it to a parallel apply worker (streaming = parallel, 16+).
+	// of hot until about bigTxnChanges rows changed. With Streaming
+	// "parallel" (16+) the subscription streams it to a parallel apply
+	// worker; with "off" the walsender sends it whole at its commit, and the
+	// window starts once the subscriber receives it.
 	BigTxn bool
+	// Streaming is the subscriptions' streaming option ("" = the lab's
+	// default, on).
+	Streaming string
+	// OpenTxn: once the subscription runs, a publisher session
+	// (application_name lab-open-txn) updates every row of hot until about
+	// openTxnChanges rows changed in one transaction and holds it open
+	// through the window (then rolls it back): the walsender decodes and
+	// spills it, and nothing of it can be sent before its commit.
+	OpenTxn bool
 	// KeepDisabled leaves the subscriptions disabled (the stalled case).
 	KeepDisabled bool
 	// Drains says whether the backlog drains once load stops, so the data
@@ -89,7 +100,11 @@ var Scenarios = []Scenario{
 	{Name: "initial-sync", Summary: "the subscriber's table starts empty and the subscription copies it (copy_data = true) through the link: use a --rate that makes the copy outlast the window (1M rows are ~140 MB)",
 		Layout: Flat, During: LoadNone, Link: true, InitialSync: true, Drains: true, Verdict: "initial-sync"},
 	{Name: "parallel-apply", Summary: "one large transaction (about 1.2M row updates) streamed to a parallel apply worker (streaming = parallel, PostgreSQL 16+): the parallel worker applies on a full core while the leader waits on it",
-		Layout: Flat, Backlog: true, BigTxn: true, During: LoadNone, SubIndexes: 3, Drains: true, Verdict: "subscriber-apply-cpu"},
+		Layout: Flat, Backlog: true, BigTxn: true, Streaming: "parallel", During: LoadNone, SubIndexes: 3, Drains: true, Verdict: "subscriber-apply-cpu"},
+	{Name: "big-txn", Summary: "one large transaction (about 1.2M row updates) with streaming = off: the walsender sends it whole at its commit (sent_lsn stands still) while the apply worker applies it",
+		Layout: Flat, Backlog: true, BigTxn: true, Streaming: "off", During: LoadNone, SubIndexes: 3, Drains: true, Verdict: "large-transaction"},
+	{Name: "open-txn", Summary: "a publisher session (lab-open-txn) holds a transaction of about 600k row updates open (streaming = off): the walsender decoded and spilled it, the slot looks caught up while restart_lsn holds its WAL",
+		Layout: Flat, OpenTxn: true, Streaming: "off", During: LoadNone, Drains: true, Verdict: "large-transaction"},
 	{Name: "decode-bound", Summary: "an expensive publication row filter discards every change: the walsender is CPU-bound, apply idles (PostgreSQL 15+)",
 		Layout: Flat, Backlog: true, During: LoadNone, RowFilter: "mod(power(id::numeric, 250), 7) = -1", Verdict: "walsender-decode-cpu"},
 	{Name: "stalled", Summary: "the subscription stays disabled while the load runs: lag grows, nothing is consumed",

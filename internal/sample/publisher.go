@@ -12,7 +12,8 @@ import (
 func lsn(expr string) string { return "coalesce((" + expr + " - '0/0')::bigint, 0)" }
 
 // readPublisher reads the publisher's positions: current WAL position, logical
-// slots with their counters, and walsenders with their lag intervals.
+// slots with their counters, walsenders with their lag intervals, and the
+// oldest writing transactions.
 func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, error) {
 	b := &pgx.Batch{}
 	b.Queue(pg.Marker + "SELECT CASE WHEN pg_is_in_recovery() THEN " + lsn("pg_last_wal_replay_lsn()") +
@@ -29,6 +30,7 @@ func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, e
 		", coalesce(extract(epoch from r.backend_start), 0)::float8, " +
 		"extract(epoch from r.write_lag)::float8, extract(epoch from r.flush_lag)::float8, extract(epoch from r.replay_lag)::float8, r.reply_time " +
 		"FROM pg_stat_replication r ORDER BY r.pid")
+	b.Queue(openXactsSQL)
 	br := c.SendBatch(ctx, b)
 	defer br.Close()
 
@@ -83,6 +85,10 @@ func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, e
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read pg_stat_replication: %w", err)
+	}
+	rows, _ = br.Query()
+	if t.Xacts, err = scanOpenXacts(rows); err != nil {
+		return nil, err
 	}
 	return keys, nil
 }

@@ -14,8 +14,10 @@ import (
 // optional, so a version 1 recording loads with them nil or empty. Version 3
 // added subscriptions' oids and workers by kind, and tablesync COPY progress
 // (optional as well). Version 4 added CPU bursts per tick and the probes'
-// wake-up lateness, the signals that stand in for /proc (optional).
-const RecordingVersion = 4
+// wake-up lateness, the signals that stand in for /proc (optional). Version
+// 5 added the publisher's oldest writing transactions and the subscriber's
+// WAL position (optional).
+const RecordingVersion = 5
 
 // Recording is everything sampled over one window.
 type Recording struct {
@@ -82,6 +84,11 @@ type Tick struct {
 	// (every burstEvery ticks; see cpuburst.go). Version 4+.
 	PubBurst []float64 `json:"pub_burst_ms,omitempty"`
 	SubBurst []float64 `json:"sub_burst_ms,omitempty"`
+	// SubLSN is the subscriber's own current WAL position (0 without a
+	// subscription): what its apply workers write. Version 5+.
+	SubLSN uint64 `json:"sub_current_lsn,omitempty"`
+	// Xacts are the publisher's oldest writing transactions (version 5+).
+	Xacts []OpenXact `json:"pub_xacts,omitempty"`
 }
 
 // Slot is a logical replication slot on the publisher.

@@ -34,7 +34,7 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		lsn("st.received_lsn") + ", " + lsn("st.latest_end_lsn") + ", " + errs + ", " +
 		"(SELECT count(*) FROM pg_subscription_rel r WHERE r.srsubid = s.oid AND r.srsubstate <> 'r')::int, " +
 		"coalesce(extract(epoch from a.backend_start), 0)::float8, " +
-		"st.last_msg_send_time, st.last_msg_receipt_time, st.latest_end_time " +
+		"st.last_msg_send_time, st.last_msg_receipt_time, st.latest_end_time, " + lsn("pg_current_wal_lsn()") + " " +
 		"FROM pg_subscription s LEFT JOIN pg_stat_subscription st ON st.subid = s.oid" + join +
 		" LEFT JOIN LATERAL pg_stat_get_activity(st.pid) a ON a.pid = st.pid" +
 		" WHERE s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())" +
@@ -59,7 +59,7 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		var start float64
 		var sendAt, receiptAt, endAt *time.Time
 		if err := rows.Scan(&oid, &name, &slot, &enabled, &pid, &role, &recv, &end, &aerr, &serr, &notReady, &start,
-			&sendAt, &receiptAt, &endAt); err != nil {
+			&sendAt, &receiptAt, &endAt, &t.SubLSN); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read subscriptions: %w", err)
 		}

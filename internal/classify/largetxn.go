@@ -1,0 +1,195 @@
+package classify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// Phases of a large transaction on a path that does not stream it
+// (streaming = off, the default before 18).
+const (
+	// TxnOpen: still open on the publisher. The walsender decodes (and
+	// spills) its changes as they are written; nothing of it can be sent
+	// before its commit, and keepalives move confirmed_flush_lsn past it,
+	// so the slot looks caught up while restart_lsn holds its WAL.
+	TxnOpen = "open"
+	// TxnDecoding: committed, the walsender reads and decodes its WAL;
+	// nothing of it is sent until the walsender reaches its commit record.
+	TxnDecoding = "decoding"
+	// TxnSending: the walsender sends it whole while it handles the
+	// commit record: sent_lsn stands still while the subscriber receives
+	// and applies it.
+	TxnSending = "sending"
+)
+
+// TxnHeldWAL is the WAL a slot must hold back (restart_lsn behind what
+// the walsender has read or what was written) for a transaction to count as
+// large: four times what a caught-up path may hold unconfirmed.
+const TxnHeldWAL = 4 * CaughtUpLag
+
+// LargeTxn is a large transaction in flight on a path, as the slot, its
+// walsender and the servers' WAL positions show it. The subscriber's
+// received_lsn tells nothing here: a keepalive may have carried it past the
+// whole transaction before its first change was sent.
+type LargeTxn struct {
+	Phase string `json:"phase"`
+	// HeldBytes is the WAL the slot holds back (current - restart_lsn at
+	// the window's end).
+	HeldBytes int64 `json:"held_wal_bytes"`
+	// TxnBytes is at most the transaction's WAL: sent_lsn - restart_lsn
+	// (sending, decoding).
+	TxnBytes int64 `json:"txn_wal_bytes,omitempty"`
+	// SpilledBytes is what the walsender spilled to disk during the window.
+	SpilledBytes int64 `json:"spilled_bytes"`
+	// SubWALRate is the subscriber's own WAL rate (bytes/s) while sending:
+	// what applying the transaction writes; -1 when unknown.
+	SubWALRate float64 `json:"sub_wal_bytes_per_s,omitempty"`
+	// DecodedBytes is how far the walsender read during the window
+	// (decoding).
+	DecodedBytes int64 `json:"decoded_bytes,omitempty"`
+	// Xact is the publisher's oldest writing transaction at the window's
+	// end (open; nil when none was seen).
+	Xact *sample.OpenXact `json:"open_xact,omitempty"`
+}
+
+// txnEnds is what largeTxn reads: the slot and its walsender's sent_lsn at
+// the window's first and last ticks that had them, and whether the
+// walsender mostly waited for WAL.
+type txnEnds struct {
+	first, last      *sample.Slot
+	firstAt, lastAt  *sample.Tick
+	sent0, sent1     uint64 // 0 = no walsender at that tick
+	subLSN0, subLSN1 uint64
+	waitsForWAL      bool
+	windowS          float64
+}
+
+// largeTxn recognises a large transaction in flight from the window's
+// ends; nil when there is none.
+func largeTxn(e txnEnds) *LargeTxn {
+	if e.first == nil || e.last == nil || e.windowS <= 0 || e.last.RestartLSN == 0 {
+		return nil
+	}
+	lt := &LargeTxn{
+		HeldBytes:    int64(e.lastAt.CurrentLSN) - int64(e.last.RestartLSN),
+		SpilledBytes: e.last.SpillBytes - e.first.SpillBytes,
+		SubWALRate:   -1,
+	}
+	held := e.last.RestartLSN == e.first.RestartLSN
+	confirmedLag := int64(e.lastAt.CurrentLSN) - int64(e.last.ConfirmedFlush)
+	switch {
+	case !held || lt.HeldBytes < TxnHeldWAL:
+		return nil
+	case e.sent0 != 0 && e.sent0 == e.sent1 && !e.waitsForWAL && int64(e.sent1)-int64(e.last.RestartLSN) >= TxnHeldWAL:
+		// Sending: the walsender works (it does not wait for WAL) but
+		// reads no further, far past what the slot can release.
+		lt.Phase, lt.TxnBytes = TxnSending, int64(e.sent1)-int64(e.last.RestartLSN)
+		if e.subLSN0 != 0 && e.subLSN1 >= e.subLSN0 {
+			lt.SubWALRate = float64(e.subLSN1-e.subLSN0) / e.windowS
+		}
+		return lt
+	case e.sent0 != 0 && e.sent1 > e.sent0 && e.last.ConfirmedFlush == e.first.ConfirmedFlush &&
+		e.last.TotalTxns == e.first.TotalTxns && (lt.SpilledBytes > 0 || e.last.TotalTxns > 0):
+		// Decoding: the walsender read on while no transaction finished
+		// decoding and the consumer confirmed nothing.
+		lt.Phase, lt.DecodedBytes = TxnDecoding, int64(e.sent1-e.sent0)
+		lt.TxnBytes = int64(e.sent1) - int64(e.last.RestartLSN)
+		return lt
+	case len(e.lastAt.Xacts) > 0 && lt.HeldBytes >= 2*confirmedLag && e.lastAt.Xacts[0].AgeS >= e.windowS:
+		// Open: a writing transaction older than the window is open
+		// while the slot has confirmed far past its restart_lsn.
+		x := e.lastAt.Xacts[0]
+		lt.Phase, lt.Xact = TxnOpen, &x
+		return lt
+	}
+	return nil
+}
+
+// largeTxnVerdict turns the stage model's verdict v into the large
+// transaction's: the phase decides the headline and what helps; the limit
+// and the stage evidence stay.
+func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
+	lt := in.Txn
+	out := newVerdict(LargeTransaction, v.Confidence)
+	out.Txn, out.Limit, out.Blockers = lt, v.Limit, v.Blockers
+	held := fmt.Sprintf("the slot holds %s of WAL back (restart_lsn): the publisher keeps it until the transaction is applied or rolled back", size(lt.HeldBytes))
+	spill := ""
+	if lt.SpilledBytes > 0 {
+		spill = fmt.Sprintf("the walsender spilled %s of it to disk during the window (past logical_decoding_work_mem)", size(lt.SpilledBytes))
+	}
+	streaming := "streaming = parallel (16+) or on for the subscription: a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and (parallel) applied by a parallel worker as it arrives"
+	smaller := "smaller transactions on the publisher (batch large UPDATE/DELETE jobs)"
+	switch lt.Phase {
+	case TxnSending:
+		out.Headline = "a large transaction is being applied: without streaming it is sent whole at its commit, and the subscriber applies it in one go"
+		line := fmt.Sprintf("sent_lsn stood still for the whole window, %s past restart_lsn: the walsender is sending one transaction of up to that much WAL from its reorder buffer while it handles the commit record", size(lt.TxnBytes))
+		if lt.SubWALRate > 0 {
+			line += fmt.Sprintf("; the subscriber wrote %.1f MB/s of its own WAL meanwhile (applying it)", mb(lt.SubWALRate))
+		}
+		out.Evidence = append(out.Evidence, line,
+			fmt.Sprintf("the slot's unconfirmed WAL (%s) says little here: nothing of the transaction is confirmed before its commit is applied, and a keepalive may have moved confirmed_flush_lsn past it", size(in.Summary.Lag.Total)),
+			held, spill)
+		if out.Limit == "" && in.HasSubscriber {
+			out.Limit = StageApply
+		}
+		out.Helps = append([]string{streaming, smaller}, withoutStreaming(v.Helps)...)
+		out.NotHelps = v.NotHelps
+	case TxnDecoding:
+		out.Headline = "a large transaction is being decoded: without streaming nothing of it is sent until the walsender reaches its commit"
+		out.Evidence = append(out.Evidence,
+			fmt.Sprintf("the walsender read %s of WAL during the window (sent_lsn) while the consumer received and confirmed nothing, and no transaction finished decoding (pg_stat_replication_slots.total_txns)", size(lt.DecodedBytes)),
+			held, spill)
+		if out.Limit == "" {
+			out.Limit = StageWalsender
+		}
+		out.Helps = []string{streaming, smaller, "logical_decoding_work_mem large enough to hold the transaction (no spill)"}
+		out.NotHelps = []string{"subscriber tuning: it waits for the transaction's commit to be decoded", "more bandwidth: nothing is sent yet"}
+	case TxnOpen:
+		x := lt.Xact
+		out.Headline = "a large transaction is open on the publisher: its changes are decoded as written, and nothing of it can be sent before it commits"
+		out.Limit = ""
+		out.Evidence = append(out.Evidence,
+			fmt.Sprintf("pid %d (application_name %q, user %q, %s) has held a writing transaction open for %s (xid age %d): %q", x.PID, x.AppName, x.User, x.State, secs(x.AgeS), x.XIDAge, x.Query),
+			held,
+			fmt.Sprintf("confirmed_flush_lsn is %s behind: keepalives move it past the open transaction, so the path looks caught up", size(in.Summary.Lag.Total)),
+			spill,
+			"when it commits, the subscriber receives it whole (streaming = off): expect a lag of about its size then")
+		out.Helps = []string{smaller + ", or ending the open transaction (pg_terminate_backend on the publisher if it is abandoned)", streaming,
+			"max_slot_wal_keep_size to cap the WAL a slot holds (past it the slot is invalidated)"}
+		out.NotHelps = []string{"anything about the replication path's speed: nothing can be sent before the commit"}
+		out.Confidence = confidence(float64(lt.HeldBytes-TxnHeldWAL)/float64(TxnHeldWAL), (x.AgeS-in.Summary.WindowS)/in.Summary.WindowS)
+	}
+	var ev []string
+	for _, e := range out.Evidence {
+		if e != "" {
+			ev = append(ev, e)
+		}
+	}
+	if v.Limit != "" && lt.Phase != TxnOpen {
+		ev = append(ev, v.Evidence...)
+	} else {
+		// The stage model named no limit (caught up, stalled,
+		// inconclusive): its lines would contradict the transaction's.
+		ev = append(ev, walsenderLine(st[0]), applyLine(st[2]))
+	}
+	out.Evidence = ev
+	out.Caveats = v.Caveats
+	if out.Confidence < 0.5 {
+		out.Confidence = 0.5
+	}
+	return out
+}
+
+// withoutStreaming drops advice about streaming (the large transaction's
+// own advice names it).
+func withoutStreaming(h []string) []string {
+	var out []string
+	for _, x := range h {
+		if !strings.Contains(x, "streaming") {
+			out = append(out, x)
+		}
+	}
+	return out
+}
