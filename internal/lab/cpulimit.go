@@ -93,7 +93,7 @@ func removeCgroup(dir, parent string) error {
 	return nil
 }
 
-// CleanCPULimits removes the CPU-limit cgroups of lab directories that no
+// CleanCPULimits removes the CPU-limit and disk-read-limit cgroups of lab directories that no
 // longer exist under base ("" = cluster.BaseDir()): what a run killed with
 // SIGKILL left. It returns what it removed.
 func CleanCPULimits(base string) []string {
@@ -105,7 +105,7 @@ func CleanCPULimits(base string) []string {
 		return err == nil
 	}
 	var out []string
-	for _, parent := range []string{cgroupRoot, filepath.Join(cgroupRoot, "cpu")} {
+	for _, parent := range []string{cgroupRoot, filepath.Join(cgroupRoot, "cpu"), filepath.Join(cgroupRoot, "blkio")} {
 		dirs, _ := filepath.Glob(filepath.Join(parent, cpuLimitPrefix+"*"))
 		for _, d := range dirs {
 			if labExists(filepath.Base(d)) {

@@ -182,6 +182,12 @@ func TestIntegrationScenarios(t *testing.T) {
 			}
 			wantData(t, r)
 		}},
+		{"wal-read-io", "", 0, func(t *testing.T, r *Result) {
+			if share := r.Walsender.Share("WALRead"); share < 0.5 {
+				t.Errorf("walsender waited on WALRead in %.0f%% of its probes (%v), want >= 50%%", 100*share, r.Walsender.WaitShares)
+			}
+			wantData(t, r)
+		}},
 		{"big-txn", "", 0, func(t *testing.T, r *Result) {
 			// The walsender sends one transaction while it handles the
 			// commit record: its sent_lsn stands still.
@@ -244,6 +250,11 @@ func TestIntegrationScenarios(t *testing.T) {
 		}
 		for i := 1; i <= n; i++ {
 			t.Run(fmt.Sprintf("%s/run%d", label, i), func(t *testing.T) {
+				if s.PubReadLimit > 0 {
+					if err := ReadLimitAvailable(""); err != nil {
+						t.Skipf("%s needs a cgroup disk read limit: %v", c.scenario, err)
+					}
+				}
 				if s.SubCPULimit > 0 {
 					if err := CPULimitAvailable(); err != nil {
 						t.Skipf("%s needs a cgroup CPU limit: %v", c.scenario, err)
@@ -283,7 +294,7 @@ func TestIntegrationScenarios(t *testing.T) {
 
 // runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says:
 // their 3 runs of 3 are made by hand, to keep CI's time.
-var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true}
+var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true}
 
 // noProcExact are the cases that must keep their verdict without /proc:
 // the publisher's CPU burst tells a starved walsender from the link.

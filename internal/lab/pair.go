@@ -60,6 +60,9 @@ type PairOptions struct {
 	// SubCPULimit caps the subscriber's server at this many CPUs with a
 	// cgroup quota (0 = none); see cpuLimit.
 	SubCPULimit float64
+	// PubReadLimit caps the publisher's reads from its disk at this many
+	// bytes/s with a cgroup (0 = none); see readLimit.
+	PubReadLimit int64
 	// Binary and Streaming are subscription options (seed 000: true, "on").
 	Binary    bool
 	Streaming string
@@ -84,6 +87,8 @@ type Pair struct {
 	open *openTxn
 	// limit is the subscriber's CPU-limit cgroup (nil = none).
 	limit *cpuLimit
+	// readLimit is the publisher's disk-read-limit cgroup (nil = none).
+	readLimit *readLimit
 }
 
 // NewPair builds a pair. On error everything made so far is removed.
@@ -140,6 +145,15 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 			return p, err
 		}
 		fmt.Fprintf(o.Log, "lab: the subscriber's server runs in cgroup %s, limited to %.2f CPU\n", p.limit.dir, o.SubCPULimit)
+	}
+	if o.PubReadLimit > 0 {
+		if p.readLimit, err = newReadLimit(filepath.Base(l.Dir), p.Pub.DataDir, o.PubReadLimit); err != nil {
+			return p, err
+		}
+		if err = p.readLimit.add(p.Pub.PID()); err != nil {
+			return p, err
+		}
+		fmt.Fprintf(o.Log, "lab: the publisher's server runs in cgroup %s, reading from disk %s at most %s\n", p.readLimit.dir, p.readLimit.dev, units.ByteRate(o.PubReadLimit))
 	}
 	// The link is a unix-socket relay, so that what the walsender pays per
 	// byte is what it pays without the link (over loopback TCP the kernel
@@ -253,6 +267,9 @@ func (p *Pair) Close() error {
 	err := p.Lab.Close()
 	// After the servers stopped: the cgroup is empty then.
 	if lerr := p.limit.remove(); err == nil {
+		err = lerr
+	}
+	if lerr := p.readLimit.remove(); err == nil {
 		err = lerr
 	}
 	return err

@@ -81,6 +81,10 @@ func backlogShare(s Scenario) float64 {
 		return 0.6
 	case s.During == LoadFull:
 		return 0.3
+	case s.PubReadLimit > 0:
+		// ~45 MB at the lab's default 16 clients: 20 s or more to read
+		// at 2 MB/s.
+		return 0.5
 	case s.SubIndexes > 0:
 		// The apply worker is slower than the load here: a shorter backlog
 		// still outlasts the window and drains sooner afterwards.
@@ -114,6 +118,7 @@ func (s Scenario) pairOptions(o *PairOptions) {
 	}
 	o.CopyData = s.InitialSync
 	o.SubCPULimit = s.SubCPULimit
+	o.PubReadLimit = s.PubReadLimit
 	if s.Streaming != "" {
 		o.Streaming = s.Streaming
 	}
@@ -211,6 +216,12 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			return nil, err
 		}
 	}
+	if s.PubReadLimit > 0 {
+		fmt.Fprintf(o.Log, "lab: dropping the publisher's WAL from the page cache\n")
+		if err = evictWAL(p.Pub.DataDir); err != nil {
+			return load, err
+		}
+	}
 	if s.SubHogs > 0 {
 		fmt.Fprintf(o.Log, "lab: %d %s session(s) run a CPU-bound query on the subscriber's CPU until the window ends\n", s.SubHogs, HogApp)
 		if err = p.StartHogs(ctx, s.SubHogs); err != nil {
@@ -293,6 +304,7 @@ func measureScenario(ctx context.Context, p *Pair, s Scenario, o RunOptions) (*R
 		if p.Proxy != nil {
 			p.Proxy.SetRate(0)
 		}
+		p.readLimit.lift()
 		res.verify(ctx, p, drainTimeout(o.Duration), o.Log)
 	}
 	return res, ctx.Err()

@@ -52,6 +52,11 @@ type Scenario struct {
 	// quota, in CPUs (0 = none): a container's CPU limit (needs root and a
 	// writable cgroup CPU controller).
 	SubCPULimit float64
+	// PubReadLimit caps the publisher's disk reads at this many bytes/s
+	// (a cloud volume's throughput limit; needs root and a block device),
+	// and the backlog's WAL is dropped from the page cache before the
+	// subscription starts: the walsender reads it from the capped disk.
+	PubReadLimit int64
 	// InitialSync leaves the subscriber's table empty and creates the
 	// subscription with copy_data = true: a tablesync worker copies the
 	// table (through the link, so that the copy outlasts the window at a
@@ -97,6 +102,8 @@ var Scenarios = []Scenario{
 		Layout: Flat, Backlog: true, During: LoadNone, SubIndexes: 3, SubHogs: 2, Drains: true, Verdict: "subscriber-starved"},
 	{Name: "cpu-quota", Summary: "apply-bound's backlog, the subscriber's server in a cgroup limited to 0.3 CPU (a container's CPU limit): the apply worker is throttled while its CPU idles (needs root)",
 		Layout: Flat, Backlog: true, During: LoadNone, SubIndexes: 3, SubCPULimit: 0.3, Drains: true, Verdict: "subscriber-starved"},
+	{Name: "wal-read-io", Summary: "backlog, publisher idle; its WAL dropped from the page cache and the publisher's disk reads capped at 2 MB/s (a cloud volume's throughput limit): the walsender waits on WAL reads (needs root)",
+		Layout: Flat, Backlog: true, During: LoadNone, PubReadLimit: 2_000_000, Drains: true, Verdict: "walsender-read-io"},
 	{Name: "initial-sync", Summary: "the subscriber's table starts empty and the subscription copies it (copy_data = true) through the link: use a --rate that makes the copy outlast the window (1M rows are ~140 MB)",
 		Layout: Flat, During: LoadNone, Link: true, InitialSync: true, Drains: true, Verdict: "initial-sync"},
 	{Name: "parallel-apply", Summary: "one large transaction (about 1.2M row updates) streamed to a parallel apply worker (streaming = parallel, PostgreSQL 16+): the parallel worker applies on a full core while the leader waits on it",
