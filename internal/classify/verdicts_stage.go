@@ -47,9 +47,11 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		// What helps depends on what it waits for.
 		switch locks, io, sr := p.TypeShare(waitTypeLock), p.TypeShare(waitTypeIO), p.Share(evSyncRep); {
 		case sr >= MostProbes*ap.Own:
+			v.Headline = "the apply worker mostly waits for the subscriber's synchronous standby: each transaction it commits waits until the standby has it"
 			v.Evidence = append(v.Evidence, fmt.Sprintf("the apply worker waited for the subscriber's synchronous standby (%s) in %s of probes: the subscription commits with synchronous_commit = on/remote_apply and the subscriber has synchronous_standby_names", evSyncRep, pct(sr)))
 			v.Helps = []string{"synchronous_commit = off on the subscription (ALTER SUBSCRIPTION ... SET (synchronous_commit = off), the default; safe: the slot re-sends what was not flushed)", "a faster or closer synchronous standby for the subscriber"}
 		case locks >= MostProbes*ap.Own:
+			v.Headline = "the apply worker mostly waits on locks that other sessions on the subscriber hold"
 			v.Helps = []string{"ending or shortening the local sessions that hold locks on the replicated tables or rows"}
 			if len(in.Blockers) > 0 {
 				b := in.Blockers[0]
@@ -57,6 +59,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 			}
 			v.NotHelps = append(v.NotHelps, "faster disk: the worker waits on a lock, not on I/O")
 		case io >= MostProbes*ap.Own:
+			v.Headline = "the apply worker mostly waits on the subscriber's disk"
 			v.Helps = []string{"faster disk for the subscriber's WAL and data", "more shared_buffers / memory when it reads data files (DataFileRead)"}
 		}
 		if nothingMoves(in) {

@@ -13,7 +13,8 @@ import (
 // primary, copies its data directory (a cleanly shut down cluster is a valid
 // base backup, and a copy works across every server version, unlike a
 // pg_basebackup of another major), writes standby.signal and primary_conninfo
-// (application_name = o.Name, for synchronous_standby_names), and starts the
+// (application_name = o.Name, for synchronous_standby_names; unless
+// o.Settings routes primary_conninfo itself), and starts the
 // primary again. The standby is created but not started.
 func (l *Lab) Standby(ctx context.Context, primary *Cluster, o Options) (*Cluster, error) {
 	if err := primary.Stop(); err != nil {
@@ -39,7 +40,9 @@ func (l *Lab) Standby(ctx context.Context, primary *Cluster, o Options) (*Cluste
 	if c.opts.Settings == nil {
 		c.opts.Settings = map[string]string{}
 	}
-	c.opts.Settings["primary_conninfo"] = fmt.Sprintf("'host=%s port=%d user=%s application_name=%s'", primary.SocketDir, primary.Port, Superuser, o.Name)
+	if _, routed := c.opts.Settings["primary_conninfo"]; !routed {
+		c.opts.Settings["primary_conninfo"] = fmt.Sprintf("'host=%s port=%d user=%s application_name=%s'", primary.SocketDir, primary.Port, Superuser, o.Name)
+	}
 	c.opts.Settings["hot_standby"] = "on"
 	if err := primary.start(ctx); err != nil {
 		return nil, err

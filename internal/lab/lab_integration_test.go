@@ -182,6 +182,12 @@ func TestIntegrationScenarios(t *testing.T) {
 			}
 			wantData(t, r)
 		}},
+		{"sync-standby", "", 0, func(t *testing.T, r *Result) {
+			if share := r.Apply.Share("SyncRep"); share < 0.5 {
+				t.Errorf("apply waited on SyncRep in %.0f%% of its probes (%v), want >= 50%%", 100*share, r.Apply.WaitShares)
+			}
+			wantData(t, r)
+		}},
 		{"wal-read-io", "", 0, func(t *testing.T, r *Result) {
 			if share := r.Walsender.Share("WALRead"); share < 0.5 {
 				t.Errorf("walsender waited on WALRead in %.0f%% of its probes (%v), want >= 50%%", 100*share, r.Walsender.WaitShares)
@@ -294,7 +300,7 @@ func TestIntegrationScenarios(t *testing.T) {
 
 // runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says:
 // their 3 runs of 3 are made by hand, to keep CI's time.
-var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true}
+var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true}
 
 // noProcExact are the cases that must keep their verdict without /proc:
 // the publisher's CPU burst tells a starved walsender from the link.
@@ -383,6 +389,10 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 	case "parallel-apply":
 		if p.Limit != classify.StageParallel {
 			t.Errorf("limit %q, want the parallel apply worker", p.Limit)
+		}
+	case "sync-standby":
+		if !strings.Contains(strings.Join(p.Evidence, " "), "synchronous standby") {
+			t.Errorf("evidence %q, want the synchronous standby named", p.Evidence)
 		}
 	case "big-txn", "open-txn":
 		want := map[string]string{"big-txn": classify.TxnSending, "open-txn": classify.TxnOpen}[scenario]

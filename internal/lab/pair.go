@@ -87,6 +87,8 @@ type Pair struct {
 	open *openTxn
 	// limit is the subscriber's CPU-limit cgroup (nil = none).
 	limit *cpuLimit
+	// standby is the subscriber's synchronous standby (nil = none).
+	standby *syncStandby
 	// readLimit is the publisher's disk-read-limit cgroup (nil = none).
 	readLimit *readLimit
 }
@@ -261,6 +263,7 @@ func (p *Pair) Close() error {
 	p.ReleaseLock()
 	p.StopHogs()
 	p.EndOpenTransaction()
+	p.closeStandbyLink()
 	if p.Proxy != nil {
 		p.Proxy.Close()
 	}

@@ -85,6 +85,11 @@ func backlogShare(s Scenario) float64 {
 		// ~45 MB at the lab's default 16 clients: 20 s or more to read
 		// at 2 MB/s.
 		return 0.5
+	case s.SyncStandby > 0:
+		// The subscriber applies about 1 MB/s behind its standby's 1 MB/s
+		// link: a short backlog outlasts the window and drains fast once
+		// the link is lifted.
+		return 0.3
 	case s.SubIndexes > 0:
 		// The apply worker is slower than the load here: a shorter backlog
 		// still outlasts the window and drains sooner afterwards.
@@ -169,6 +174,11 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			load = nil
 		}
 	}()
+	if s.SyncStandby > 0 {
+		if err = p.AddSyncStandby(ctx, s.SyncStandby, o.Log); err != nil {
+			return nil, err
+		}
+	}
 	var bigStart uint64
 	if s.Backlog && s.BigTxn {
 		if bigStart, err = p.bigTransaction(ctx, o.Pair.Rows, o.Log); err != nil {
@@ -305,6 +315,7 @@ func measureScenario(ctx context.Context, p *Pair, s Scenario, o RunOptions) (*R
 			p.Proxy.SetRate(0)
 		}
 		p.readLimit.lift()
+		p.liftStandbyLink()
 		res.verify(ctx, p, drainTimeout(o.Duration), o.Log)
 	}
 	return res, ctx.Err()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/units"
 )
 
 // LoadKind is what the publisher's pgbench does while the pair is measured.
@@ -57,6 +59,10 @@ type Scenario struct {
 	// and the backlog's WAL is dropped from the page cache before the
 	// subscription starts: the walsender reads it from the capped disk.
 	PubReadLimit int64
+	// SyncStandby gives the subscriber a synchronous standby behind a link
+	// of this many bytes/s and sets synchronous_commit = on for the
+	// subscriptions (0 = none): the apply worker waits on SyncRep.
+	SyncStandby units.ByteRate
 	// InitialSync leaves the subscriber's table empty and creates the
 	// subscription with copy_data = true: a tablesync worker copies the
 	// table (through the link, so that the copy outlasts the window at a
@@ -96,6 +102,8 @@ var Scenarios = []Scenario{
 		Layout: Flat, Backlog: true, During: LoadNone, Link: true, Drains: true, Verdict: "network"},
 	{Name: "subscriber-lock", Summary: "flat table, backlog, publisher idle; a subscriber session (lab-lock-holder) holds LOCK TABLE hot IN SHARE MODE through the window: the apply worker waits on the lock",
 		Layout: Flat, Backlog: true, During: LoadNone, HoldLock: "SHARE", Drains: true, Verdict: "subscriber-waits"},
+	{Name: "sync-standby", Summary: "flat table, backlog, publisher idle; the subscriber has a synchronous standby behind a 1 MB/s link and the subscription commits with synchronous_commit = on: the apply worker waits on SyncRep",
+		Layout: Flat, Backlog: true, During: LoadNone, SyncStandby: 1_000_000, Drains: true, Verdict: "subscriber-waits"},
 	{Name: "full-identity", Summary: "REPLICA IDENTITY FULL, no key or index on the subscriber's copy: a small backlog of single-row updates, each a sequential scan there",
 		Layout: Flat, Backlog: true, During: LoadNone, FullIdentity: true, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "subscriber-starved", Summary: "apply-bound's backlog, while 2 CPU-bound sessions on the subscriber share its CPU with the apply worker: it waits on the run queue",
