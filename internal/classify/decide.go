@@ -66,6 +66,9 @@ func decide(in Input, st []Stage) Verdict {
 	if v, ok := linkLimit(in, ws, ap); ok {
 		return v
 	}
+	if v, ok := confirmationLag(in, ws, ap); ok {
+		return v
+	}
 	if v, ok := mostlyBusyLimit(in, ws, ap); ok {
 		return v
 	}
@@ -199,8 +202,7 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 		return v, true
 	}
 	if !in.HasSubscriber {
-		v.Confidence = math.Min(v.Confidence, 0.6)
-		v.Caveats = append(v.Caveats, "the consumer is not observed: a slow consumer (its own CPU or disk) blocks the walsender the same way; diagnose with --subscriber, or check the consumer's own figures")
+		v = publisherOnlyLink(v)
 	}
 	return v, true
 }

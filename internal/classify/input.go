@@ -46,6 +46,15 @@ type Input struct {
 	Blockers []Blocker
 	// Txn is a large transaction in flight on the path (nil = none seen).
 	Txn *LargeTxn
+	// Reported is what the consumer last reported to the walsender (nil
+	// without a walsender at the window's end).
+	Reported *Reported
+}
+
+// Reported is how far the positions a consumer reports (pg_stat_replication
+// write_lsn, flush_lsn) trail the walsender's sent_lsn, bytes.
+type Reported struct {
+	WriteBehind, FlushBehind int64
 }
 
 // Inputs builds one Input per logical slot in the recording (restricted to
@@ -134,6 +143,11 @@ func inputFor(rec *sample.Recording, slot string) Input {
 		in.Sync.fill(rec)
 	}
 	in.Blockers = blockers(rec, slot)
+	if last != nil {
+		if ws := senderOf(e.lastAt, last.ActivePID); ws != nil && ws.Sent != 0 {
+			in.Reported = &Reported{WriteBehind: int64(ws.Sent) - int64(ws.Write), FlushBehind: int64(ws.Sent) - int64(ws.Flush)}
+		}
+	}
 	e.first, e.last, e.windowS = first, last, in.Summary.WindowS
 	e.waitsForWAL = in.Summary.Walsender.Share(evWaitForWAL) >= MostProbes
 	in.Txn = largeTxn(e)
@@ -142,12 +156,20 @@ func inputFor(rec *sample.Recording, slot string) Input {
 
 // sentOf is the sent_lsn of the walsender pid at tick t (0 when none).
 func sentOf(t *sample.Tick, pid int) uint64 {
-	for _, s := range t.Senders {
-		if pid != 0 && s.PID == pid {
-			return s.Sent
-		}
+	if s := senderOf(t, pid); s != nil {
+		return s.Sent
 	}
 	return 0
+}
+
+// senderOf is the walsender pid's row at tick t (nil when none).
+func senderOf(t *sample.Tick, pid int) *sample.Sender {
+	for i := range t.Senders {
+		if pid != 0 && t.Senders[i].PID == pid {
+			return &t.Senders[i]
+		}
+	}
+	return nil
 }
 
 // flushLag returns the flush_lag of the slot's walsender at the last tick

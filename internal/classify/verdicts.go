@@ -17,6 +17,12 @@ const (
 	// open on the publisher, being decoded, or being sent and applied
 	// (see LargeTxn).
 	LargeTransaction = "large-transaction"
+	// NetworkOrConsumer is the walsender blocked on the socket while the
+	// consumer is not observed: the link or the consumer limits.
+	NetworkOrConsumer = "network-or-consumer"
+	// ConfirmationLag is a consumer that received everything and confirms
+	// late (a lazy confirmer).
+	ConfirmationLag = "confirmation-lag"
 )
 
 // advice is what helps and what does not, per verdict.
@@ -63,6 +69,12 @@ var adviceFor = map[string]advice{
 	InitialSync: {headline: "a table's initial copy is in progress: this tablesync slot is copying, not stalled",
 		helps: []string{"waiting: the table joins the subscription's stream once copied (srsubstate 'r' in pg_subscription_rel)", "max_sync_workers_per_subscription above the number of tables copied at once, when several wait", "a faster link or subscriber disk for large tables"},
 		not:   []string{"recreating the subscription: the copy would start over"}},
+	NetworkOrConsumer: {headline: "the walsender waits for the socket: the network or the consumer reads slower than it sends (the consumer is not observed)",
+		helps: []string{"if the consumer is busy (its CPU, its disk, what it writes to): a faster consumer, or several consumers on several slots", "if the consumer idles: more bandwidth or a closer consumer", "publication column lists or row filters to send less"},
+		not:   []string{"CPU or tuning on the publisher: the walsender is not busy"}},
+	ConfirmationLag: {headline: "everything is sent and received: the consumer confirms late, so the slot holds the WAL back",
+		helps: []string{"nothing for the replication's speed: changes reach the consumer at once", "if the held WAL matters (pg_wal size, what a reconnect re-sends): make the consumer confirm more often (Debezium: offset.flush.interval.ms; pg_recvlogical: --fsync-interval, --status-interval)"},
+		not:   []string{"more bandwidth, CPU or subscriber tuning: nothing waits on them"}},
 	LargeTransaction: {headline: "a large transaction is in flight without streaming"},
 	Inconclusive: {headline: "no single stage stands out",
 		helps: []string{"sample longer (--duration 30s) while the lag grows", "run lagscope on the servers' hosts so /proc figures are available"}},

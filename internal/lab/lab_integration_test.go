@@ -73,10 +73,16 @@ func runScenario(t *testing.T, label, name string, tweak func(*RunOptions)) *Res
 // With $LAGSCOPE_RECORD_DIR set it saves diagnose's own samples there
 // (that is how internal/classify/testdata is recorded).
 // *rec receives diagnose's samples.
-func diagnoseDuring(name string, recOut **sample.Recording) func(ctx context.Context, p *Pair) (any, error) {
+// A scenario whose consumer is not a subscription is diagnosed from the
+// publisher only.
+func diagnoseDuring(name string, s Scenario, recOut **sample.Recording) func(ctx context.Context, p *Pair) (any, error) {
 	return func(ctx context.Context, p *Pair) (any, error) {
+		sub := p.Sub.ConnString(Database)
+		if s.Consumer != "" {
+			sub = ""
+		}
 		rep, rec, err := diagnose.Run(ctx, diagnose.Options{
-			Publisher: p.Pub.ConnString(Database), Subscriber: p.Sub.ConnString(Database),
+			Publisher: p.Pub.ConnString(Database), Subscriber: sub,
 			Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second,
 		})
 		*recOut = rec
@@ -182,6 +188,16 @@ func TestIntegrationScenarios(t *testing.T) {
 			}
 			wantData(t, r)
 		}},
+		{"slow-consumer", "", 0, func(t *testing.T, r *Result) {
+			if top, share := r.Walsender.Top(); top != "WalSenderWriteData" {
+				t.Errorf("walsender mostly %s (%.0f%%), want WalSenderWriteData", top, 100*share)
+			}
+		}},
+		{"lazy-confirmer", "", 0, func(t *testing.T, r *Result) {
+			if share := r.Walsender.Share("WalSenderWaitForWAL"); share < 0.5 || r.Lag.Total < 16<<20 {
+				t.Errorf("walsender waited for WAL in %.0f%% of probes with %d bytes unconfirmed: want most, and 16 MB+", 100*share, r.Lag.Total)
+			}
+		}},
 		{"sync-standby", "", 0, func(t *testing.T, r *Result) {
 			if share := r.Apply.Share("SyncRep"); share < 0.5 {
 				t.Errorf("apply waited on SyncRep in %.0f%% of its probes (%v), want >= 50%%", 100*share, r.Apply.WaitShares)
@@ -279,7 +295,7 @@ func TestIntegrationScenarios(t *testing.T) {
 					// send() per change), which blurs the network signature;
 					// the lab's default stays seed 000's 8 MB/s.
 					o.Pair.LinkRate = rate
-					o.During = diagnoseDuring(label, &rec)
+					o.During = diagnoseDuring(label, s, &rec)
 					o.Verify = first // later runs only repeat the diagnosis
 				})
 				c.check(t, r)
@@ -300,7 +316,7 @@ func TestIntegrationScenarios(t *testing.T) {
 
 // runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says:
 // their 3 runs of 3 are made by hand, to keep CI's time.
-var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true}
+var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true}
 
 // noProcExact are the cases that must keep their verdict without /proc:
 // the publisher's CPU burst tells a starved walsender from the link.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/consumer"
 	"github.com/lagscope/lagscope/internal/proxy"
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -87,6 +88,8 @@ type Pair struct {
 	open *openTxn
 	// limit is the subscriber's CPU-limit cgroup (nil = none).
 	limit *cpuLimit
+	// consumer is the lab's client consumer of ConsumerSlot (nil = none).
+	consumer *consumer.Consumer
 	// standby is the subscriber's synchronous standby (nil = none).
 	standby *syncStandby
 	// readLimit is the publisher's disk-read-limit cgroup (nil = none).
@@ -264,6 +267,7 @@ func (p *Pair) Close() error {
 	p.StopHogs()
 	p.EndOpenTransaction()
 	p.closeStandbyLink()
+	p.stopConsumer()
 	if p.Proxy != nil {
 		p.Proxy.Close()
 	}

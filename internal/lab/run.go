@@ -81,6 +81,9 @@ func backlogShare(s Scenario) float64 {
 		return 0.6
 	case s.During == LoadFull:
 		return 0.3
+	case s.Consumer != "":
+		// ~25 MB: 12 s or more for the slow consumer's 2 MB/s.
+		return 0.3
 	case s.PubReadLimit > 0:
 		// ~45 MB at the lab's default 16 clients: 20 s or more to read
 		// at 2 MB/s.
@@ -174,6 +177,11 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			load = nil
 		}
 	}()
+	if s.Consumer != "" {
+		if err = p.useConsumerSlot(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if s.SyncStandby > 0 {
 		if err = p.AddSyncStandby(ctx, s.SyncStandby, o.Log); err != nil {
 			return nil, err
@@ -244,7 +252,11 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			return load, err
 		}
 	}
-	if !s.KeepDisabled {
+	if s.Consumer != "" {
+		if err = p.startConsumer(ctx, s.Consumer, o.Log); err != nil {
+			return load, err
+		}
+	} else if !s.KeepDisabled {
 		fmt.Fprintf(o.Log, "lab: enabling %d subscription(s)\n", len(p.Subscriptions))
 		if err = p.SetEnabled(ctx, true); err != nil {
 			return load, err
@@ -310,6 +322,7 @@ func measureScenario(ctx context.Context, p *Pair, s Scenario, o RunOptions) (*R
 	p.ReleaseLock() // the window is over: let the backlog drain
 	p.StopHogs()
 	p.EndOpenTransaction()
+	p.stopConsumer()
 	if s.Drains && o.Verify && ctx.Err() == nil {
 		if p.Proxy != nil {
 			p.Proxy.SetRate(0)

@@ -83,6 +83,10 @@ type Scenario struct {
 	// through the window (then rolls it back): the walsender decodes and
 	// spills it, and nothing of it can be sent before its commit.
 	OpenTxn bool
+	// Consumer replaces the subscriptions with the lab's client consumer
+	// of slot lab_consumer (ConsumerSlow or ConsumerLazy): a publisher-only
+	// path, diagnosed without the subscriber.
+	Consumer string
 	// KeepDisabled leaves the subscriptions disabled (the stalled case).
 	KeepDisabled bool
 	// Drains says whether the backlog drains once load stops, so the data
@@ -122,6 +126,10 @@ var Scenarios = []Scenario{
 		Layout: Flat, OpenTxn: true, Streaming: "off", During: LoadNone, Drains: true, Verdict: "large-transaction"},
 	{Name: "decode-bound", Summary: "an expensive publication row filter discards every change: the walsender is CPU-bound, apply idles (PostgreSQL 15+)",
 		Layout: Flat, Backlog: true, During: LoadNone, RowFilter: "mod(power(id::numeric, 250), 7) = -1", Verdict: "walsender-decode-cpu"},
+	{Name: "slow-consumer", Summary: "backlog, publisher idle; a client consumer (lab-consumer, not a subscription) reads slot lab_consumer at 2 MB/s: the walsender waits to write, diagnosed from the publisher only",
+		Layout: Flat, Backlog: true, During: LoadNone, Consumer: ConsumerSlow, Verdict: "network-or-consumer"},
+	{Name: "lazy-confirmer", Summary: "backlog, then a light load; a client consumer (lab-consumer) reads slot lab_consumer at once but confirms only every 5 minutes: everything is sent, little confirmed",
+		Layout: Flat, Backlog: true, During: LoadLight, Consumer: ConsumerLazy, Verdict: "confirmation-lag"},
 	{Name: "stalled", Summary: "the subscription stays disabled while the load runs: lag grows, nothing is consumed",
 		Layout: Flat, During: LoadFull, KeepDisabled: true, Verdict: "stalled"},
 	{Name: "caught-up", Summary: "a light load the subscriber keeps up with",

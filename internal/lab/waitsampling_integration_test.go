@@ -22,7 +22,7 @@ func TestIntegrationWaitSampling(t *testing.T) {
 	var rec *sample.Recording
 	r := runScenario(t, "wait-sampling", "apply-bound", func(o *RunOptions) {
 		o.Pair.WaitSampling = true
-		o.During = diagnoseDuring("wait-sampling", &rec)
+		o.During = diagnoseDuring("wait-sampling", Scenario{}, &rec)
 		o.Verify = false
 	})
 	rep, ok := r.During.(report.Report)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/consumer"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/proc"
 )
@@ -18,19 +19,19 @@ import (
 // subscriber's WAL; and the REPLICA IDENTITY FULL trap (rifull.go). The table
 // is assembled by cpucost_table.go from the per-run values measured here.
 
-// consumer is what reads the publisher's changes in a scenario.
-type consumer int
+// consumerKind is what reads the publisher's changes in a scenario.
+type consumerKind int
 
 const (
-	noConsumer    consumer = iota // publisher only, wal_level = logical
-	decodeDevNull                 // a pgoutput slot read by devNull
-	applySub                      // a subscription on a second cluster
+	noConsumer    consumerKind = iota // publisher only, wal_level = logical
+	decodeDevNull                     // a pgoutput slot read by consumer.Consumer
+	applySub                          // a subscription on a second cluster
 )
 
 // cpuScenario is one row group of seed 001's main table.
 type cpuScenario struct {
 	Name         string // prefix of the row names, e.g. "apply text, PK only"
-	Consumer     consumer
+	Consumer     consumerKind
 	Binary       bool // subscription binary = true
 	ExtraIndexes bool // four secondary indexes on the subscriber's events
 	Seed         cpuSeed
@@ -216,16 +217,16 @@ func (r *cpuCost) scenario(ctx context.Context, sc cpuScenario, run int) (cpuRun
 		return res, "", fmt.Errorf("publisher: %w", err)
 	}
 	var subDSN string
-	var dn *devNull
+	var dn *consumer.Consumer
 	switch sc.Consumer {
 	case decodeDevNull:
 		if err := lab.Exec(ctx, pubDSN, fmt.Sprintf("SELECT pg_create_logical_replication_slot('%s', 'pgoutput')", cpuSlotDevNull)); err != nil {
 			return res, "", fmt.Errorf("publisher: %w", err)
 		}
-		if dn, err = startDevNull(ctx, pubDSN, cpuSlotDevNull, cpuPublication); err != nil {
+		if dn, err = consumer.Start(ctx, pubDSN, cpuSlotDevNull, cpuPublication, consumer.Options{}); err != nil {
 			return res, "", err
 		}
-		defer dn.close()
+		defer dn.Close()
 		if err := r.waitSlotActive(ctx, pubDSN, cpuSlotDevNull); err != nil {
 			return res, "", err
 		}
@@ -283,7 +284,7 @@ func (r *cpuCost) scenario(ctx context.Context, sc cpuScenario, run int) (cpuRun
 	caught := time.Now()
 	switch sc.Consumer {
 	case decodeDevNull:
-		caught, err = dn.waitCommitAfter(ctx, markerLSN, r.catchUpTimeout())
+		caught, err = dn.WaitCommitAfter(ctx, markerLSN, r.catchUpTimeout())
 	case applySub:
 		caught, err = pollUntil(ctx, 10*time.Millisecond, r.catchUpTimeout(), "the marker row on the subscriber", markerVisible(pollConn, run))
 	}

@@ -1,0 +1,49 @@
+package classify
+
+import (
+	"fmt"
+	"math"
+)
+
+// confirmationLag names a consumer that has received everything but
+// confirms late (a lazy confirmer: it commits its position on a timer):
+// the walsender waits for new WAL, the consumer reported writing up to
+// sent_lsn, and its flush position (which the slot's confirmed_flush_lsn
+// follows) trails by more than a caught-up path may hold. With a subscriber
+// observed, its apply worker must not be busy (a busy one is applying a
+// large transaction, which the stage model names).
+func confirmationLag(in Input, ws, ap Stage) (Verdict, bool) {
+	s, r := in.Summary, in.Reported
+	if r == nil || !ws.Known() || ws.Starved < MostProbes || s.Lag.NotYetSent > CaughtUpLag ||
+		r.WriteBehind > CaughtUpLag || r.FlushBehind <= CaughtUpLag || s.Lag.Total <= CaughtUpLag {
+		return Verdict{}, false
+	}
+	if in.HasSubscriber && ap.Known() && ap.Utilisation >= MostlyBusy {
+		return Verdict{}, false
+	}
+	conf := confidence(ws.Starved-MostProbes, float64(r.FlushBehind-CaughtUpLag)/float64(4*CaughtUpLag), float64(CaughtUpLag-r.WriteBehind)/float64(CaughtUpLag))
+	v := newVerdict(ConfirmationLag, conf,
+		fmt.Sprintf("the walsender waited for new WAL (%s) in %s of probes: it has sent everything (%s not yet sent)", evWaitForWAL, pct(ws.Starved), size(s.Lag.NotYetSent)),
+		fmt.Sprintf("the consumer reported writing all but %s of it (write_lsn), but confirms only up to %s behind (flush_lsn; the slot's confirmed_flush_lsn follows it)", size(r.WriteBehind), size(r.FlushBehind)),
+		fmt.Sprintf("%s of WAL stays unconfirmed: the slot keeps it on the publisher, and after a reconnect the consumer receives it again", size(s.Lag.Total)))
+	if in.HasSubscriber && ap.Known() {
+		v.Evidence = append(v.Evidence, applyLine(ap))
+	} else {
+		v.Confidence = math.Min(v.Confidence, 0.8)
+		v.Caveats = append(v.Caveats, "the consumer is not observed: a consumer that buffers what it received and processes it slowly looks the same; its own progress figures would settle it")
+	}
+	return v, true
+}
+
+// publisherOnlyLink turns a link verdict made without observing the
+// consumer into network-or-consumer: a consumer slower than the walsender
+// (its CPU, disk or downstream) fills the socket exactly like a slow
+// network, and only the consumer's side can tell them apart.
+func publisherOnlyLink(v Verdict) Verdict {
+	v.Name = NetworkOrConsumer
+	a := adviceFor[NetworkOrConsumer]
+	v.Headline, v.Helps, v.NotHelps = a.headline, a.helps, a.not
+	v.Confidence = math.Min(v.Confidence, 0.8)
+	v.Caveats = append(v.Caveats, "the consumer is not observed: to settle it, look at the consumer's CPU and its read rate, or run diagnose with --subscriber when the consumer is a subscription")
+	return v
+}
