@@ -72,6 +72,18 @@ func (l *cpuLimit) add(pid int) error {
 	return nil
 }
 
+// lift removes the quota (the cgroup stays until remove): the backlog then
+// drains at full speed.
+func (l *cpuLimit) lift() error {
+	if l == nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(l.dir, "cpu.max")); err == nil {
+		return os.WriteFile(filepath.Join(l.dir, "cpu.max"), []byte(fmt.Sprintf("max %d", cpuPeriodUs)), 0o644)
+	}
+	return os.WriteFile(filepath.Join(l.dir, "cpu.cfs_quota_us"), []byte("-1"), 0o644)
+}
+
 // remove moves what still runs in the cgroup back to its parent and
 // removes it.
 func (l *cpuLimit) remove() error {

@@ -141,15 +141,9 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 		}
 	}
 	if o.SubCPULimit > 0 {
-		// The postmaster joins the cgroup before any subscription exists:
-		// the apply workers it forks later are born there.
 		if p.limit, err = newCPULimit(filepath.Base(l.Dir), o.SubCPULimit); err != nil {
 			return p, err
 		}
-		if err = p.limit.add(p.Sub.PID()); err != nil {
-			return p, err
-		}
-		fmt.Fprintf(o.Log, "lab: the subscriber's server runs in cgroup %s, limited to %.2f CPU\n", p.limit.dir, o.SubCPULimit)
 	}
 	if o.PubReadLimit > 0 {
 		if p.readLimit, err = newReadLimit(filepath.Base(l.Dir), p.Pub.DataDir, o.PubReadLimit); err != nil {
@@ -180,6 +174,15 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 	fmt.Fprintf(o.Log, "lab: loading %d rows (%s layout) on both sides\n", o.Rows, o.Layout)
 	if err = p.setup(ctx, via); err != nil {
 		return p, err
+	}
+	if p.limit != nil {
+		// The postmaster joins the cgroup once the data is loaded (at
+		// full speed) and before any subscription runs: the apply
+		// workers it forks later are born there.
+		if err = p.limit.add(p.Sub.PID()); err != nil {
+			return p, err
+		}
+		fmt.Fprintf(o.Log, "lab: the subscriber's server runs in cgroup %s, limited to %.2f CPU\n", p.limit.dir, o.SubCPULimit)
 	}
 	return p, nil
 }

@@ -328,6 +328,7 @@ func measureScenario(ctx context.Context, p *Pair, s Scenario, o RunOptions) (*R
 			p.Proxy.SetRate(0)
 		}
 		p.readLimit.lift()
+		p.limit.lift()
 		p.liftStandbyLink()
 		res.verify(ctx, p, drainTimeout(o.Duration), o.Log)
 	}
