@@ -198,6 +198,12 @@ func TestIntegrationScenarios(t *testing.T) {
 				t.Errorf("walsender waited for WAL in %.0f%% of probes with %d bytes unconfirmed: want most, and 16 MB+", 100*share, r.Lag.Total)
 			}
 		}},
+		{"lost-slot", "", 0, func(t *testing.T, r *Result) {
+			lost := ticksWhere(r, func(tk sample.Tick) bool { return len(tk.Slots) > 0 && tk.Slots[0].WALStatus == "lost" })
+			if lost < 3 {
+				t.Errorf("the slot was lost at %d ticks, want >= 3", lost)
+			}
+		}},
 		{"sync-standby", "", 0, func(t *testing.T, r *Result) {
 			if share := r.Apply.Share("SyncRep"); share < 0.5 {
 				t.Errorf("apply waited on SyncRep in %.0f%% of its probes (%v), want >= 50%%", 100*share, r.Apply.WaitShares)
@@ -316,7 +322,7 @@ func TestIntegrationScenarios(t *testing.T) {
 
 // runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says:
 // their 3 runs of 3 are made by hand, to keep CI's time.
-var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true}
+var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true, "lost-slot": true}
 
 // noProcExact are the cases that must keep their verdict without /proc:
 // the publisher's CPU burst tells a starved walsender from the link.
@@ -405,6 +411,10 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 	case "parallel-apply":
 		if p.Limit != classify.StageParallel {
 			t.Errorf("limit %q, want the parallel apply worker", p.Limit)
+		}
+	case "lost-slot":
+		if !strings.Contains(p.Cause, "invalidated") && !strings.Contains(p.Cause, "lost") {
+			t.Errorf("cause %q, want the lost slot named", p.Cause)
 		}
 	case "sync-standby":
 		if !strings.Contains(strings.Join(p.Evidence, " "), "synchronous standby") {

@@ -127,6 +127,9 @@ func (s Scenario) pairOptions(o *PairOptions) {
 	o.CopyData = s.InitialSync
 	o.SubCPULimit = s.SubCPULimit
 	o.PubReadLimit = s.PubReadLimit
+	if s.LoseSlot {
+		o.PubSettings = withSetting(o.PubSettings, "max_slot_wal_keep_size", lostSlotKeep)
+	}
 	if s.Streaming != "" {
 		o.Streaming = s.Streaming
 	}
@@ -234,6 +237,11 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			return nil, err
 		}
 	}
+	if s.LoseSlot {
+		if err = p.loseSlots(ctx, o.Log); err != nil {
+			return load, err
+		}
+	}
 	if s.PubReadLimit > 0 {
 		fmt.Fprintf(o.Log, "lab: dropping the publisher's WAL from the page cache\n")
 		if err = evictWAL(p.Pub.DataDir); err != nil {
@@ -261,8 +269,10 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 		if err = p.SetEnabled(ctx, true); err != nil {
 			return load, err
 		}
-		if err = p.waitWorkers(ctx); err != nil {
-			return load, err
+		if !s.LoseSlot {
+			if err = p.waitWorkers(ctx); err != nil {
+				return load, err
+			}
 		}
 	}
 	// Sent whole at its commit: measure once the apply side has it.

@@ -87,6 +87,10 @@ type Scenario struct {
 	// of slot lab_consumer (ConsumerSlow or ConsumerLazy): a publisher-only
 	// path, diagnosed without the subscriber.
 	Consumer string
+	// LoseSlot sets max_slot_wal_keep_size under the backlog and
+	// checkpoints before the subscriptions are enabled: their slots are
+	// lost (invalidated), and the apply workers fail to start streaming.
+	LoseSlot bool
 	// KeepDisabled leaves the subscriptions disabled (the stalled case).
 	KeepDisabled bool
 	// Drains says whether the backlog drains once load stops, so the data
@@ -130,6 +134,8 @@ var Scenarios = []Scenario{
 		Layout: Flat, Backlog: true, During: LoadNone, Consumer: ConsumerSlow, Verdict: "network-or-consumer"},
 	{Name: "lazy-confirmer", Summary: "backlog, then a light load; a client consumer (lab-consumer) reads slot lab_consumer at once but confirms only every 5 minutes: everything is sent, little confirmed",
 		Layout: Flat, Backlog: true, During: LoadLight, Consumer: ConsumerLazy, Verdict: "confirmation-lag"},
+	{Name: "lost-slot", Summary: "a backlog larger than max_slot_wal_keep_size (32MB) and a checkpoint while the subscription is disabled: the slot is lost; the enabled subscription cannot stream",
+		Layout: Flat, Backlog: true, During: LoadNone, LoseSlot: true, Verdict: "stalled"},
 	{Name: "stalled", Summary: "the subscription stays disabled while the load runs: lag grows, nothing is consumed",
 		Layout: Flat, During: LoadFull, KeepDisabled: true, Verdict: "stalled"},
 	{Name: "caught-up", Summary: "a light load the subscriber keeps up with",
