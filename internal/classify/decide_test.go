@@ -187,8 +187,8 @@ func TestSynchronousWaitsAreNamed(t *testing.T) {
 		t.Errorf("an apply worker in SyncRep: %s, evidence %q, helps %q", v.Name, v.Evidence, v.Helps)
 	}
 	w := Classify(path(proc(0.02, 0.01, map[string]float64{evStandbyConfirm: 0.95}), proc(0.02, 0, map[string]float64{evApplyMain: 0.97})))
-	if w.Limit != StageWalsender || !strings.Contains(w.Cause, "synchronized_standby_slots") {
-		t.Errorf("a walsender in WaitForStandbyConfirmation: %s limit %q cause %q", w.Name, w.Limit, w.Cause)
+	if w.Name != WalsenderWaitsStandby || w.Limit != StageWalsender || !strings.Contains(w.Headline, "synchronized_standby_slots") {
+		t.Errorf("a walsender in WaitForStandbyConfirmation: %s limit %q headline %q", w.Name, w.Limit, w.Headline)
 	}
 }
 

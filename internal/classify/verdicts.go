@@ -10,9 +10,12 @@ const (
 	WalsenderDecodeCPU = "walsender-decode-cpu"
 	WalsenderStarved   = "walsender-starved"
 	WalsenderReadIO    = "walsender-read-io"
-	Network            = "network"
-	Inconclusive       = "inconclusive"
-	InitialSync        = "initial-sync"
+	// WalsenderWaitsStandby: a failover slot's walsender waits for the
+	// standbys in synchronized_standby_slots (17+).
+	WalsenderWaitsStandby = "walsender-waits-standby"
+	Network               = "network"
+	Inconclusive          = "inconclusive"
+	InitialSync           = "initial-sync"
 	// LargeTransaction is a large transaction in flight without streaming:
 	// open on the publisher, being decoded, or being sent and applied
 	// (see LargeTxn).
@@ -63,6 +66,9 @@ var adviceFor = map[string]advice{
 	WalsenderReadIO: {headline: "the walsender mostly waits for WAL reads from disk",
 		helps: []string{"WAL on faster storage (a cloud volume's throughput or IOPS limit counts: check the volume's metrics)", "memory for the page cache, and keeping the lag small enough that the WAL is still cached when the walsender reads it"},
 		not:   []string{"more CPU", "more bandwidth", "subscriber tuning: it is waiting for data"}},
+	WalsenderWaitsStandby: {headline: "the walsender holds changes back until physical standbys confirm them (synchronized_standby_slots): a lagging or absent standby limits this path",
+		helps: []string{"bringing the standby back or letting it catch up (pg_stat_replication on the publisher, pg_replication_slots for its slot)", "removing a standby that is gone for good from synchronized_standby_slots (ALTER SYSTEM, then pg_reload_conf())"},
+		not:   []string{"CPU, bandwidth or subscriber tuning: the walsender is made to wait"}},
 	Network: {headline: "the network is the limit: the walsender waits for the socket while the apply worker waits for data",
 		helps: []string{"more bandwidth (seed 000: a 2x link gave 1.86x drain)", "compressing the link (a compressing tunnel: the replication protocol itself is not compressed)", "publication column lists to send less"},
 		not:   []string{"CPU on either side", "subscriber tuning"}},

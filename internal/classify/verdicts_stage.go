@@ -116,11 +116,9 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 		}
 		return v
 	case ws.Own >= MostProbes*ws.Utilisation && s.Walsender.Share(evStandbyConfirm) >= MostProbes*ws.Own:
-		v := newVerdict(Inconclusive, math.Min(conf, 0.6),
-			fmt.Sprintf("walsender waited for physical standbys (%s) in %s of probes", evStandbyConfirm, pct(s.Walsender.Share(evStandbyConfirm))), feeding)
-		v.Limit = StageWalsender
-		v.Cause = "the walsender holds changes back until the physical standbys listed in synchronized_standby_slots confirm them (17+, a failover slot): a lagging or absent standby limits this path; check pg_stat_replication for those standbys, or remove a dead one from synchronized_standby_slots"
-		return v
+		return newVerdict(WalsenderWaitsStandby, conf,
+			fmt.Sprintf("walsender waited for physical standbys (%s) in %s of probes", evStandbyConfirm, pct(s.Walsender.Share(evStandbyConfirm))),
+			"the slot is a failover slot (17+): its walsender sends nothing the physical standbys listed in synchronized_standby_slots have not confirmed", feeding)
 	case ws.Own >= MostProbes*ws.Utilisation:
 		v := newVerdict(Inconclusive, math.Min(conf, 0.6),
 			fmt.Sprintf("walsender waited on its own resources in %s of probes (%s), not on I/O", pct(ws.Own), ws.OwnTop), feeding)

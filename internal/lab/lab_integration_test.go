@@ -198,6 +198,11 @@ func TestIntegrationScenarios(t *testing.T) {
 				t.Errorf("walsender waited for WAL in %.0f%% of probes with %d bytes unconfirmed: want most, and 16 MB+", 100*share, r.Lag.Total)
 			}
 		}},
+		{"standby-slots", "", 0, func(t *testing.T, r *Result) {
+			if share := r.Walsender.Share("WaitForStandbyConfirmation"); share < 0.5 {
+				t.Errorf("walsender waited for the standby in %.0f%% of its probes (%v), want >= 50%%", 100*share, r.Walsender.WaitShares)
+			}
+		}},
 		{"lost-slot", "", 0, func(t *testing.T, r *Result) {
 			lost := ticksWhere(r, func(tk sample.Tick) bool { return len(tk.Slots) > 0 && tk.Slots[0].WALStatus == "lost" })
 			if lost < 3 {
@@ -290,8 +295,8 @@ func TestIntegrationScenarios(t *testing.T) {
 				}
 				if v := labtest.Servers(t).Version; s.RowFilter != "" && v.Major < 15 {
 					t.Skipf("%s uses a publication row filter: PostgreSQL 15+, this is %s", c.scenario, v)
-				} else if s.Streaming == "parallel" && v.Major < 16 {
-					t.Skipf("%s uses streaming = parallel: PostgreSQL 16+, this is %s", c.scenario, v)
+				} else if v.Major < s.MinMajor {
+					t.Skipf("%s uses %s: PostgreSQL %d+, this is %s", c.scenario, s.Needs, s.MinMajor, v)
 				}
 				first := i == 1
 				var rec *sample.Recording
@@ -322,7 +327,7 @@ func TestIntegrationScenarios(t *testing.T) {
 
 // runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says:
 // their 3 runs of 3 are made by hand, to keep CI's time.
-var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true, "lost-slot": true}
+var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true, "lost-slot": true, "standby-slots": true}
 
 // noProcExact are the cases that must keep their verdict without /proc:
 // the publisher's CPU burst tells a starved walsender from the link.

@@ -48,6 +48,8 @@ type PairOptions struct {
 	// MinMajor refuses servers older than this major version (0 = any),
 	// for scenarios that need a newer feature.
 	MinMajor int
+	// Needs names the feature MinMajor is for, in the refusal.
+	Needs string
 	// CopyData leaves the subscriber's table empty and creates the
 	// subscriptions with copy_data = true (an initial table copy).
 	CopyData bool
@@ -129,7 +131,7 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 	if err = checkRowFilter(p.Pub.DataDir, o.RowFilter); err != nil {
 		return p, err
 	}
-	if err = checkMajor(p.Pub.DataDir, o.MinMajor, "streaming = parallel"); err != nil {
+	if err = checkMajor(p.Pub.DataDir, o.MinMajor, o.Needs); err != nil {
 		return p, err
 	}
 	if p.Sub, err = l.Create(ctx, cluster.Options{Name: "subscriber", Bin: o.Bin, CPUs: o.SubCPUs, Settings: o.SubSettings}); err != nil {

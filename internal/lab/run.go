@@ -133,8 +133,8 @@ func (s Scenario) pairOptions(o *PairOptions) {
 	if s.Streaming != "" {
 		o.Streaming = s.Streaming
 	}
+	o.MinMajor, o.Needs = s.MinMajor, s.Needs
 	if s.Streaming == "parallel" {
-		o.MinMajor = 16
 		// Stream the transaction from its first 64 kB instead of 64 MB, so
 		// the parallel worker starts applying at once.
 		o.PubSettings = withSetting(o.PubSettings, "logical_decoding_work_mem", "64kB")
@@ -182,6 +182,11 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 	}()
 	if s.Consumer != "" {
 		if err = p.useConsumerSlot(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if s.StandbySlot {
+		if err = p.AddAbsentStandbySlot(ctx, o.Log); err != nil {
 			return nil, err
 		}
 	}

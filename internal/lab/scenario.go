@@ -87,6 +87,14 @@ type Scenario struct {
 	// of slot lab_consumer (ConsumerSlow or ConsumerLazy): a publisher-only
 	// path, diagnosed without the subscriber.
 	Consumer string
+	// MinMajor is the oldest server version the scenario runs on (0 =
+	// any), for the feature Needs.
+	MinMajor int
+	Needs    string
+	// StandbySlot gives the publisher a physical standby whose slot is in
+	// synchronized_standby_slots (17+), makes the subscription's slot a
+	// failover slot, and stops the standby: the walsender waits for it.
+	StandbySlot bool
 	// LoseSlot sets max_slot_wal_keep_size under the backlog and
 	// checkpoints before the subscriptions are enabled: their slots are
 	// lost (invalidated), and the apply workers fail to start streaming.
@@ -123,7 +131,7 @@ var Scenarios = []Scenario{
 	{Name: "initial-sync", Summary: "the subscriber's table starts empty and the subscription copies it (copy_data = true) through the link: use a --rate that makes the copy outlast the window (1M rows are ~140 MB)",
 		Layout: Flat, During: LoadNone, Link: true, InitialSync: true, Drains: true, Verdict: "initial-sync"},
 	{Name: "parallel-apply", Summary: "one large transaction (about 1.2M row updates) streamed to a parallel apply worker (streaming = parallel, PostgreSQL 16+): the parallel worker applies on a full core while the leader waits on it",
-		Layout: Flat, Backlog: true, BigTxn: true, Streaming: "parallel", During: LoadNone, SubIndexes: 3, Drains: true, Verdict: "subscriber-apply-cpu"},
+		Layout: Flat, Backlog: true, BigTxn: true, Streaming: "parallel", MinMajor: 16, Needs: "streaming = parallel", During: LoadNone, SubIndexes: 3, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "big-txn", Summary: "one large transaction (about 1.2M row updates) with streaming = off: the walsender sends it whole at its commit (sent_lsn stands still) while the apply worker applies it",
 		Layout: Flat, Backlog: true, BigTxn: true, Streaming: "off", During: LoadNone, SubIndexes: 3, Drains: true, Verdict: "large-transaction"},
 	{Name: "open-txn", Summary: "a publisher session (lab-open-txn) holds a transaction of about 600k row updates open (streaming = off): the walsender decoded and spilled it, the slot looks caught up while restart_lsn holds its WAL",
@@ -134,6 +142,8 @@ var Scenarios = []Scenario{
 		Layout: Flat, Backlog: true, During: LoadNone, Consumer: ConsumerSlow, Verdict: "network-or-consumer"},
 	{Name: "lazy-confirmer", Summary: "backlog, then a light load; a client consumer (lab-consumer) reads slot lab_consumer at once but confirms only every 5 minutes: everything is sent, little confirmed",
 		Layout: Flat, Backlog: true, During: LoadLight, Consumer: ConsumerLazy, Verdict: "confirmation-lag"},
+	{Name: "standby-slots", Summary: "backlog, publisher idle; the subscription's slot is a failover slot and synchronized_standby_slots lists the slot of a physical standby that is down (PostgreSQL 17+): the walsender waits for it",
+		Layout: Flat, Backlog: true, During: LoadNone, StandbySlot: true, MinMajor: 17, Needs: "synchronized_standby_slots and failover slots", Verdict: "walsender-waits-standby"},
 	{Name: "lost-slot", Summary: "a backlog larger than max_slot_wal_keep_size (32MB) and a checkpoint while the subscription is disabled: the slot is lost; the enabled subscription cannot stream",
 		Layout: Flat, Backlog: true, During: LoadNone, LoseSlot: true, Verdict: "stalled"},
 	{Name: "stalled", Summary: "the subscription stays disabled while the load runs: lag grows, nothing is consumed",
