@@ -61,6 +61,13 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		case io >= MostProbes*ap.Own:
 			v.Headline = "the apply worker mostly waits on the subscriber's disk"
 			v.Helps = []string{"faster disk for the subscriber's WAL and data", "more shared_buffers / memory when it reads data files (DataFileRead)"}
+			if !in.ProcSub {
+				// A read's wait event also covers the kernel's CPU time
+				// for it: from a fast disk, a worker with 80% of its
+				// probes in DataFileRead ran 60% on a CPU (sub-cpu-io).
+				v.Confidence = math.Min(v.Confidence, 0.6)
+				v.Caveats = append(v.Caveats, "without /proc the time in I/O wait events includes the kernel's CPU time for the reads: from a fast disk the worker can be as much CPU-bound as waiting; "+missingRunq("subscriber", noun))
+			}
 		}
 		if nothingMoves(in) {
 			v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")
@@ -75,11 +82,11 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		if ap.Runq >= StarvedRunq {
 			runq = fmt.Sprintf("%s run queue %s: the subscriber's CPU is shared as well, but it runs more than twice as long as it waits", noun, pct(ap.Runq))
 		}
-		return newVerdict(SubscriberApplyCPU, conf,
+		return withIOPart(newVerdict(SubscriberApplyCPU, conf,
 			fmt.Sprintf("%s CPU %s of one core, no wait event in %s of probes", noun, pct(ap.CPU), pct(p.Share(measure.CPUEvent))),
 			runq,
 			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
-			walsenderLine(ws))
+			walsenderLine(ws)), noun, p, ap)
 	default:
 		name, c := cpuBoundNoProc(s.SubCPU, SubscriberApplyCPU, SubscriberStarved, conf, 0.75)
 		v := newVerdict(name, c,
@@ -92,6 +99,29 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		}
 		return heldBackNoProc(v, "subscriber", noun, s.SubCPU)
 	}
+}
+
+// IOPart is the share of an apply-side stage's probes on I/O waits from
+// which a CPU-bound stage's verdict names the disk as well: data larger
+// than memory makes a worker split its time between CPU and reads.
+const IOPart = 0.2
+
+// withIOPart adds the disk to a CPU-bound apply-side verdict when the stage
+// spent IOPart or more of its time on I/O: with /proc, the time it left to
+// waits (a read's kernel time counts as CPU, so its I/O probes overlap its
+// CPU share); without, its share of probes.
+func withIOPart(v Verdict, noun string, p measure.Proc, st Stage) Verdict {
+	probes := p.TypeShare(waitTypeIO)
+	io := probes
+	if st.CPU >= 0 {
+		io = min(io, st.Own)
+	}
+	if io < IOPart {
+		return v
+	}
+	v.Evidence = append(v.Evidence, fmt.Sprintf("%s also waited on I/O for about %s of the window (I/O events in %s of probes: %s): part of its time goes to the disk", noun, pct(io), pct(probes), topEvents(p, 2)))
+	v.Helps = append(v.Helps, "more memory (shared_buffers, page cache) when it reads data files (DataFileRead), and faster disk")
+	return v
 }
 
 // walsenderVerdict names the verdict when the walsender is the limit: by

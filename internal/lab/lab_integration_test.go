@@ -209,6 +209,18 @@ func TestIntegrationScenarios(t *testing.T) {
 				t.Errorf("the slot was lost at %d ticks, want >= 3", lost)
 			}
 		}},
+		{"sub-read-io", "", 0, func(t *testing.T, r *Result) {
+			if share := r.Apply.Share("DataFileRead"); share < 0.4 {
+				t.Errorf("apply waited on DataFileRead in %.0f%% of its probes (%v), want >= 40%%", 100*share, r.Apply.WaitShares)
+			}
+			wantData(t, r)
+		}},
+		{"sub-cpu-io", "", 0, func(t *testing.T, r *Result) {
+			if cpu, share := r.Apply.CPUShare, r.Apply.Share("DataFileRead"); cpu < 0.4 || share < 0.2 {
+				t.Errorf("apply CPU %.0f%%, DataFileRead %.0f%% of its probes: want a mix (>= 40%% and >= 20%%)", 100*cpu, 100*share)
+			}
+			wantData(t, r)
+		}},
 		{"sync-standby", "", 0, func(t *testing.T, r *Result) {
 			if share := r.Apply.Share("SyncRep"); share < 0.5 {
 				t.Errorf("apply waited on SyncRep in %.0f%% of its probes (%v), want >= 50%%", 100*share, r.Apply.WaitShares)
@@ -283,7 +295,10 @@ func TestIntegrationScenarios(t *testing.T) {
 		}
 		for i := 1; i <= n; i++ {
 			t.Run(fmt.Sprintf("%s/run%d", label, i), func(t *testing.T) {
-				if s.PubReadLimit > 0 {
+				if byHand[label] && os.Getenv("LAGSCOPE_TEST_BY_HAND") == "" {
+					t.Skipf("%s depends on the disk's speed: run it by hand with LAGSCOPE_TEST_BY_HAND=1", label)
+				}
+				if s.PubReadLimit > 0 || s.SubReadLimit > 0 {
 					if err := ReadLimitAvailable(""); err != nil {
 						t.Skipf("%s needs a cgroup disk read limit: %v", c.scenario, err)
 					}
@@ -327,7 +342,11 @@ func TestIntegrationScenarios(t *testing.T) {
 
 // runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says:
 // their 3 runs of 3 are made by hand, to keep CI's time.
-var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true, "lost-slot": true, "standby-slots": true}
+var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true, "lost-slot": true, "standby-slots": true, "sub-read-io": true, "sub-cpu-io": true}
+
+// byHand are the cases CI leaves out ($LAGSCOPE_TEST_BY_HAND=1 runs them):
+// their state depends on this machine's disk speed.
+var byHand = map[string]bool{"sub-cpu-io": true}
 
 // noProcExact are the cases that must keep their verdict without /proc:
 // the publisher's CPU burst tells a starved walsender from the link.
@@ -420,6 +439,10 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 	case "lost-slot":
 		if !strings.Contains(p.Cause, "invalidated") && !strings.Contains(p.Cause, "lost") {
 			t.Errorf("cause %q, want the lost slot named", p.Cause)
+		}
+	case "sub-cpu-io":
+		if !strings.Contains(strings.Join(p.Evidence, " "), "waited on I/O") {
+			t.Errorf("evidence %q, want the I/O part named", p.Evidence)
 		}
 	case "sync-standby":
 		if !strings.Contains(strings.Join(p.Evidence, " "), "synchronous standby") {

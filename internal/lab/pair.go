@@ -63,6 +63,9 @@ type PairOptions struct {
 	// SubCPULimit caps the subscriber's server at this many CPUs with a
 	// cgroup quota (0 = none); see cpuLimit.
 	SubCPULimit float64
+	// SubReadLimit caps the subscriber's reads from its disk at this many
+	// bytes/s with a cgroup (0 = none), from when its data is loaded.
+	SubReadLimit int64
 	// PubReadLimit caps the publisher's reads from its disk at this many
 	// bytes/s with a cgroup (0 = none); see readLimit.
 	PubReadLimit int64
@@ -94,8 +97,12 @@ type Pair struct {
 	consumer *consumer.Consumer
 	// standby is the subscriber's synchronous standby (nil = none).
 	standby *syncStandby
-	// readLimit is the publisher's disk-read-limit cgroup (nil = none).
-	readLimit *readLimit
+	// readLimit is the publisher's disk-read-limit cgroup, subReadLimit
+	// the subscriber's (nil = none).
+	readLimit, subReadLimit *readLimit
+	// evictor keeps the subscriber's data out of the page cache (nil =
+	// none).
+	evictor *cacheEvictor
 }
 
 // NewPair builds a pair. On error everything made so far is removed.
@@ -176,6 +183,18 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 	fmt.Fprintf(o.Log, "lab: loading %d rows (%s layout) on both sides\n", o.Rows, o.Layout)
 	if err = p.setup(ctx, via); err != nil {
 		return p, err
+	}
+	if o.SubReadLimit > 0 {
+		if o.PubReadLimit > 0 {
+			return p, fmt.Errorf("the lab caps the disk reads of one server per pair, not both")
+		}
+		if p.subReadLimit, err = newReadLimit(filepath.Base(l.Dir), p.Sub.DataDir, o.SubReadLimit); err != nil {
+			return p, err
+		}
+		if err = p.subReadLimit.add(p.Sub.PID()); err != nil {
+			return p, err
+		}
+		fmt.Fprintf(o.Log, "lab: the subscriber's server runs in cgroup %s, reading from disk %s at most %s\n", p.subReadLimit.dir, p.subReadLimit.dev, units.ByteRate(o.SubReadLimit))
 	}
 	if p.limit != nil {
 		// The postmaster joins the cgroup once the data is loaded (at
@@ -273,6 +292,7 @@ func (p *Pair) Close() error {
 	p.EndOpenTransaction()
 	p.closeStandbyLink()
 	p.stopConsumer()
+	p.evictor.stop()
 	if p.Proxy != nil {
 		p.Proxy.Close()
 	}
@@ -282,6 +302,9 @@ func (p *Pair) Close() error {
 		err = lerr
 	}
 	if lerr := p.readLimit.remove(); err == nil {
+		err = lerr
+	}
+	if lerr := p.subReadLimit.remove(); err == nil {
 		err = lerr
 	}
 	return err

@@ -94,17 +94,8 @@ func evictWAL(dataDir string) error {
 		return err
 	}
 	for _, f := range files {
-		fd, err := unix.Open(f, unix.O_RDONLY, 0)
-		if err != nil {
-			return fmt.Errorf("open %s: %w", f, err)
-		}
-		err = unix.Fdatasync(fd)
-		if err == nil {
-			err = unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
-		}
-		unix.Close(fd)
-		if err != nil {
-			return fmt.Errorf("evict %s from the page cache: %w", f, err)
+		if err := evictFile(f); err != nil {
+			return err
 		}
 	}
 	return nil

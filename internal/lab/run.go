@@ -81,8 +81,9 @@ func backlogShare(s Scenario) float64 {
 		return 0.6
 	case s.During == LoadFull:
 		return 0.3
-	case s.Consumer != "":
-		// ~25 MB: 12 s or more for the slow consumer's 2 MB/s.
+	case s.Consumer != "" || s.SubReadLimit > 0:
+		// ~25 MB: 12 s or more for the slow consumer's 2 MB/s, and
+		// longer for an apply worker reading pages at 4 MB/s.
 		return 0.3
 	case s.PubReadLimit > 0:
 		// ~45 MB at the lab's default 16 clients: 20 s or more to read
@@ -127,6 +128,10 @@ func (s Scenario) pairOptions(o *PairOptions) {
 	o.CopyData = s.InitialSync
 	o.SubCPULimit = s.SubCPULimit
 	o.PubReadLimit = s.PubReadLimit
+	if s.SubReadLimit > 0 {
+		o.SubReadLimit = s.SubReadLimit
+		o.SubSettings = withSetting(o.SubSettings, "shared_buffers", "2MB")
+	}
 	if s.LoseSlot {
 		o.PubSettings = withSetting(o.PubSettings, "max_slot_wal_keep_size", lostSlotKeep)
 	}
@@ -280,6 +285,12 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			}
 		}
 	}
+	if s.SubReadLimit > 0 {
+		fmt.Fprintf(o.Log, "lab: dropping the subscriber's table and index files from the page cache every %s until the window ends\n", evictEvery)
+		if err = p.evictHotData(ctx); err != nil {
+			return load, err
+		}
+	}
 	// Sent whole at its commit: measure once the apply side has it.
 	if s.BigTxn && s.Streaming == "off" {
 		if err = p.waitReceived(ctx, bigStart, o.Log); err != nil {
@@ -338,12 +349,15 @@ func measureScenario(ctx context.Context, p *Pair, s Scenario, o RunOptions) (*R
 	p.StopHogs()
 	p.EndOpenTransaction()
 	p.stopConsumer()
+	p.evictor.stop()
+	p.evictor = nil
 	if s.Drains && o.Verify && ctx.Err() == nil {
 		if p.Proxy != nil {
 			p.Proxy.SetRate(0)
 		}
 		p.readLimit.lift()
 		p.limit.lift()
+		p.subReadLimit.lift()
 		p.liftStandbyLink()
 		res.verify(ctx, p, drainTimeout(o.Duration), o.Log)
 	}

@@ -59,6 +59,11 @@ type Scenario struct {
 	// and the backlog's WAL is dropped from the page cache before the
 	// subscription starts: the walsender reads it from the capped disk.
 	PubReadLimit int64
+	// SubReadLimit caps the subscriber's disk reads at this many bytes/s,
+	// gives it shared_buffers of 2MB, and keeps its table and index files
+	// out of the page cache while the window runs: data larger than memory, so the
+	// apply worker reads pages from a slow disk (needs root).
+	SubReadLimit int64
 	// SyncStandby gives the subscriber a synchronous standby behind a link
 	// of this many bytes/s and sets synchronous_commit = on for the
 	// subscriptions (0 = none): the apply worker waits on SyncRep.
@@ -118,6 +123,10 @@ var Scenarios = []Scenario{
 		Layout: Flat, Backlog: true, During: LoadNone, Link: true, Drains: true, Verdict: "network"},
 	{Name: "subscriber-lock", Summary: "flat table, backlog, publisher idle; a subscriber session (lab-lock-holder) holds LOCK TABLE hot IN SHARE MODE through the window: the apply worker waits on the lock",
 		Layout: Flat, Backlog: true, During: LoadNone, HoldLock: "SHARE", Drains: true, Verdict: "subscriber-waits"},
+	{Name: "sub-read-io", Summary: "apply-bound's backlog; the subscriber's shared_buffers 2MB, its table and index files dropped from the page cache every 100 ms (other work taking the memory) and its disk reads capped at 4 MB/s: the apply worker reads pages from disk (needs root)",
+		Layout: Flat, Backlog: true, During: LoadNone, SubIndexes: 3, SubReadLimit: 4_000_000, Drains: true, Verdict: "subscriber-waits"},
+	{Name: "sub-cpu-io", Summary: "sub-read-io with the subscriber's disk reads capped at 200 MB/s: the apply worker splits its time between CPU (~60%) and page reads (~35%); the split depends on the disk's speed",
+		Layout: Flat, Backlog: true, During: LoadNone, SubIndexes: 3, SubReadLimit: 200_000_000, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "sync-standby", Summary: "flat table, backlog, publisher idle; the subscriber has a synchronous standby behind a 1 MB/s link and the subscription commits with synchronous_commit = on: the apply worker waits on SyncRep",
 		Layout: Flat, Backlog: true, During: LoadNone, SyncStandby: 1_000_000, Drains: true, Verdict: "subscriber-waits"},
 	{Name: "full-identity", Summary: "REPLICA IDENTITY FULL, no key or index on the subscriber's copy: a small backlog of single-row updates, each a sequential scan there",

@@ -92,7 +92,11 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 			return nil, err
 		}
 		ok, err := checkVisibility(ctx, s.conn)
-		if err != nil || !ok {
+		if err != nil {
+			closeAll(sides)
+			return nil, fmt.Errorf("%s: check the role's privileges: %w", s.name, err)
+		}
+		if !ok {
 			closeAll(sides)
 			return nil, fmt.Errorf("%s: %w", s.name, ErrNoWaitVisibility)
 		}
