@@ -14,7 +14,8 @@ func TestLargeTransactionPhases(t *testing.T) {
 	cases := []struct {
 		glob, phase, limit string
 	}{
-		{"testdata/big-txn-*.json", TxnSending, StageApply},
+		{"testdata/big-txn-pg*.json", TxnSending, StageApply},
+		{"testdata/big-txn-decoding-*.json", TxnDecoding, StageWalsender},
 		{"testdata/open-txn-*.json", TxnOpen, ""},
 	}
 	for _, c := range cases {

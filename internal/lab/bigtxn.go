@@ -19,6 +19,11 @@ const OpenTxnApp = "lab-open-txn"
 // on the lab's VM.
 const bigTxnChanges = 1_200_000
 
+// decodingTxnChanges is big-txn-decoding's transaction size: twice
+// big-txn's, so that decoding it outlasts a 10 s window (18.4 decoded the
+// 1.2M-update transaction's 396 MB in about 10 s here).
+const decodingTxnChanges = 2 * bigTxnChanges
+
 // openTxnChanges is the open-txn scenario's transaction size: 600k row
 // updates are ~90 MB of decoded changes, past the default
 // logical_decoding_work_mem (64 MB), so the walsender spills them.
@@ -35,14 +40,14 @@ func updateAll(rows, changes int) []string {
 	return out
 }
 
-// bigTransaction commits one transaction of about bigTxnChanges row updates
-// on the publisher and returns the WAL position before it.
-func (p *Pair) bigTransaction(ctx context.Context, rows int, log io.Writer) (uint64, error) {
+// bigTransaction commits one transaction of about changes row updates on
+// the publisher and returns the WAL position before it.
+func (p *Pair) bigTransaction(ctx context.Context, rows, changes int, log io.Writer) (uint64, error) {
 	start, err := Query[int64](ctx, p.Pub.ConnString(Database), "SELECT (pg_current_wal_lsn() - '0/0')::bigint")
 	if err != nil {
 		return 0, fmt.Errorf("publisher: %w", err)
 	}
-	stmts := updateAll(rows, bigTxnChanges)
+	stmts := updateAll(rows, changes)
 	fmt.Fprintf(log, "lab: building a backlog: one transaction updating all %d rows %d times, with the subscription disabled\n", rows, len(stmts))
 	if err := Exec(ctx, p.Pub.ConnString(Database), append(append([]string{"BEGIN"}, stmts...), "COMMIT")...); err != nil {
 		return 0, fmt.Errorf("publisher: large transaction: %w", err)

@@ -248,6 +248,12 @@ func TestIntegrationScenarios(t *testing.T) {
 			}
 			wantData(t, r)
 		}},
+		{"big-txn-decoding", "", 0, func(t *testing.T, r *Result) {
+			if d := r.Walsender.CPUShare + r.Walsender.RunqueueShare; d < 0.6 || r.Apply.Share("LogicalApplyMain") < 0.5 {
+				t.Errorf("walsender CPU + run queue %.2f, apply waiting for data %.0f%%: want the walsender busy decoding (>= 0.6) and the apply worker idle", d, 100*r.Apply.Share("LogicalApplyMain"))
+			}
+			wantData(t, r)
+		}},
 		{"open-txn", "", 0, func(t *testing.T, r *Result) {
 			var last sample.Tick
 			for _, tk := range r.Recording.Ticks {
@@ -342,7 +348,7 @@ func TestIntegrationScenarios(t *testing.T) {
 
 // runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says:
 // their 3 runs of 3 are made by hand, to keep CI's time.
-var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true, "lost-slot": true, "standby-slots": true, "sub-read-io": true, "sub-cpu-io": true}
+var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true, "lost-slot": true, "standby-slots": true, "sub-read-io": true, "sub-cpu-io": true, "big-txn-decoding": true}
 
 // byHand are the cases CI leaves out ($LAGSCOPE_TEST_BY_HAND=1 runs them):
 // their state depends on this machine's disk speed.
@@ -448,13 +454,16 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		if !strings.Contains(strings.Join(p.Evidence, " "), "synchronous standby") {
 			t.Errorf("evidence %q, want the synchronous standby named", p.Evidence)
 		}
-	case "big-txn", "open-txn":
-		want := map[string]string{"big-txn": classify.TxnSending, "open-txn": classify.TxnOpen}[scenario]
+	case "big-txn", "big-txn-decoding", "open-txn":
+		want := map[string]string{"big-txn": classify.TxnSending, "big-txn-decoding": classify.TxnDecoding, "open-txn": classify.TxnOpen}[scenario]
 		if p.Txn == nil || p.Txn.Phase != want {
 			t.Fatalf("large transaction %+v, want phase %s", p.Txn, want)
 		}
 		if scenario == "big-txn" && p.Limit != classify.StageApply {
 			t.Errorf("limit %q, want the apply worker", p.Limit)
+		}
+		if scenario == "big-txn-decoding" && p.Limit != classify.StageWalsender {
+			t.Errorf("limit %q, want the walsender", p.Limit)
 		}
 		if scenario == "open-txn" && (p.Txn.Xact == nil || p.Txn.Xact.AppName != OpenTxnApp) {
 			t.Errorf("open transaction %+v, want the session %s", p.Txn.Xact, OpenTxnApp)

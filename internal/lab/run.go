@@ -202,7 +202,11 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 	}
 	var bigStart uint64
 	if s.Backlog && s.BigTxn {
-		if bigStart, err = p.bigTransaction(ctx, o.Pair.Rows, o.Log); err != nil {
+		changes := bigTxnChanges
+		if s.Decoding {
+			changes = decodingTxnChanges
+		}
+		if bigStart, err = p.bigTransaction(ctx, o.Pair.Rows, changes, o.Log); err != nil {
 			return nil, err
 		}
 	} else if s.Backlog && s.FullIdentity {
@@ -292,7 +296,7 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 		}
 	}
 	// Sent whole at its commit: measure once the apply side has it.
-	if s.BigTxn && s.Streaming == "off" {
+	if s.BigTxn && s.Streaming == "off" && !s.Decoding {
 		if err = p.waitReceived(ctx, bigStart, o.Log); err != nil {
 			return load, err
 		}

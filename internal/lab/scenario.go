@@ -79,6 +79,9 @@ type Scenario struct {
 	// worker; with "off" the walsender sends it whole at its commit, and the
 	// window starts once the subscriber receives it.
 	BigTxn bool
+	// Decoding measures a BigTxn with streaming off while the walsender
+	// still decodes it, instead of once the subscriber receives it.
+	Decoding bool
 	// Streaming is the subscriptions' streaming option ("" = the lab's
 	// default, on).
 	Streaming string
@@ -143,6 +146,8 @@ var Scenarios = []Scenario{
 		Layout: Flat, Backlog: true, BigTxn: true, Streaming: "parallel", MinMajor: 16, Needs: "streaming = parallel", During: LoadNone, SubIndexes: 3, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "big-txn", Summary: "one large transaction (about 1.2M row updates) with streaming = off: the walsender sends it whole at its commit (sent_lsn stands still) while the apply worker applies it",
 		Layout: Flat, Backlog: true, BigTxn: true, Streaming: "off", During: LoadNone, SubIndexes: 3, Drains: true, Verdict: "large-transaction"},
+	{Name: "big-txn-decoding", Summary: "one transaction of about 2.4M row updates with streaming = off, measured from the moment the subscription starts: the walsender reads and decodes (and spills) it, nothing is sent before its commit (not drained: applying it takes a minute)",
+		Layout: Flat, Backlog: true, BigTxn: true, Decoding: true, Streaming: "off", During: LoadNone, Verdict: "large-transaction"},
 	{Name: "open-txn", Summary: "a publisher session (lab-open-txn) holds a transaction of about 600k row updates open (streaming = off): the walsender decoded and spilled it, the slot looks caught up while restart_lsn holds its WAL",
 		Layout: Flat, OpenTxn: true, Streaming: "off", During: LoadNone, Drains: true, Verdict: "large-transaction"},
 	{Name: "decode-bound", Summary: "an expensive publication row filter discards every change: the walsender is CPU-bound, apply idles (PostgreSQL 15+)",
