@@ -36,8 +36,10 @@ for v in $versions; do
 	echo "== integration tests on PostgreSQL $v ($bin)"
 	rep=0
 	[ "$v" = "$reproduce_on" ] && rep=1
-	# Each lab scenario runs 3 times per version: diagnose must name its
-	# verdict in 3 runs out of 3.
-	LAGSCOPE_PG_BIN="$bin" LAGSCOPE_TEST_REPEAT=${LAGSCOPE_TEST_REPEAT:-3} LAGSCOPE_TEST_REPRODUCE=$rep \
+	# Each of the first wave's lab scenarios runs twice per version, the
+	# states added since (runOnce in internal/lab) once: diagnose must name
+	# the verdict every time. Their 3 runs of 3 are made by hand
+	# (LAGSCOPE_TEST_REPEAT=3), to keep the suite under CI's 45 minutes.
+	LAGSCOPE_PG_BIN="$bin" LAGSCOPE_TEST_REPEAT=${LAGSCOPE_TEST_REPEAT:-2} LAGSCOPE_TEST_REPRODUCE=$rep \
 		go test -p 1 -count=1 -timeout 40m -run 'Integration' ./...
 done

@@ -63,10 +63,11 @@ type Path struct {
 }
 
 // Bottleneck reports whether any path has a verdict other than caught-up
-// (or a table's initial copy in progress, which is not a finding).
+// (or a table's initial copy in progress, or a consumer that confirms late:
+// neither is a finding about speed).
 func (r Report) Bottleneck() bool {
 	for _, p := range r.Paths {
-		if p.Name != classify.CaughtUp && p.Name != classify.InitialSync {
+		if p.Name != classify.CaughtUp && p.Name != classify.InitialSync && p.Name != classify.ConfirmationLag {
 			return true
 		}
 	}
