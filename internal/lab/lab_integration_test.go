@@ -339,7 +339,7 @@ func TestIntegrationScenarios(t *testing.T) {
 				if got := p.Name; got != s.Verdict {
 					t.Errorf("diagnose named %s (confidence %.2f, evidence %q), want %s", got, p.Confidence, p.Evidence, s.Verdict)
 				}
-				checkDiagnosis(t, c.scenario, p)
+				checkDiagnosis(t, label, p)
 				checkNoProc(t, label, s, rec)
 			})
 		}
@@ -417,7 +417,8 @@ func scenarioPath(t *testing.T, rep report.Report, s Scenario) report.Path {
 	return report.Path{}
 }
 
-// checkDiagnosis checks what a scenario's verdict must say beyond its name:
+// checkDiagnosis checks what a case's verdict must say beyond its name (by
+// the case's label):
 // the link's next limit and headroom, the lock's holder, the small backlog's
 // lag in time.
 func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
@@ -429,6 +430,13 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		// the walsender ran 42%).
 		if p.Limit != classify.StageLink || p.Next == nil || p.Next.Stage != classify.StageApply || p.Next.Headroom <= 1 {
 			t.Errorf("limit %q next %+v, want the link with the apply worker next at a headroom above 1x", p.Limit, p.Next)
+		}
+	case "network-8mbps":
+		// At 8 MB/s the walsender (35-52% here) and the apply worker
+		// (34-40%) are about as busy: which one is next is a coin toss
+		// (a fresh-clone run on 15.18 named the walsender at 52%).
+		if p.Limit != classify.StageLink || p.Next == nil || p.Next.Headroom <= 1 {
+			t.Errorf("limit %q next %+v, want the link with a next limit at a headroom above 1x", p.Limit, p.Next)
 		}
 	case "subscriber-lock":
 		found := false
