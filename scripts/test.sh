@@ -39,7 +39,7 @@ for v in $versions; do
 	# Each of the first wave's lab scenarios runs twice per version, the
 	# states added since (runOnce in internal/lab) once: diagnose must name
 	# the verdict every time. Their 3 runs of 3 are made by hand
-	# (LAGSCOPE_TEST_REPEAT=3), to keep the suite under CI's 45 minutes.
+	# (LAGSCOPE_TEST_BY_HAND=1 LAGSCOPE_TEST_REPEAT=3), to keep the suite under CI's 45 minutes.
 	LAGSCOPE_PG_BIN="$bin" LAGSCOPE_TEST_REPEAT=${LAGSCOPE_TEST_REPEAT:-2} LAGSCOPE_TEST_REPRODUCE=$rep \
 		go test -p 1 -count=1 -timeout 40m -run 'Integration' ./...
 done

@@ -296,7 +296,7 @@ func TestIntegrationScenarios(t *testing.T) {
 			rate = 4_000_000
 		}
 		n := repeats()
-		if runOnce[label] {
+		if runOnce[label] && os.Getenv("LAGSCOPE_TEST_BY_HAND") == "" {
 			n = 1
 		}
 		for i := 1; i <= n; i++ {
@@ -346,8 +346,9 @@ func TestIntegrationScenarios(t *testing.T) {
 	}
 }
 
-// runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says:
-// their 3 runs of 3 are made by hand, to keep CI's time.
+// runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says,
+// unless $LAGSCOPE_TEST_BY_HAND is set: their 3 runs of 3 are made by hand
+// (LAGSCOPE_TEST_BY_HAND=1 LAGSCOPE_TEST_REPEAT=3), to keep CI's time.
 var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true, "lost-slot": true, "standby-slots": true, "sub-read-io": true, "sub-cpu-io": true, "big-txn-decoding": true}
 
 // byHand are the cases CI leaves out ($LAGSCOPE_TEST_BY_HAND=1 runs them):
