@@ -5,6 +5,9 @@
 #   postgresql  Debian's PostgreSQL 15 server binaries (/usr/lib/postgresql/15/bin),
 #               with psql and pgbench
 #   util-linux  taskset
+#   prometheus  Debian's Prometheus server and promtool, for the exporter's
+#               test with a real Prometheus and the alert rules' tests
+#   tmux        for the test that drives 'lagscope watch' in a terminal
 #   postgresql-<major>-pg-wait-sampling
 #               the pg_wait_sampling extension for Debian's server, where
 #               Debian packages it (15 on Debian 12): the lab loads it for the
@@ -109,6 +112,15 @@ else
 	packages+=(util-linux)
 fi
 
+for tool in prometheus:prometheus promtool:prometheus tmux:tmux; do
+	if command -v "${tool%%:*}" >/dev/null 2>&1; then
+		log "${tool%%:*} already installed"
+	elif [[ " ${packages[*]} " != *" ${tool#*:} "* ]]; then
+		log "${tool%%:*} missing: will install ${tool#*:}"
+		packages+=("${tool#*:}")
+	fi
+done
+
 if [ ${#packages[@]} -eq 0 ]; then
 	log "nothing to install"
 	exit 0
@@ -136,6 +148,15 @@ while read -r version name; do
 	fi
 	stop_cluster "$version" "$name"
 done <<<"$(online_clusters)"
+
+# Debian's prometheus package starts its server on :9090: the tests start
+# their own, so stop it (best effort) unless it ran before.
+if [[ " ${packages[*]} " == *" prometheus "* ]]; then
+	if command -v service >/dev/null 2>&1 && service prometheus stop >/dev/null 2>&1; then
+		log "stopped the prometheus service the install started (the tests start their own)"
+	fi
+	pkill -x prometheus >/dev/null 2>&1 && log "stopped the prometheus server the install started" || true
+fi
 
 dir=$(server_dir) || die "apt-get install finished but no PostgreSQL server is in /usr/lib/postgresql/*/bin; check the apt-get output above"
 log "PostgreSQL server: $dir ($("$dir/postgres" --version))"

@@ -8,6 +8,7 @@ func subcommands() []*cobra.Command {
 		newDiagnoseCmd(),
 		newReportCmd(),
 		newCheckCmd(),
+		newExporterCmd(),
 		newLabCmd(),
 		newProxyCmd(),
 	}

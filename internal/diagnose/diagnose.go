@@ -53,24 +53,12 @@ func Run(ctx context.Context, o Options) (report.Report, *sample.Recording, erro
 	if err := o.Validate(); err != nil {
 		return report.Report{}, nil, err
 	}
-	connect := func(ctx context.Context, side string) (*pg.Conn, error) {
-		dsn := o.Publisher
-		if side == sample.Subscriber {
-			dsn = o.Subscriber
-		}
-		return pg.Connect(ctx, dsn, side)
-	}
+	connect := o.Connector()
 	slots, err := preflight(ctx, connect, o)
 	if err != nil {
 		return report.Report{}, nil, err
 	}
-	so := sample.Options{Duration: o.Duration, Tick: o.Tick, ProbeHz: o.ProbeHz, Subscriber: o.Subscriber != "", NoWaitSampling: o.NoWaitSampling}
-	if !o.NoProc {
-		if fs, err := proc.NewFS(""); err == nil {
-			so.Proc = fs
-		}
-	}
-	rec, err := sample.Run(ctx, connect, so)
+	rec, err := sample.Run(ctx, connect, o.SampleOptions(o.Duration))
 	if err != nil {
 		return report.Report{}, nil, err
 	}
@@ -78,6 +66,34 @@ func Run(ctx context.Context, o Options) (report.Report, *sample.Recording, erro
 		return report.Report{}, rec, ctx.Err()
 	}
 	return Build(rec, slots, o.ProbeHz), rec, nil
+}
+
+// Connector opens observing sessions to o's servers.
+func (o Options) Connector() sample.Connector {
+	return func(ctx context.Context, side string) (*pg.Conn, error) {
+		dsn := o.Publisher
+		if side == sample.Subscriber {
+			dsn = o.Subscriber
+		}
+		return pg.Connect(ctx, dsn, side)
+	}
+}
+
+// SampleOptions are the sampler's options for one window of d.
+func (o Options) SampleOptions(d time.Duration) sample.Options {
+	so := sample.Options{Duration: d, Tick: o.Tick, ProbeHz: o.ProbeHz, Subscriber: o.Subscriber != "", NoWaitSampling: o.NoWaitSampling}
+	if !o.NoProc {
+		if fs, err := proc.NewFS(""); err == nil {
+			so.Proc = fs
+		}
+	}
+	return so
+}
+
+// Preflight checks both servers (wal_level, slots, subscriptions) with
+// connect and returns the slots to diagnose (nil: every logical slot).
+func Preflight(ctx context.Context, connect sample.Connector, o Options) ([]string, error) {
+	return preflight(ctx, connect, o)
 }
 
 // preflight checks both servers once: wal_level, slots, subscriptions, and

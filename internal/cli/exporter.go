@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lagscope/lagscope/internal/exporter"
+	"github.com/lagscope/lagscope/internal/monitor"
+)
+
+type exporterOptions struct {
+	exporter.Options
+	pair         monitor.Options // the pair given by flags
+	config       string
+	window, step time.Duration
+}
+
+// Validate builds the pairs from the flags or the --config file.
+func (o *exporterOptions) Validate() error {
+	d := o.pair.Diagnose
+	switch {
+	case o.config != "" && (d.Publisher != "" || d.Subscriber != ""):
+		return Usagef("--config lists the pairs: drop --publisher and --subscriber (or drop --config)")
+	case o.config != "":
+		c, err := exporter.ReadConfig(o.config)
+		if err != nil {
+			return Usage(err)
+		}
+		if c.Window == 0 {
+			c.Window = o.window
+		}
+		if c.Step == 0 {
+			c.Step = o.step
+		}
+		if c.ProbeHz == 0 {
+			c.ProbeHz = d.ProbeHz
+		}
+		if o.Pairs, err = c.Monitors(os.Getenv); err != nil {
+			return Usagef("--config %s: %v", o.config, err)
+		}
+	case d.Publisher == "":
+		return Usagef("give --publisher (and --subscriber) for one pair, or --config FILE for several")
+	default:
+		p := o.pair
+		p.Window, p.Step = o.window, o.step
+		if err := p.Validate(); err != nil {
+			return Usage(err)
+		}
+		o.Pairs = []monitor.Options{p}
+	}
+	if err := o.Options.Validate(); err != nil {
+		return Usage(err)
+	}
+	return nil
+}
+
+func newExporterCmd() *cobra.Command {
+	o := &exporterOptions{}
+	o.pair.Diagnose.Tick = time.Second
+	c := &cobra.Command{
+		Use:   "exporter",
+		Short: "Serve the verdict and the figures behind it to Prometheus (/metrics), continuously",
+		Long: `Keeps one or more replication pairs under observation - the same read-only
+sessions and wait-event probes as 'lagscope diagnose' - and re-evaluates each
+path's verdict every --step over the last --window, serving it at /metrics:
+
+  lagscope_bottleneck{stage}            the limiting stage (1), every other (0)
+  lagscope_verdict{verdict}             the verdict (1), every other (0)
+  lagscope_verdict_confidence_ratio     how sure, from the measured margins
+  lagscope_next_limit_headroom_ratio    how much faster until the next stage limits
+  lagscope_lag_bytes{part}              not_sent, sent_not_flushed, flushed_not_confirmed
+  lagscope_wal_{generated,decoded,confirmed}_bytes_total
+  lagscope_cpu_seconds_total{role}      per process role (/proc of local servers)
+  lagscope_runqueue_seconds_total{role}
+  lagscope_wait_event_probes_total{role,wait_event_type,wait_event}
+  lagscope_up{server}, lagscope_path_info, lagscope_build_info
+
+A scrape never waits for a database. A server that goes away shows as
+lagscope_up 0 within one step and is retried with a growing backoff (at most
+30 s); the exporter keeps serving the other pairs.
+
+Several pairs come from a YAML file (--config):
+
+  window: 30s
+  step: 10s
+  pairs:
+    - name: orders-eu
+      publisher: host=db1 dbname=app user=lagscope
+      subscriber: host=db2 dbname=app user=lagscope
+      subscriber_password_env: DB2_PASSWORD   # optional; else ~/.pgpass, PGPASSWORD
+      subscription: orders_sub                # optional: only this path
+    - name: cdc
+      publisher: host=db3 dbname=app user=lagscope   # a consumer that is not PostgreSQL
+
+Passwords are never read from the file, and never appear in labels or logs.
+TLS and basic auth for /metrics come from a Prometheus web config file
+(--web.config.file; https://prometheus.io/docs/prometheus/latest/configuration/https/).
+Grafana dashboard: docs/grafana/lagscope.json; alerts: docs/prometheus/alerts.yml.
+
+Exit codes: 0 stopped by SIGINT/SIGTERM, 2 usage error (bad flag, config or
+listen address), 3 the HTTP server failed.`,
+		Example: `  lagscope exporter --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor'
+  lagscope exporter --config pairs.yaml --listen :9752 --web.config.file web.yml
+  curl -s localhost:9752/metrics | grep lagscope_bottleneck`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			o.Log = log
+			o.Ready = func(a net.Addr) {
+				log.Info("serving /metrics", "address", a.String(), "pairs", len(o.Pairs), "window", o.Pairs[0].Window, "step", o.Pairs[0].Step)
+			}
+			if err := exporter.Run(cmd.Context(), o.Options); err != nil {
+				return &ExitError{Code: ExitFailure, Err: fmt.Errorf("exporter: %w", err)}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Listen, "listen", exporter.DefaultListen, "address to serve /metrics on (host:port; ':9752' for every interface)")
+	f.StringVar(&o.WebConfig, "web.config.file", "", "Prometheus web config file for TLS and basic auth")
+	f.StringVar(&o.config, "config", "", "YAML file listing the pairs (see above)")
+	f.StringVar(&o.pair.Pair, "name", "default", "the pair's name (label pair) when given by flags")
+	f.StringVar(&o.pair.Diagnose.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
+	f.StringVar(&o.pair.Diagnose.Subscriber, "subscriber", "", "subscriber connection string; omit for consumers that are not PostgreSQL subscribers")
+	f.StringVar(&o.pair.Diagnose.Slot, "slot", "", "watch only this slot")
+	f.StringVar(&o.pair.Diagnose.Subscription, "subscription", "", "watch only this subscription's slot")
+	f.BoolVar(&o.pair.Diagnose.NoProc, "no-proc", false, "do not read /proc (servers on another host or in a container)")
+	f.Float64Var(&o.pair.Diagnose.ProbeHz, "probe-hz", 20, "wait-event probes per second per server")
+	f.DurationVar(&o.window, "window", monitor.DefaultWindow, "how much of the recent past each verdict weighs")
+	f.DurationVar(&o.step, "step", monitor.DefaultStep, "how often the verdict is re-evaluated (at least 2s, at most --window)")
+	return c
+}

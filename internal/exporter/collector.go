@@ -1,0 +1,175 @@
+package exporter
+
+import (
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// Collector is the prometheus.Collector of every watched pair: Update
+// folds a monitor's step in, Collect reads the state under a lock that no
+// database read ever holds.
+type Collector struct {
+	mu    sync.RWMutex
+	pairs map[string]*PairState
+}
+
+// NewCollector starts the state of each pair (none reached yet).
+func NewCollector(opts []monitor.Options) *Collector {
+	c := &Collector{pairs: map[string]*PairState{}}
+	for _, o := range opts {
+		c.pairs[o.Pair] = NewPairState(o.Pair, o.Diagnose.Subscriber != "")
+	}
+	return c
+}
+
+// Update folds one step of a pair into its state.
+func (c *Collector) Update(u monitor.Update) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.pairs[u.Pair]; ok {
+		s.Apply(u)
+	}
+}
+
+// Describe sends every metric's description.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range allDescs {
+		ch <- d
+	}
+}
+
+// Collect sends the current value of every series.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, buildVersion(), runtime.Version())
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	names := make([]string, 0, len(c.pairs))
+	for n := range c.pairs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		collectPair(ch, c.pairs[n])
+	}
+}
+
+func collectPair(ch chan<- prometheus.Metric, s *PairState) {
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+	for _, side := range []string{sample.Publisher, sample.Subscriber} {
+		if up, ok := s.Up[side]; ok {
+			gauge(descUp, b2f(up), s.Pair, side)
+		}
+	}
+	counter(descSteps, float64(s.Steps-s.Failed), s.Pair, "ok")
+	counter(descSteps, float64(s.Failed), s.Pair, "error")
+	if !s.Updated.IsZero() {
+		gauge(descUpdated, float64(s.Updated.UnixNano())/1e9, s.Pair)
+	}
+	counter(descGenerated, s.Generated, s.Pair)
+	for _, m := range []struct {
+		d *prometheus.Desc
+		v map[key]float64
+	}{{descDecoded, s.Decoded}, {descConfirmed, s.Confirmed}, {descCPU, s.CPU}, {descRunq, s.Runq}, {descWaits, s.Waits}} {
+		for _, k := range sortedKeys(m.v) {
+			counter(m.d, m.v[k], append([]string{s.Pair}, k.values()...)...)
+		}
+	}
+	if s.Report == nil {
+		return
+	}
+	gauge(descWindow, s.Report.WindowS, s.Pair)
+	for _, p := range s.Report.Paths {
+		collectPath(gauge, s, p)
+	}
+	if t := lastTick(s.Window); t != nil {
+		for _, sl := range t.Slots {
+			if sl.RestartLSN != 0 && t.CurrentLSN >= sl.RestartLSN {
+				gauge(descRetained, float64(t.CurrentLSN-sl.RestartLSN), s.Pair, sl.Name)
+			}
+		}
+	}
+}
+
+// collectPath sends one path's verdict, stages and lag.
+func collectPath(gauge func(*prometheus.Desc, float64, ...string), s *PairState, p report.Path) {
+	l := []string{s.Pair, p.Slot, p.Subscription}
+	with := func(v ...string) []string { return append(append([]string{}, l...), v...) }
+	limit := stageLabel(p.Limit)
+	for _, st := range Stages {
+		gauge(descBottleneck, b2f(st == limit), with(st)...)
+	}
+	for _, v := range Verdicts {
+		gauge(descVerdict, b2f(v == p.Name), with(v)...)
+	}
+	gauge(descConfidence, p.Confidence, l...)
+	if p.Next != nil && p.Next.Headroom > 0 {
+		gauge(descHeadroom, p.Next.Headroom, with(stageLabel(p.Next.Stage))...)
+	}
+	for _, st := range p.Stages {
+		if st.Known() {
+			gauge(descUtil, st.Utilisation, with(stageLabel(st.Name))...)
+		}
+	}
+	gauge(descLag, float64(p.Lag.NotYetSent), with("not_sent")...)
+	gauge(descLag, float64(p.Lag.SentNotFlushed), with("sent_not_flushed")...)
+	gauge(descLag, float64(p.Lag.FlushedNotConfd), with("flushed_not_confirmed")...)
+	if p.LagTime.Seconds >= 0 {
+		gauge(descLagSeconds, p.LagTime.Seconds, l...)
+	}
+	pubV, subV := s.Report.Publisher.Version, ""
+	if s.Report.Subscriber != nil {
+		subV = s.Report.Subscriber.Version
+	}
+	ws, ap := PathPIDs(s.Window, p.Slot)
+	gauge(descPathInfo, 1, with(pubV, subV, ws, ap)...)
+}
+
+// lastTick is the window's last tick the publisher answered (nil if none).
+func lastTick(w *sample.Recording) *sample.Tick {
+	if w == nil {
+		return nil
+	}
+	for i := len(w.Ticks) - 1; i >= 0; i-- {
+		if w.Ticks[i].PubOK {
+			return &w.Ticks[i]
+		}
+	}
+	return nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// buildVersion is the module version or VCS revision lagscope was built from.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return s.Value[:12]
+		}
+	}
+	return "devel"
+}

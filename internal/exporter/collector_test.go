@@ -1,0 +1,191 @@
+package exporter
+
+import (
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// replay feeds a recorded real run to a collector as a monitor would: in
+// steps of step, each classified with the steps of the last window.
+func replay(t *testing.T, file string, step, window time.Duration) (*Collector, *sample.Recording) {
+	t.Helper()
+	f, err := os.Open("../classify/testdata/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := sample.ReadRecording(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := NewCollector([]monitor.Options{{Pair: "lab", Diagnose: diagnose.Options{Publisher: "x", Subscriber: "y"}}})
+	var steps []*sample.Recording
+	for from := rec.Start; from.Before(rec.End); from = from.Add(step) {
+		s := slice(rec, from, from.Add(step))
+		steps = monitor.Trim(append(steps, s), window)
+		w := sample.Merge(steps...)
+		rep := diagnose.Build(w, nil, 20)
+		col.Update(monitor.Update{Pair: "lab", At: s.End, Step: s, Window: w, Report: &rep, Down: map[string]string{}})
+	}
+	return col, rec
+}
+
+// slice is the part of rec from from to to, as one step would have sampled it.
+func slice(rec *sample.Recording, from, to time.Time) *sample.Recording {
+	out := &sample.Recording{Version: rec.Version, Start: from, End: to, Publisher: rec.Publisher, Subscriber: rec.Subscriber}
+	if to.After(rec.End) {
+		out.End = rec.End
+	}
+	in := func(at time.Time) bool { return !at.Before(from) && at.Before(to) }
+	for _, tk := range rec.Ticks {
+		if in(tk.At) {
+			out.Ticks = append(out.Ticks, tk)
+		}
+	}
+	for _, p := range rec.Probes {
+		if in(p.At) {
+			out.Probes = append(out.Probes, p)
+		}
+	}
+	return out
+}
+
+// gather returns the value of every series of name whose labels include want.
+func gather(t *testing.T, col *Collector, name string, want map[string]string) []float64 {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(col)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	var out []float64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.Metric {
+			if matches(m, want) {
+				out = append(out, value(m))
+			}
+		}
+	}
+	return out
+}
+
+func matches(m *dto.Metric, want map[string]string) bool {
+	n := 0
+	for _, l := range m.Label {
+		if v, ok := want[l.GetName()]; ok && v == l.GetValue() {
+			n++
+		}
+	}
+	return n == len(want)
+}
+
+func value(m *dto.Metric) float64 {
+	switch {
+	case m.Gauge != nil:
+		return m.Gauge.GetValue()
+	case m.Counter != nil:
+		return m.Counter.GetValue()
+	}
+	return 0
+}
+
+func one(t *testing.T, v []float64, what string) float64 {
+	t.Helper()
+	if len(v) != 1 {
+		t.Fatalf("%s: %d series, want 1", what, len(v))
+	}
+	return v[0]
+}
+
+func TestARecordedApplyBoundRunExportsTheApplyStageAsTheBottleneck(t *testing.T) {
+	col, rec := replay(t, "apply-bound-pg16-diag.json", 3*time.Second, 9*time.Second)
+	for _, st := range Stages {
+		want := 0.0
+		if st == "apply" {
+			want = 1
+		}
+		if got := one(t, gather(t, col, "lagscope_bottleneck", map[string]string{"stage": st}), st); got != want {
+			t.Errorf("lagscope_bottleneck{stage=%q} = %g, want %g", st, got, want)
+		}
+	}
+	if got := one(t, gather(t, col, "lagscope_verdict", map[string]string{"verdict": "subscriber-apply-cpu"}), "verdict"); got != 1 {
+		t.Errorf("lagscope_verdict{verdict=subscriber-apply-cpu} = %g, want 1", got)
+	}
+	if n := len(gather(t, col, "lagscope_verdict", nil)); n != len(Verdicts) {
+		t.Errorf("%d lagscope_verdict series, want every verdict (%d)", n, len(Verdicts))
+	}
+	// Counters add up every step with no second counted twice: the WAL
+	// generated over the recording, whatever the step.
+	var first, last uint64
+	for _, tk := range rec.Ticks {
+		if tk.PubOK {
+			if first == 0 {
+				first = tk.CurrentLSN
+			}
+			last = tk.CurrentLSN
+		}
+	}
+	if got := one(t, gather(t, col, "lagscope_wal_generated_bytes_total", nil), "generated"); got != float64(last-first) {
+		t.Errorf("generated %g bytes, want %d (the recording's span)", got, last-first)
+	}
+	cpu := one(t, gather(t, col, "lagscope_cpu_seconds_total", map[string]string{"role": "apply_leader"}), "apply cpu")
+	if span := rec.End.Sub(rec.Start).Seconds(); cpu < 0.5*span || cpu > 1.05*span {
+		t.Errorf("apply leader CPU %.1f s over a %.1f s recording, want most of one core (apply-bound)", cpu, span)
+	}
+	waits := gather(t, col, "lagscope_wait_event_probes_total", map[string]string{"role": "apply_leader", "wait_event": "CPU"})
+	if one(t, waits, "apply CPU probes") < 50 {
+		t.Errorf("apply leader seen on a CPU in %v probes, want most of ~200", waits)
+	}
+	for _, part := range []string{"not_sent", "sent_not_flushed", "flushed_not_confirmed"} {
+		one(t, gather(t, col, "lagscope_lag_bytes", map[string]string{"part": part}), part)
+	}
+	if got := one(t, gather(t, col, "lagscope_up", map[string]string{"server": "subscriber"}), "up"); got != 1 {
+		t.Errorf("lagscope_up{server=subscriber} = %g, want 1", got)
+	}
+}
+
+func TestAFailedStepMarksTheServerDownAndKeepsTheCounters(t *testing.T) {
+	col, _ := replay(t, "network-pg16-diag.json", 3*time.Second, 9*time.Second)
+	before := one(t, gather(t, col, "lagscope_wal_confirmed_bytes_total", nil), "confirmed")
+	col.Update(monitor.Update{Pair: "lab", At: time.Now(), Err: errors.New("connection refused"),
+		Down: map[string]string{sample.Subscriber: "connection refused"}})
+	if got := one(t, gather(t, col, "lagscope_up", map[string]string{"server": "subscriber"}), "up"); got != 0 {
+		t.Errorf("lagscope_up{server=subscriber} = %g after a refused connection, want 0", got)
+	}
+	if got := one(t, gather(t, col, "lagscope_steps_total", map[string]string{"result": "error"}), "errors"); got != 1 {
+		t.Errorf("lagscope_steps_total{result=error} = %g, want 1", got)
+	}
+	if after := one(t, gather(t, col, "lagscope_wal_confirmed_bytes_total", nil), "confirmed"); after != before {
+		t.Errorf("confirmed bytes went from %g to %g on a failed step, want unchanged", before, after)
+	}
+}
+
+// The exposition passes client_golang's lint (the checks 'promtool check
+// metrics' runs): names, units, help, counter suffixes.
+func TestTheExpositionPassesTheLinter(t *testing.T) {
+	col, _ := replay(t, "apply-bound-pg16-diag.json", 3*time.Second, 9*time.Second)
+	problems, err := testutil.CollectAndLint(col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s", p.Metric, p.Text)
+	}
+	if n := testutil.CollectAndCount(col); n < 40 {
+		t.Errorf("%d series, want the full set (40 or more)", n)
+	}
+}

@@ -1,0 +1,131 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/lagscope/lagscope/internal/monitor"
+)
+
+// DefaultListen is where the exporter listens unless told otherwise
+// (9752: not taken in Prometheus's default port allocations list).
+const DefaultListen = "127.0.0.1:9752"
+
+// Options of one exporter.
+type Options struct {
+	// Listen is the address to serve on (DefaultListen when empty).
+	Listen string
+	// WebConfig is a Prometheus web config file (TLS, basic auth); "" = plain HTTP.
+	WebConfig string
+	// Pairs are the watched pairs, each validated.
+	Pairs []monitor.Options
+	// Log receives one line per pair state change (reached, lost) and the
+	// server's errors; nil discards.
+	Log *slog.Logger
+	// Ready, if set, is called with the bound address once serving.
+	Ready func(addr net.Addr)
+}
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	if o.Listen == "" {
+		o.Listen = DefaultListen
+	}
+	if len(o.Pairs) == 0 {
+		return errors.New("no pair to watch: give --publisher (and --subscriber), or --config FILE")
+	}
+	if o.WebConfig != "" {
+		if err := web.Validate(o.WebConfig); err != nil {
+			return fmt.Errorf("--web.config.file %s: %v", o.WebConfig, err)
+		}
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// Run watches every pair and serves /metrics until ctx ends.
+func Run(ctx context.Context, o Options) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	col := NewCollector(o.Pairs)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(col)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(o.Log.Handler(), slog.LevelError)}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, "lagscope exporter: %d pair(s), metrics at /metrics\n", len(o.Pairs))
+	})
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %v (is another exporter running? choose another address)", o.Listen, err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if o.Ready != nil {
+		o.Ready(ln.Addr())
+	}
+
+	var wg sync.WaitGroup
+	for _, p := range o.Pairs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			up := map[string]bool{}
+			monitor.Run(ctx, p, func(u monitor.Update) {
+				col.Update(u)
+				logChanges(o.Log, u, up)
+			})
+		}()
+	}
+	serveErr := make(chan error, 1)
+	go func() {
+		cfg := o.WebConfig
+		serveErr <- web.Serve(ln, srv, &web.FlagConfig{WebConfigFile: &cfg}, o.Log)
+	}()
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// logChanges logs a server reached or lost, once per change.
+func logChanges(log *slog.Logger, u monitor.Update, up map[string]bool) {
+	for _, side := range []string{"publisher", "subscriber"} {
+		why, down := u.Down[side]
+		was, seen := up[side]
+		if side == "subscriber" && !seen && !down && u.Report != nil && u.Report.Subscriber == nil {
+			continue // publisher-only pair
+		}
+		switch {
+		case down && (was || !seen):
+			log.Warn("server unreachable", "pair", u.Pair, "server", side, "error", why)
+		case !down && (!was || !seen):
+			log.Info("server reached", "pair", u.Pair, "server", side)
+		}
+		up[side] = !down
+	}
+}

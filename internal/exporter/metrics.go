@@ -1,0 +1,62 @@
+package exporter
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// The exported metrics. Path series carry pair, slot and subscription
+// (empty when only the publisher is watched); per-process series carry the
+// process's role (walsender, apply_leader, parallel_apply, tablesync).
+var (
+	pathLabels = []string{"pair", "slot", "subscription"}
+
+	descUp = prometheus.NewDesc("lagscope_up",
+		"Whether the last step reached the server (1) or not (0).", []string{"pair", "server"}, nil)
+	descBuild = prometheus.NewDesc("lagscope_build_info",
+		"lagscope's version and the Go version it was built with.", []string{"version", "goversion"}, nil)
+	descPathInfo = prometheus.NewDesc("lagscope_path_info",
+		"Versions and process ids of a watched path (1); pids change when a process restarts.",
+		append(pathLabels, "publisher_version", "subscriber_version", "walsender_pid", "apply_pid"), nil)
+	descBottleneck = prometheus.NewDesc("lagscope_bottleneck",
+		"The stage that limits the path over the last window (1) and every other stage (0); stage=\"none\" when none does.",
+		append(pathLabels, "stage"), nil)
+	descVerdict = prometheus.NewDesc("lagscope_verdict",
+		"The verdict over the last window (1) and every other verdict (0); see docs/verdicts/.",
+		append(pathLabels, "verdict"), nil)
+	descConfidence = prometheus.NewDesc("lagscope_verdict_confidence_ratio",
+		"How sure the verdict is, 0..1, from the measured margins.", pathLabels, nil)
+	descHeadroom = prometheus.NewDesc("lagscope_next_limit_headroom_ratio",
+		"How many times today's rate the path could run once the limit is relieved, until the next stage saturates.",
+		append(pathLabels, "stage"), nil)
+	descUtil = prometheus.NewDesc("lagscope_stage_utilisation_ratio",
+		"Share of the window a stage spent on its own work (on a CPU, waiting for one, or on its own I/O and locks); 1 = saturated.",
+		append(pathLabels, "stage"), nil)
+	descLag = prometheus.NewDesc("lagscope_lag_bytes",
+		"Unconfirmed WAL of the path at the window's end, by part: not_sent, sent_not_flushed, flushed_not_confirmed.",
+		append(pathLabels, "part"), nil)
+	descLagSeconds = prometheus.NewDesc("lagscope_lag_seconds",
+		"The lag in time: the larger of the backlog over the drain rate and flush_lag (absent when unknown).", pathLabels, nil)
+	descRetained = prometheus.NewDesc("lagscope_slot_retained_bytes",
+		"WAL the slot holds back on the publisher: current position minus restart_lsn.", []string{"pair", "slot"}, nil)
+	descGenerated = prometheus.NewDesc("lagscope_wal_generated_bytes_total",
+		"WAL the publisher wrote while watched.", []string{"pair"}, nil)
+	descDecoded = prometheus.NewDesc("lagscope_wal_decoded_bytes_total",
+		"WAL the slot's walsender decoded and sent (sent_lsn) while watched.", []string{"pair", "slot"}, nil)
+	descConfirmed = prometheus.NewDesc("lagscope_wal_confirmed_bytes_total",
+		"WAL the consumer confirmed (confirmed_flush_lsn) while watched.", []string{"pair", "slot"}, nil)
+	descCPU = prometheus.NewDesc("lagscope_cpu_seconds_total",
+		"CPU time of the path's processes by role (/proc of local servers only).", []string{"pair", "slot", "role"}, nil)
+	descRunq = prometheus.NewDesc("lagscope_runqueue_seconds_total",
+		"Time the path's processes were runnable but waited for a CPU, by role (/proc of local servers only).", []string{"pair", "slot", "role"}, nil)
+	descWaits = prometheus.NewDesc("lagscope_wait_event_probes_total",
+		"Wait-event observations of the path's processes by role, wait_event_type and wait_event (CPU/CPU: none, on a CPU or runnable).",
+		[]string{"pair", "slot", "role", "wait_event_type", "wait_event"}, nil)
+	descSteps = prometheus.NewDesc("lagscope_steps_total",
+		"Sampling steps of the pair by result (ok, error).", []string{"pair", "result"}, nil)
+	descUpdated = prometheus.NewDesc("lagscope_last_step_timestamp_seconds",
+		"When the pair's last step ended (Unix time).", []string{"pair"}, nil)
+	descWindow = prometheus.NewDesc("lagscope_window_seconds",
+		"Length of the window behind the pair's current verdict.", []string{"pair"}, nil)
+)
+
+var allDescs = []*prometheus.Desc{descUp, descBuild, descPathInfo, descBottleneck, descVerdict, descConfidence,
+	descHeadroom, descUtil, descLag, descLagSeconds, descRetained, descGenerated, descDecoded, descConfirmed,
+	descCPU, descRunq, descWaits, descSteps, descUpdated, descWindow}

@@ -1,0 +1,264 @@
+package exporter
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// Stages are the label values of lagscope_bottleneck's stage: the path's
+// stages in pipeline order, and "none" when no stage limits (caught up,
+// stopped, or nothing stands out). Exactly one is 1 for a diagnosed path.
+var Stages = []string{"walsender", "link", "apply", "parallel_apply", "none"}
+
+// Verdicts are the label values of lagscope_verdict.
+var Verdicts = []string{classify.CaughtUp, classify.Stalled, classify.SubscriberApplyCPU, classify.SubscriberStarved,
+	classify.SubscriberWaits, classify.WalsenderDecodeCPU, classify.WalsenderStarved, classify.WalsenderReadIO,
+	classify.WalsenderWaitsStandby, classify.Network, classify.NetworkOrConsumer, classify.ConfirmationLag,
+	classify.LargeTransaction, classify.InitialSync, classify.Inconclusive}
+
+// stageLabel turns a classify stage name into a label value.
+func stageLabel(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return strings.ReplaceAll(s, " ", "_")
+}
+
+// key is a counter's label values after the pair's name, joined.
+type key string
+
+func keyOf(v ...string) key { return key(strings.Join(v, "\xff")) }
+
+func (k key) values() []string { return strings.Split(string(k), "\xff") }
+
+// PairState is what the exporter knows of one pair: the latest step's
+// results and counters summed over every step so far. It is pure: Apply
+// folds an update in, nothing else changes it.
+type PairState struct {
+	Pair string
+	// Up maps "publisher"/"subscriber" to whether the last step reached it.
+	Up map[string]bool
+	// Report is the last window's diagnosis (nil before the first).
+	Report *report.Report
+	// Window is the last window's samples (for the pids of PathPIDs).
+	Window *sample.Recording
+	// Updated is when the last step ended; Steps and Failed count them.
+	Updated       time.Time
+	Steps, Failed int
+	// LastError is the last failed step's error, passwords removed.
+	LastError string
+
+	// Counters, keyed by their label values after pair:
+	Generated float64         // bytes of WAL the publisher wrote
+	Decoded   map[key]float64 // slot: bytes the walsender sent
+	Confirmed map[key]float64 // slot: bytes the consumer confirmed
+	CPU       map[key]float64 // slot, role: CPU seconds
+	Runq      map[key]float64 // slot, role: run-queue seconds
+	Waits     map[key]float64 // slot, role, type, event: probes
+
+	prev *sample.Tick // the last answered tick, to take deltas across steps
+}
+
+// NewPairState starts a pair's state with zero counters.
+func NewPairState(pair string, subscriber bool) *PairState {
+	up := map[string]bool{sample.Publisher: false}
+	if subscriber {
+		up[sample.Subscriber] = false
+	}
+	return &PairState{Pair: pair, Up: up, Decoded: map[key]float64{}, Confirmed: map[key]float64{},
+		CPU: map[key]float64{}, Runq: map[key]float64{}, Waits: map[key]float64{}}
+}
+
+// Apply folds one step into the state.
+func (s *PairState) Apply(u monitor.Update) {
+	s.Updated = u.At
+	s.Steps++
+	for side := range s.Up {
+		_, down := u.Down[side]
+		// A failed step says nothing of the sides it did not reach (the
+		// subscriber is not tried once the publisher refuses).
+		if down || u.Err == nil {
+			s.Up[side] = !down
+		}
+	}
+	if u.Err != nil {
+		s.Failed++
+		s.LastError = u.Err.Error()
+		s.prev = nil
+		return
+	}
+	s.Report, s.Window = u.Report, u.Window
+	s.count(u.Step)
+}
+
+// count adds a step's increments to the counters: deltas between answered
+// ticks (the first against the previous step's last), and every probe.
+func (s *PairState) count(rec *sample.Recording) {
+	roles := rolesOf(rec.Ticks)
+	for i := range rec.Ticks {
+		t := &rec.Ticks[i]
+		if !t.PubOK {
+			continue
+		}
+		if s.prev != nil {
+			s.delta(s.prev, t, roles)
+		}
+		s.prev = t
+	}
+	for _, p := range rec.Probes {
+		if p.At.Before(rec.Start) {
+			continue // pg_wait_sampling's history from before the step
+		}
+		for _, w := range p.Waits {
+			r, ok := roles[procID{p.Side, w.PID}]
+			if !ok {
+				continue
+			}
+			typ, ev := w.Type, w.Event
+			if ev == "" {
+				typ, ev = measure.CPUEvent, measure.CPUEvent
+			}
+			s.Waits[keyOf(r.slot, r.role, typ, ev)]++
+		}
+	}
+}
+
+// delta adds what moved between two answered ticks.
+func (s *PairState) delta(a, b *sample.Tick, roles map[procID]procRole) {
+	s.Generated += pos(b.CurrentLSN, a.CurrentLSN)
+	for _, sb := range b.Slots {
+		sa, ok := slotIn(a, sb.Name)
+		if !ok {
+			continue
+		}
+		s.Confirmed[keyOf(sb.Name)] += pos(sb.ConfirmedFlush, sa.ConfirmedFlush)
+		if sb.ActivePID != 0 && sb.ActivePID == sa.ActivePID {
+			s.Decoded[keyOf(sb.Name)] += pos(sentBy(b, sb.ActivePID), sentBy(a, sb.ActivePID))
+		}
+	}
+	for _, pb := range b.Procs {
+		r, ok := roles[procID{pb.Side, pb.PID}]
+		if !ok {
+			continue
+		}
+		for _, pa := range a.Procs {
+			if pa.Side == pb.Side && pa.PID == pb.PID {
+				k := keyOf(r.slot, r.role)
+				s.CPU[k] += max(0, float64(pb.CPUNs-pa.CPUNs)) / 1e9
+				s.Runq[k] += max(0, float64(pb.RunqNs-pa.RunqNs)) / 1e9
+			}
+		}
+	}
+}
+
+// pos is b - a when the position moved forward, else 0 (a restarted
+// walsender starts again from the slot's confirmed position).
+func pos(b, a uint64) float64 {
+	if a == 0 || b <= a {
+		return 0
+	}
+	return float64(b - a)
+}
+
+func slotIn(t *sample.Tick, name string) (sample.Slot, bool) {
+	for _, sl := range t.Slots {
+		if sl.Name == name {
+			return sl, true
+		}
+	}
+	return sample.Slot{}, false
+}
+
+func sentBy(t *sample.Tick, pid int) uint64 {
+	for _, sn := range t.Senders {
+		if sn.PID == pid {
+			return sn.Sent
+		}
+	}
+	return 0
+}
+
+// procID is a backend on one side.
+type procID struct {
+	side string
+	pid  int
+}
+
+// procRole is what a backend does, for which slot.
+type procRole struct{ slot, role string }
+
+// Roles are the label values of the per-process metrics' role.
+const (
+	roleWalsender = "walsender"
+	roleApply     = "apply_leader"
+	roleParallel  = "parallel_apply"
+	roleSync      = "tablesync"
+)
+
+// rolesOf maps the replication backends seen in ticks to their role and
+// slot: walsenders by their slot's active_pid, apply leaders, parallel and
+// tablesync workers by their subscription's slot.
+func rolesOf(ticks []sample.Tick) map[procID]procRole {
+	r := map[procID]procRole{}
+	for _, t := range ticks {
+		for _, sl := range t.Slots {
+			if sl.ActivePID != 0 {
+				r[procID{sample.Publisher, sl.ActivePID}] = procRole{sl.Name, roleWalsender}
+			}
+		}
+		for _, sb := range t.Subs {
+			if sb.WorkerPID != 0 {
+				r[procID{sample.Subscriber, sb.WorkerPID}] = procRole{sb.Slot, roleApply}
+			}
+			for _, pid := range sb.ParallelWorkers {
+				r[procID{sample.Subscriber, pid}] = procRole{sb.Slot, roleParallel}
+			}
+			for _, pid := range sb.SyncWorkers {
+				r[procID{sample.Subscriber, pid}] = procRole{sb.Slot, roleSync}
+			}
+		}
+	}
+	return r
+}
+
+// PathPIDs returns the walsender and apply leader pids of slot at the
+// last tick of the window ("" when there is none).
+func PathPIDs(window *sample.Recording, slot string) (walsender, apply string) {
+	if window == nil {
+		return "", ""
+	}
+	for i := len(window.Ticks) - 1; i >= 0; i-- {
+		t := window.Ticks[i]
+		if !t.PubOK {
+			continue
+		}
+		if sl, ok := slotIn(&t, slot); ok && sl.ActivePID != 0 {
+			walsender = strconv.Itoa(sl.ActivePID)
+		}
+		for _, sb := range t.Subs {
+			if sb.Slot == slot && sb.WorkerPID != 0 {
+				apply = strconv.Itoa(sb.WorkerPID)
+			}
+		}
+		return walsender, apply
+	}
+	return "", ""
+}
+
+// sortedKeys returns m's keys in order, for a stable exposition.
+func sortedKeys(m map[key]float64) []key {
+	out := make([]key, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

@@ -1,0 +1,209 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// Defaults of Options.
+const (
+	DefaultWindow = 30 * time.Second
+	DefaultStep   = 10 * time.Second
+	// MaxBackoff is the longest wait between attempts to reach a server
+	// that does not answer.
+	MaxBackoff = 30 * time.Second
+)
+
+// Options describe one pair and how it is watched.
+type Options struct {
+	// Pair names the path in metrics and logs (required).
+	Pair string
+	// Diagnose holds the servers, the slot or subscription, the probe rate
+	// and /proc use; its Duration is not used.
+	Diagnose diagnose.Options
+	// Window is how much of the recent past each verdict weighs (0 =
+	// DefaultWindow); Step is how often it is re-evaluated (0 =
+	// DefaultStep, at most Window).
+	Window, Step time.Duration
+}
+
+// Validate checks the options and fills the defaults.
+func (o *Options) Validate() error {
+	if o.Pair == "" {
+		return errors.New("a pair needs a name")
+	}
+	if o.Window == 0 {
+		o.Window = DefaultWindow
+	}
+	if o.Step == 0 {
+		o.Step = min(DefaultStep, o.Window)
+	}
+	if o.Step < 2*time.Second || o.Step > o.Window {
+		return fmt.Errorf("pair %s: step %s must be at least 2s and at most the window (%s)", o.Pair, o.Step, o.Window)
+	}
+	d := o.Diagnose
+	d.Duration = o.Step
+	if d.ProbeHz == 0 {
+		d.ProbeHz = 20
+	}
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("pair %s: %w", o.Pair, err)
+	}
+	o.Diagnose = d
+	return nil
+}
+
+// Update is what one step produced.
+type Update struct {
+	Pair string
+	At   time.Time
+	// Step is the samples of this step alone (nil when it failed): the
+	// exporter's counters add up steps, so no second is counted twice.
+	Step *sample.Recording
+	// Report is the diagnosis of the rolling window ending with this step
+	// (nil when the step failed).
+	Report *report.Report
+	// Window is the rolling window's samples (nil when the step failed).
+	Window *sample.Recording
+	// Down maps a side ("publisher", "subscriber") that could not be
+	// sampled to why; a side absent from Down answered.
+	Down map[string]string
+	// Err is why the step failed (nil when it did not).
+	Err error
+}
+
+// Run watches the pair until ctx ends, calling publish after every step
+// (from Run's goroutine). o must have passed Validate.
+func Run(ctx context.Context, o Options, publish func(Update)) {
+	w := &watcher{o: o, down: map[string]string{}}
+	backoff := time.Second
+	for ctx.Err() == nil {
+		u := w.step(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		publish(u)
+		if u.Err == nil {
+			backoff = time.Second
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, MaxBackoff, o.Window)
+	}
+}
+
+// watcher is Run's state between steps.
+type watcher struct {
+	o        Options
+	prepared bool
+	slots    []string
+	steps    []*sample.Recording // the rolling window, oldest first
+	mu       sync.Mutex
+	down     map[string]string // side -> last connection error, this step
+}
+
+// connect opens a session like diagnose does and notes which side failed.
+func (w *watcher) connect(ctx context.Context, side string) (*pg.Conn, error) {
+	c, err := w.o.Diagnose.Connector()(ctx, side)
+	if err != nil {
+		w.mu.Lock()
+		w.down[side] = pg.Redact(err.Error())
+		w.mu.Unlock()
+	}
+	return c, err
+}
+
+func (w *watcher) step(ctx context.Context) Update {
+	w.mu.Lock()
+	clear(w.down)
+	w.mu.Unlock()
+	u := Update{Pair: w.o.Pair}
+	if !w.prepared {
+		slots, err := diagnose.Preflight(ctx, w.connect, w.o.Diagnose)
+		if err != nil {
+			return w.failed(u, err)
+		}
+		w.slots, w.prepared = slots, true
+	}
+	rec, err := sample.Run(ctx, w.connect, w.o.Diagnose.SampleOptions(w.o.Step))
+	if err != nil {
+		return w.failed(u, err)
+	}
+	u.At, u.Step = rec.End, rec
+	w.steps = append(w.steps, rec)
+	w.steps = Trim(w.steps, w.o.Window)
+	u.Window = sample.Merge(w.steps...)
+	rep := diagnose.Build(u.Window, w.slots, w.o.Diagnose.ProbeHz)
+	u.Report = &rep
+	u.Down = stepDown(rec)
+	return u
+}
+
+// failed ends a step that could not sample: the window starts again (a
+// restarted server's counters and slots are new) and so does the preflight.
+func (w *watcher) failed(u Update, err error) Update {
+	u.At, u.Err = time.Now(), err
+	w.prepared, w.steps = false, nil
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	u.Down = map[string]string{}
+	for side, why := range w.down {
+		u.Down[side] = why
+	}
+	if len(u.Down) == 0 {
+		// Connected but could not read (privileges, no slot, wal_level):
+		// blame the publisher, where preflight and sampling start.
+		u.Down[sample.Publisher] = pg.Redact(err.Error())
+	}
+	return u
+}
+
+// Trim keeps the newest steps that end within window of the newest one's
+// end (the newest always stays).
+func Trim(steps []*sample.Recording, window time.Duration) []*sample.Recording {
+	if len(steps) == 0 {
+		return steps
+	}
+	end := steps[len(steps)-1].End
+	i := 0
+	for i < len(steps)-1 && end.Sub(steps[i].Start) > window+window/10 {
+		i++
+	}
+	return steps[i:]
+}
+
+// stepDown lists the sides whose last tick of the step did not answer.
+func stepDown(rec *sample.Recording) map[string]string {
+	down := map[string]string{}
+	if len(rec.Ticks) == 0 {
+		return down
+	}
+	last := rec.Ticks[len(rec.Ticks)-1]
+	cause := func(side string) string {
+		for _, g := range rec.Gaps {
+			if g.Side == side {
+				return g.Cause
+			}
+		}
+		return "did not answer"
+	}
+	if !last.PubOK {
+		down[sample.Publisher] = cause(sample.Publisher)
+	}
+	if rec.Subscriber != nil && !last.SubOK {
+		down[sample.Subscriber] = cause(sample.Subscriber)
+	}
+	return down
+}
