@@ -40,8 +40,8 @@ for v in $versions; do
 	# states added since (runOnce in internal/lab) once: diagnose must name
 	# the verdict every time. Their 3 runs of 3 are made by hand
 	# (LAGSCOPE_TEST_BY_HAND=1 LAGSCOPE_TEST_REPEAT=3), to keep the suite under CI's 45 minutes.
-	# The exporter's tests (a real Prometheus, faults) do not depend on the
-	# server's version: they run with the reproductions, on one version.
-	LAGSCOPE_PG_BIN="$bin" LAGSCOPE_TEST_REPEAT=${LAGSCOPE_TEST_REPEAT:-2} LAGSCOPE_TEST_REPRODUCE=$rep LAGSCOPE_TEST_EXPORTER=$rep \
+	# Tests that do not depend on the server's version (the exporter's with
+	# a real Prometheus, watch in tmux) run with the reproductions, on one.
+	LAGSCOPE_PG_BIN="$bin" LAGSCOPE_TEST_REPEAT=${LAGSCOPE_TEST_REPEAT:-2} LAGSCOPE_TEST_REPRODUCE=$rep LAGSCOPE_TEST_ONCE=$rep \
 		go test -p 1 -count=1 -timeout 40m -run 'Integration' ./...
 done

@@ -9,6 +9,7 @@ func subcommands() []*cobra.Command {
 		newReportCmd(),
 		newCheckCmd(),
 		newExporterCmd(),
+		newWatchCmd(),
 		newLabCmd(),
 		newProxyCmd(),
 	}

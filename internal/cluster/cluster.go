@@ -237,6 +237,12 @@ func (c *Cluster) Restart(ctx context.Context) error {
 	return c.start(ctx)
 }
 
+// StartAgain starts a stopped server again on the port it had, so that
+// connection strings taken before still reach it (Start picks a new one).
+func (c *Cluster) StartAgain(ctx context.Context) error {
+	return c.start(ctx)
+}
+
 // ConnString is a libpq keyword/value connection string to db over the
 // cluster's unix socket.
 func (c *Cluster) ConnString(db string) string {

@@ -9,31 +9,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/labtest/labpair"
 )
 
-// upPair brings up a lab pair in the walsender-starved state (the load keeps
-// running) and returns it with a cleanup registered.
-func upPair(t *testing.T, scenario string) *lab.Pair {
-	t.Helper()
-	dir, pgbench := labtest.PGBench(t)
-	s, err := lab.Lookup(scenario, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	p, load, err := lab.Up(ctx, s, lab.RunOptions{PGBench: pgbench, Duration: 10 * time.Second,
-		Pair: lab.PairOptions{Bin: dir.Bin, PubCPUs: []int{0}, SubCPUs: []int{1}, Rows: 50_000, Binary: true, Streaming: "on"}})
-	if err != nil {
-		t.Fatalf("lab up %s: %v", scenario, err)
-	}
-	t.Cleanup(func() { load.Stop(); p.Close() })
-	return p
-}
-
 func TestIntegrationAPgMonitorRoleIsEnoughOnBothSides(t *testing.T) {
-	p := upPair(t, "walsender-starved")
+	p := labpair.Up(t, "walsender-starved")
 	ctx := context.Background()
 	for _, dsn := range []string{p.Pub.ConnString(lab.Database), p.Sub.ConnString(lab.Database)} {
 		c, err := pgx.Connect(ctx, dsn)
@@ -69,7 +49,7 @@ func TestIntegrationAPgMonitorRoleIsEnoughOnBothSides(t *testing.T) {
 }
 
 func TestIntegrationASubscriberRestartDuringSamplingIsAGapNotAFailure(t *testing.T) {
-	p := upPair(t, "walsender-starved")
+	p := labpair.Up(t, "walsender-starved")
 	ctx := context.Background()
 	go func() {
 		time.Sleep(3 * time.Second)

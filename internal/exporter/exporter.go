@@ -89,7 +89,10 @@ func Run(ctx context.Context, o Options) error {
 			up := map[string]bool{}
 			monitor.Run(ctx, p, func(u monitor.Update) {
 				col.Update(u)
-				logChanges(o.Log, u, up)
+				logChanges(o.Log, u, up, p.Diagnose.Subscriber != "")
+				if u.Err != nil {
+					o.Log.Debug("step failed", "pair", u.Pair, "error", u.Err.Error())
+				}
 			})
 		}()
 	}
@@ -113,12 +116,15 @@ func Run(ctx context.Context, o Options) error {
 }
 
 // logChanges logs a server reached or lost, once per change.
-func logChanges(log *slog.Logger, u monitor.Update, up map[string]bool) {
+func logChanges(log *slog.Logger, u monitor.Update, up map[string]bool, subscriber bool) {
 	for _, side := range []string{"publisher", "subscriber"} {
+		if side == "subscriber" && !subscriber {
+			continue
+		}
 		why, down := u.Down[side]
 		was, seen := up[side]
-		if side == "subscriber" && !seen && !down && u.Report != nil && u.Report.Subscriber == nil {
-			continue // publisher-only pair
+		if u.Err != nil && !down {
+			continue // a failed step says nothing of a side it did not reach
 		}
 		switch {
 		case down && (was || !seen):

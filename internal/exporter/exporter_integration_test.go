@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,41 +21,9 @@ import (
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/labtest/labpair"
 	"github.com/lagscope/lagscope/internal/monitor"
 )
-
-// exporterTests says whether this version's integration run includes the
-// exporter's tests: they do not depend on the server's version, so
-// scripts/test.sh runs them on one (LAGSCOPE_TEST_EXPORTER=1).
-func exporterTests(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test (-short)")
-	}
-	if os.Getenv("LAGSCOPE_TEST_EXPORTER") == "" {
-		t.Skip("the exporter's integration tests run on one PostgreSQL version: set LAGSCOPE_TEST_EXPORTER=1")
-	}
-}
-
-// upPair brings up a lab pair in scenario with its load running for the
-// test's length.
-func upPair(t *testing.T, scenario string) *lab.Pair {
-	t.Helper()
-	dir, pgbench := labtest.PGBench(t)
-	s, err := lab.Lookup(scenario, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	p, load, err := lab.Up(ctx, s, lab.RunOptions{PGBench: pgbench, Duration: 10 * time.Second, Log: labtest.Log{T: t},
-		Pair: lab.PairOptions{Bin: dir.Bin, PubCPUs: []int{0}, SubCPUs: []int{1}, Rows: 50_000, Binary: true, Streaming: "on"}})
-	if err != nil {
-		t.Fatalf("lab up %s: %v", scenario, err)
-	}
-	t.Cleanup(func() { load.Stop(); p.Close() })
-	return p
-}
 
 // startExporter runs an exporter for pairs on a free port until the test ends.
 func startExporter(t *testing.T, pairs ...monitor.Options) string {
@@ -63,7 +32,8 @@ func startExporter(t *testing.T, pairs ...monitor.Options) string {
 	addr := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{Listen: "127.0.0.1:0", Pairs: pairs, Ready: func(a net.Addr) { addr <- a }})
+		done <- Run(ctx, Options{Listen: "127.0.0.1:0", Pairs: pairs, Ready: func(a net.Addr) { addr <- a },
+			Log: slog.New(slog.NewTextHandler(labtest.Log{T: t}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -218,8 +188,8 @@ func dashboardQueries(t *testing.T) []string {
 }
 
 func TestIntegrationPrometheusSeesTheVerdictAndEveryDashboardQueryHasData(t *testing.T) {
-	exporterTests(t)
-	p := upPair(t, "walsender-starved")
+	labpair.Once(t)
+	p := labpair.Up(t, "walsender-starved")
 	addr := startExporter(t, labPair("lab", p, true))
 	base := startPrometheus(t, addr)
 

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/labtest/labpair"
 )
 
 // scrape reads the exporter's /metrics and returns the value of the first
@@ -55,8 +56,8 @@ func untilValue(t *testing.T, addr, name string, want map[string]string, v float
 // dropped shows in lagscope_up and the verdict within one window (10 s
 // here, stepped every 5 s), while the other pair keeps being served.
 func TestIntegrationATargetThatGoesAwayShowsWithinOneWindowAndTheOtherPairKeepsServing(t *testing.T) {
-	exporterTests(t)
-	p := upPair(t, "caught-up")
+	labpair.Once(t)
+	p := labpair.Up(t, "caught-up")
 	full, pubOnly := labPair("full", p, true), labPair("pubonly", p, false)
 	addr := startExporter(t, full, pubOnly)
 	window := full.Window
@@ -81,7 +82,7 @@ func TestIntegrationATargetThatGoesAwayShowsWithinOneWindowAndTheOtherPairKeepsS
 	if after := ok("pubonly"); after <= before {
 		t.Errorf("pair pubonly made no step (%g -> %g) while the other pair's subscriber was down", before, after)
 	}
-	if err := p.Sub.Start(ctx); err != nil {
+	if err := p.Sub.StartAgain(ctx); err != nil {
 		t.Fatal(err)
 	}
 	took = untilValue(t, addr, "lagscope_up", map[string]string{"pair": "full", "server": "subscriber"}, 1, 2*window)
@@ -113,7 +114,7 @@ func TestIntegrationATargetThatGoesAwayShowsWithinOneWindowAndTheOtherPairKeepsS
 		took = untilValue(t, addr, "lagscope_up", map[string]string{"pair": pair, "server": "publisher"}, 0, window)
 		t.Logf("publisher stopped: pair %s lagscope_up 0 after %s", pair, took.Round(100*time.Millisecond))
 	}
-	if err := p.Pub.Start(ctx); err != nil {
+	if err := p.Pub.StartAgain(ctx); err != nil {
 		t.Fatal(err)
 	}
 	untilValue(t, addr, "lagscope_up", map[string]string{"pair": "pubonly", "server": "publisher"}, 1, 2*window)

@@ -81,9 +81,15 @@ func backlogShare(s Scenario) float64 {
 		return 0.6
 	case s.During == LoadFull:
 		return 0.3
+	case s.Consumer == ConsumerSlow:
+		// ~65 MB: 30 s or more at the slow consumer's 2 MB/s, so the
+		// backlog outlasts the window with a margin (with ~25 MB, 2 runs
+		// of 3 on 16.14 read it down to a median of 10-14 MB within the
+		// window: under CaughtUpLag, caught up).
+		return 0.8
 	case s.Consumer != "" || s.SubReadLimit > 0:
-		// ~25 MB: 12 s or more for the slow consumer's 2 MB/s, and
-		// longer for an apply worker reading pages at 4 MB/s.
+		// ~25 MB: longer than the window for an apply worker reading
+		// pages at 4 MB/s; the lazy confirmer reads it at once.
 		return 0.3
 	case s.PubReadLimit > 0:
 		// ~45 MB at the lab's default 16 clients: 20 s or more to read

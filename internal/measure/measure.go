@@ -447,3 +447,9 @@ func covered[S any](spans map[int]S, interval func(S) (time.Time, time.Time)) ti
 	}
 	return total
 }
+
+// TickLag is slot's lag at one tick, split like Summary.Lag (Start and
+// MaxSentMinusFlush are that tick's): for live views.
+func TickLag(t sample.Tick, slot string) Lag {
+	return lagAt(t, t, []sample.Tick{t}, Filter{Slots: map[string]bool{slot: true}})
+}

@@ -33,6 +33,9 @@ type Options struct {
 	// DefaultWindow); Step is how often it is re-evaluated (0 =
 	// DefaultStep, at most Window).
 	Window, Step time.Duration
+	// OnTick, if set, receives every tick as it is read (once a second,
+	// from the sampler's goroutine): live positions between verdicts.
+	OnTick func(sample.Tick)
 }
 
 // Validate checks the options and fills the defaults.
@@ -137,7 +140,11 @@ func (w *watcher) step(ctx context.Context) Update {
 		}
 		w.slots, w.prepared = slots, true
 	}
-	rec, err := sample.Run(ctx, w.connect, w.o.Diagnose.SampleOptions(w.o.Step))
+	so := w.o.Diagnose.SampleOptions(w.o.Step)
+	if w.o.OnTick != nil {
+		so.Until = func(t sample.Tick) bool { w.o.OnTick(t); return false }
+	}
+	rec, err := sample.Run(ctx, w.connect, so)
 	if err != nil {
 		return w.failed(u, err)
 	}
@@ -184,26 +191,26 @@ func Trim(steps []*sample.Recording, window time.Duration) []*sample.Recording {
 	return steps[i:]
 }
 
-// stepDown lists the sides whose last tick of the step did not answer.
+// stepDown lists the sides that did not answer at the step's end: a gap
+// still open then (the sampler closes a gap at the first tick that answers
+// again), or no answered tick at all. The last tick alone does not say it:
+// the step's deadline interrupts its reads.
 func stepDown(rec *sample.Recording) map[string]string {
 	down := map[string]string{}
-	if len(rec.Ticks) == 0 {
-		return down
-	}
-	last := rec.Ticks[len(rec.Ticks)-1]
-	cause := func(side string) string {
-		for _, g := range rec.Gaps {
-			if g.Side == side {
-				return g.Cause
-			}
+	for _, g := range rec.Gaps {
+		if g.To.Equal(rec.End) {
+			down[g.Side] = g.Cause
 		}
-		return "did not answer"
 	}
-	if !last.PubOK {
-		down[sample.Publisher] = cause(sample.Publisher)
+	pub, sub := false, false
+	for _, t := range rec.Ticks {
+		pub, sub = pub || t.PubOK, sub || t.SubOK
 	}
-	if rec.Subscriber != nil && !last.SubOK {
-		down[sample.Subscriber] = cause(sample.Subscriber)
+	if _, ok := down[sample.Publisher]; !ok && !pub {
+		down[sample.Publisher] = "did not answer"
+	}
+	if _, ok := down[sample.Subscriber]; !ok && rec.Subscriber != nil && !sub {
+		down[sample.Subscriber] = "did not answer"
 	}
 	return down
 }

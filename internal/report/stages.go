@@ -41,3 +41,9 @@ func share(v float64) string {
 	}
 	return fmt.Sprintf("%.0f%%", 100*v)
 }
+
+// StageTable returns the stage table's header and rows (one per stage),
+// as the text report prints them: for live views such as 'lagscope watch'.
+func StageTable(st []classify.Stage) (header []string, rows [][]string) {
+	return stageHeader, stageRows(st)
+}

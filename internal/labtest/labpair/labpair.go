@@ -1,0 +1,47 @@
+// Package labpair brings up a lab pair in a scenario for an integration
+// test of something that watches it (diagnose, the exporter, watch): the
+// scenario's load keeps running until the test ends, when the pair is
+// removed.
+package labpair
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/labtest"
+)
+
+// Up brings up a pair of 50,000 rows in scenario, pinned to CPU 0
+// (publisher) and 1 (subscriber), skipping like labtest.Servers.
+func Up(t *testing.T, scenario string) *lab.Pair {
+	t.Helper()
+	dir, pgbench := labtest.PGBench(t)
+	s, err := lab.Lookup(scenario, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, load, err := lab.Up(ctx, s, lab.RunOptions{PGBench: pgbench, Duration: 10 * time.Second, Log: labtest.Log{T: t},
+		Pair: lab.PairOptions{Bin: dir.Bin, PubCPUs: []int{0}, SubCPUs: []int{1}, Rows: 50_000, Binary: true, Streaming: "on"}})
+	if err != nil {
+		t.Fatalf("lab up %s: %v", scenario, err)
+	}
+	t.Cleanup(func() { load.Stop(); p.Close() })
+	return p
+}
+
+// Once skips a test that does not depend on the server's version unless
+// $LAGSCOPE_TEST_ONCE is set: scripts/test.sh sets it for one version.
+func Once(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: runs without -short")
+	}
+	if os.Getenv("LAGSCOPE_TEST_ONCE") == "" {
+		t.Skip("runs on one PostgreSQL version: set LAGSCOPE_TEST_ONCE=1")
+	}
+}

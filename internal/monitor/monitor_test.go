@@ -1,0 +1,56 @@
+package monitor
+
+import (
+	"testing"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+func TestAServerIsDownWhenItsGapIsOpenAtTheStepsEnd(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	end := t0.Add(5 * time.Second)
+	ticks := []sample.Tick{{At: t0, PubOK: true, SubOK: true}, {At: t0.Add(time.Second), PubOK: true, SubOK: false},
+		{At: t0.Add(4 * time.Second), PubOK: false, SubOK: false}} // the last one cut by the deadline
+	cases := []struct {
+		name string
+		gaps []sample.Gap
+		want map[string]bool
+	}{
+		{"a last tick cut by the step's deadline is not a server down", nil, map[string]bool{}},
+		{"a gap open at the end is", []sample.Gap{{Side: sample.Subscriber, From: t0.Add(time.Second), To: end, Cause: "connection refused"}},
+			map[string]bool{sample.Subscriber: true}},
+		{"a gap closed within the step is not", []sample.Gap{{Side: sample.Subscriber, From: t0.Add(time.Second), To: t0.Add(2 * time.Second)}},
+			map[string]bool{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &sample.Recording{Start: t0, End: end, Subscriber: &sample.Server{}, Ticks: ticks, Gaps: c.gaps}
+			got := stepDown(rec)
+			if len(got) != len(c.want) {
+				t.Fatalf("down = %v, want %v", got, c.want)
+			}
+			for side := range c.want {
+				if _, ok := got[side]; !ok {
+					t.Errorf("down = %v, want %s in it", got, side)
+				}
+			}
+		})
+	}
+	rec := &sample.Recording{Start: t0, End: end, Subscriber: &sample.Server{}, Ticks: []sample.Tick{{At: t0, PubOK: true}}}
+	if got := stepDown(rec); got[sample.Subscriber] == "" || len(got) != 1 {
+		t.Errorf("a subscriber that never answered: down = %v", got)
+	}
+}
+
+func TestTrimKeepsTheStepsOfOneWindow(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	var steps []*sample.Recording
+	for i := 0; i < 5; i++ {
+		s := t0.Add(time.Duration(i) * 10100 * time.Millisecond)
+		steps = Trim(append(steps, &sample.Recording{Start: s, End: s.Add(10 * time.Second)}), 30*time.Second)
+	}
+	if len(steps) != 3 || !steps[0].Start.Equal(t0.Add(2*10100*time.Millisecond)) {
+		t.Errorf("kept %d steps from %s, want the last 3", len(steps), steps[0].Start)
+	}
+}

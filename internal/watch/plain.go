@@ -1,0 +1,36 @@
+package watch
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lagscope/lagscope/internal/units"
+)
+
+// Lines are what a step prints when stdout is not a terminal: one line per
+// path (or one for a failed step), without colour.
+func Lines(s *State) []string {
+	at := s.Last.At.UTC().Format("2006-01-02T15:04:05Z")
+	if s.Err != "" {
+		return []string{fmt.Sprintf("%s %s: step failed: %s", at, s.Pair, s.Err)}
+	}
+	var out []string
+	for _, sl := range s.Slots() {
+		p := s.Path(sl)
+		if p == nil {
+			continue
+		}
+		limit := p.Limit
+		if limit == "" {
+			limit = "none"
+		}
+		l := p.Lag
+		out = append(out, strings.Join([]string{at, s.Pair + "/" + sl + ":", p.Name,
+			fmt.Sprintf("(%.2f)", p.Confidence), "limit " + limit + ";",
+			"lag " + units.FormatBytes(float64(l.Total)),
+			fmt.Sprintf("(not sent %s, sent not flushed %s, flushed not confirmed %s);",
+				units.FormatBytes(float64(l.NotYetSent)), units.FormatBytes(float64(l.SentNotFlushed)), units.FormatBytes(float64(l.FlushedNotConfd))),
+			fmt.Sprintf("generated %.2f MB/s, decoded %.2f MB/s, confirmed %.2f MB/s", p.GeneratedMBps, p.DecodedMBps, p.ConsumedMBps)}, " "))
+	}
+	return out
+}

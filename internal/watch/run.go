@@ -1,0 +1,77 @@
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// Options of one watch.
+type Options struct {
+	// Monitor is the pair, validated (OnTick is set by Run).
+	Monitor monitor.Options
+	// Out and In are the terminal (or where the plain lines go).
+	Out io.Writer
+	In  io.Reader
+	// Terminal draws the live screen; false prints Lines after each step.
+	Terminal bool
+	// SaveDir is where 's' writes the window's samples ("" = current dir).
+	SaveDir string
+}
+
+// Run watches until ctx ends or, on a terminal, the user quits.
+func Run(ctx context.Context, o Options) error {
+	st := NewState(o.Monitor.Pair)
+	mo := o.Monitor
+	if !o.Terminal {
+		monitor.Run(ctx, mo, func(u monitor.Update) {
+			st.Update(u)
+			for _, l := range Lines(st) {
+				fmt.Fprintln(o.Out, l)
+			}
+		})
+		return nil
+	}
+	m := &model{state: st, view: View{Width: 100, Now: time.Now(), Window: mo.Window, Step: mo.Step},
+		save: func(r *sample.Recording) (string, error) { return save(o.SaveDir, mo.Pair, r) }}
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithAltScreen(), tea.WithOutput(o.Out), tea.WithInput(o.In))
+	mctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	mo.OnTick = func(t sample.Tick) { p.Send(tickMsg(t)) }
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		monitor.Run(mctx, mo, func(u monitor.Update) { p.Send(updateMsg(u)) })
+	}()
+	_, err := p.Run()
+	cancel()
+	wg.Wait()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// save writes a recording for 'lagscope diagnose --from-samples'.
+func save(dir, pair string, r *sample.Recording) (string, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("lagscope-watch-%s-%s.json", pair, time.Now().Format("20060102-150405")))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return "", err
+	}
+	return path, nil
+}

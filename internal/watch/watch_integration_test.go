@@ -1,0 +1,91 @@
+package watch
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/labtest/labpair"
+)
+
+// tmux runs tmux with args and returns its output.
+func tmux(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("tmux", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// 'lagscope watch' in a real terminal (tmux) against a lab pair: the screen
+// shows the verdict the lab's state calls for and the lag figures, 'p'
+// pauses, '?' shows help, and 'q' quits.
+func TestIntegrationWatchInATerminalShowsTheVerdictAndTheLag(t *testing.T) {
+	labpair.Once(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: make deps installs it")
+	}
+	bin := filepath.Join(t.TempDir(), "lagscope")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/lagscope").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	p := labpair.Up(t, "walsender-starved")
+	session := "lagscope-watch-test"
+	exec.Command("tmux", "kill-session", "-t", session).Run()
+	cmd := strings.Join([]string{bin, "watch", "--publisher", quote(p.Pub.ConnString(lab.Database)),
+		"--subscriber", quote(p.Sub.ConnString(lab.Database)), "--window", "10s", "--step", "5s", "--save-dir", t.TempDir()}, " ")
+	tmux(t, "new-session", "-d", "-s", session, "-x", "160", "-y", "60", cmd)
+	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
+
+	screen := ""
+	lag := regexp.MustCompile(`lag +[0-9.]+ [kMG]?B .*not sent [0-9.]+ [kMG]?B`)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		screen = tmux(t, "capture-pane", "-p", "-t", session)
+		if strings.Contains(screen, "walsender-starved (") && lag.MatchString(screen) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if !strings.Contains(screen, "walsender-starved (") || !lag.MatchString(screen) {
+		t.Fatalf("no walsender-starved verdict and lag figures on the screen within 60 s:\n%s", screen)
+	}
+	for _, want := range []string{"generated", "decoded", "confirmed", "headroom", "q quit"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	tmux(t, "send-keys", "-t", session, "?")
+	time.Sleep(1500 * time.Millisecond)
+	if s := tmux(t, "capture-pane", "-p", "-t", session); !strings.Contains(s, "--from-samples") {
+		t.Errorf("'?' shows no help:\n%s", s)
+	}
+	tmux(t, "send-keys", "-t", session, "p")
+	time.Sleep(1500 * time.Millisecond)
+	if s := tmux(t, "capture-pane", "-p", "-t", session); !strings.Contains(s, "PAUSED") {
+		t.Errorf("'p' does not pause:\n%s", s)
+	}
+	tmux(t, "send-keys", "-t", session, "p")
+	tmux(t, "send-keys", "-t", session, "s")
+	time.Sleep(1500 * time.Millisecond)
+	if s := tmux(t, "capture-pane", "-p", "-t", session); !strings.Contains(s, "saved the window's samples to") {
+		t.Errorf("'s' saves nothing:\n%s", s)
+	}
+	tmux(t, "send-keys", "-t", session, "q")
+	deadline = time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if exec.Command("tmux", "has-session", "-t", session).Run() != nil {
+			return // the program ended, and tmux with it
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Errorf("'q' did not end watch within 10 s")
+}
+
+// quote single-quotes s for the shell tmux runs the command with.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
