@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/report"
@@ -177,6 +178,8 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 			LagBytes: s.Lag.Total, Lag: s.Lag, GeneratedMBps: units.MBPerSecond(s.Generated), ConsumedMBps: units.MBPerSecond(s.Consumed),
 			DecodedMBps: units.MBPerSecond(s.Decoded),
 			Walsender:   s.Walsender, Apply: s.Apply, PubCPU: s.PubCPU, SubCPU: s.SubCPU}
+		series := measure.SeriesOf(rec, in.Slot)
+		p.Series = &series
 		basis := "sent_lsn"
 		if s.Consumed >= s.Decoded {
 			basis = "confirmed_flush_lsn"

@@ -87,13 +87,21 @@ func Run(ctx context.Context, o Options) error {
 		go func() {
 			defer wg.Done()
 			up := map[string]bool{}
-			monitor.Run(ctx, p, func(u monitor.Update) {
-				col.Update(u)
-				logChanges(o.Log, u, up, p.Diagnose.Subscriber != "")
-				if u.Err != nil {
-					o.Log.Debug("step failed", "pair", u.Pair, "error", u.Err.Error())
+			// A pair whose watching fails in a way lagscope did not foresee
+			// is started again after a pause: the others keep being served.
+			for ctx.Err() == nil {
+				watchPair(ctx, o.Log, p, func(u monitor.Update) {
+					col.Update(u)
+					logChanges(o.Log, u, up, p.Diagnose.Subscriber != "")
+					if u.Err != nil {
+						o.Log.Debug("step failed", "pair", u.Pair, "error", u.Err.Error())
+					}
+				})
+				select {
+				case <-ctx.Done():
+				case <-time.After(monitor.MaxBackoff):
 				}
-			})
+			}
 		}()
 	}
 	serveErr := make(chan error, 1)
@@ -113,6 +121,16 @@ func Run(ctx context.Context, o Options) error {
 		err = nil
 	}
 	return err
+}
+
+// watchPair runs one pair's monitor, turning a panic into a log line.
+func watchPair(ctx context.Context, log *slog.Logger, p monitor.Options, publish func(monitor.Update)) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("watching the pair failed; starting again in 30 s", "pair", p.Pair, "panic", fmt.Sprint(r))
+		}
+	}()
+	monitor.Run(ctx, p, publish)
 }
 
 // logChanges logs a server reached or lost, once per change.

@@ -11,8 +11,10 @@ import (
 	"github.com/lagscope/lagscope/internal/units"
 )
 
-// SchemaVersion is bumped when Report's JSON shape changes incompatibly.
-const SchemaVersion = 1
+// SchemaVersion is bumped when Report's JSON shape changes. Version 2
+// added each path's time series (Path.Series); Read takes version 1 too,
+// whose paths have none.
+const SchemaVersion = 2
 
 // Report is one diagnose run.
 type Report struct {
@@ -60,6 +62,9 @@ type Path struct {
 	// inside them (what stands in for /proc; see measure.Contention).
 	PubCPU measure.Contention `json:"publisher_cpu"`
 	SubCPU measure.Contention `json:"subscriber_cpu"`
+	// Series is the window's time series of the path (schema 2+; nil in
+	// reports saved before).
+	Series *measure.Series `json:"series,omitempty"`
 }
 
 // Bottleneck reports whether any path has a verdict other than caught-up
