@@ -26,7 +26,7 @@ func (o *diagnoseOptions) Validate() error {
 		o.format = "json"
 	}
 	if _, ok := report.Renderers[o.format]; !ok {
-		return Usagef("--format %q: use text, markdown or json", o.format)
+		return Usagef("--format %q: use text, markdown, json or html", o.format)
 	}
 	if o.fromSamples != "" {
 		if o.Publisher != "" || o.Subscriber != "" || o.save != "" {
@@ -77,6 +77,7 @@ bottleneck or a stop was named, 2 usage or connection error, 3 other failure.`,
 		Example: `  lagscope diagnose --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor'
   lagscope diagnose --publisher postgres://monitor@pub/app --duration 30s --format markdown
   lagscope diagnose --publisher 'host=pub dbname=app' --json > run.json && lagscope report --input run.json
+  lagscope diagnose --publisher ... --subscriber ... --format html > report.html   # charts, opens offline
   lagscope diagnose --publisher ... --subscriber ... --save-samples run-samples.json
   lagscope diagnose --from-samples run-samples.json --format markdown   # re-classify offline
   lagscope diagnose --from-samples run-samples.json --no-proc            # as if /proc had been out of reach`,
@@ -112,7 +113,7 @@ bottleneck or a stop was named, 2 usage or connection error, 3 other failure.`,
 	f.StringVar(&o.Subscription, "subscription", "", "diagnose only this subscription's slot")
 	f.BoolVar(&o.NoProc, "no-proc", false, "do not read /proc (as for servers on another host or in a container): CPU contention is then measured from inside the servers; with --from-samples, drop the recording's /proc figures")
 	f.BoolVar(&o.NoWaitSampling, "no-wait-sampling", false, "probe wait events with lagscope's own statements even where the pg_wait_sampling extension's history is readable")
-	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+	f.StringVar(&o.format, "format", "text", "output format: text, markdown, json or html (one self-contained page with charts)")
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.save, "save-samples", "", "also write the raw samples (JSON) to this file")
 	f.StringVar(&o.fromSamples, "from-samples", "", "re-classify samples saved with --save-samples, without servers")
@@ -163,7 +164,7 @@ func newReportCmd() *cobra.Command {
 	var input, format string
 	c := &cobra.Command{
 		Use:   "report --input FILE",
-		Short: "Re-render a saved diagnose report (JSON) as text, markdown or JSON",
+		Short: "Re-render a saved diagnose report (JSON) as text, markdown, JSON or HTML",
 		Example: `  lagscope diagnose --publisher ... --json > run.json
   lagscope report --input run.json --format markdown`,
 		Args: cobra.NoArgs,
@@ -187,6 +188,6 @@ func newReportCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&input, "input", "", "saved JSON report")
-	c.Flags().StringVar(&format, "format", "text", "text, markdown or json")
+	c.Flags().StringVar(&format, "format", "text", "text, markdown, json or html")
 	return c
 }

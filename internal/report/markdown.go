@@ -44,6 +44,10 @@ func Markdown(w io.Writer, r Report) error {
 			b.WriteString("\nStages (shares of a core or of wait-event probes; util = busy + own waits; headroom = 1/util):\n\n")
 			mdTable(b, stageHeader, stageRows(p.Stages))
 		}
+		if rows := seriesRows(p.Series); len(rows) > 0 {
+			b.WriteString("\nOver the window (lag at each tick; rates, CPU and the top wait event since the tick before):\n\n")
+			mdTable(b, seriesHeader, rows)
+		}
 		list(b, "Evidence", p.Evidence)
 		list(b, "What helps", p.Helps)
 		list(b, "What does not help", p.NotHelps)

@@ -87,6 +87,7 @@ var Renderers = map[string]Renderer{
 	"text":     Text,
 	"markdown": Markdown,
 	"json":     JSON,
+	"html":     HTML,
 }
 
 // Render writes r in format.
@@ -97,7 +98,7 @@ func Render(w io.Writer, r Report, format string) error { return RenderWith(Rend
 func RenderWith[R any, F ~func(io.Writer, R) error](renderers map[string]F, w io.Writer, r R, format string) error {
 	f, ok := renderers[format]
 	if !ok {
-		return fmt.Errorf("unknown format %q: use text, markdown or json", format)
+		return fmt.Errorf("unknown format %q: use text, markdown, json or html", format)
 	}
 	return f(w, r)
 }

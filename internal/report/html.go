@@ -1,0 +1,57 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/lagscope/lagscope/internal/units"
+)
+
+// htmlPage is the template of the HTML report: one self-contained file,
+// styles inline, charts as inline SVG, no scripts, nothing fetched.
+//
+//go:embed html.tmpl
+var htmlPage string
+
+var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"bytes": func(n int64) string { return units.FormatBytes(float64(n)) },
+	"pct":   func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) },
+	"svg":   func(s string) template.HTML { return template.HTML(s) }, // rendered by gonum/plot from numbers only
+	"stageTable": func(p Path) [][]string {
+		_, rows := StageTable(p.Stages)
+		return rows
+	},
+	"stageHeader": func() []string { return stageHeader },
+	"limitClass": func(p Path) string {
+		if p.Limit == "" && p.Name != "stalled" && p.Name != "inconclusive" {
+			return "ok"
+		}
+		return "limit"
+	},
+	"join": strings.Join,
+}).Parse(htmlPage))
+
+// htmlPath is one path with its charts drawn.
+type htmlPath struct {
+	Path
+	Charts []Chart
+}
+
+// HTML writes the report as one self-contained HTML page with charts.
+func HTML(w io.Writer, r Report) error {
+	data := struct {
+		Report
+		Paths []htmlPath
+	}{Report: r}
+	for _, p := range r.Paths {
+		ch, err := Charts(p)
+		if err != nil {
+			return err
+		}
+		data.Paths = append(data.Paths, htmlPath{Path: p, Charts: ch})
+	}
+	return htmlTmpl.Execute(w, data)
+}
