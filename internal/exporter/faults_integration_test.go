@@ -92,9 +92,14 @@ func TestIntegrationATargetThatGoesAwayShowsWithinOneWindowAndTheOtherPairKeepsS
 	if err := p.SetEnabled(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := lab.Exec(ctx, p.Pub.ConnString(lab.Database),
-		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '"+p.Subscriptions[0]+"'",
-		"SELECT pg_create_logical_replication_slot('other', 'pgoutput')"); err != nil {
+	// The walsender ends a moment after the subscription is disabled: the
+	// slot can be dropped once it is no longer active.
+	waitFor(t, 20*time.Second, "slot "+p.Subscriptions[0]+" dropped", func() (bool, string) {
+		err := lab.Exec(ctx, p.Pub.ConnString(lab.Database),
+			"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '"+p.Subscriptions[0]+"'")
+		return err == nil, fmt.Sprint(err)
+	})
+	if err := lab.Exec(ctx, p.Pub.ConnString(lab.Database), "SELECT pg_create_logical_replication_slot('other', 'pgoutput')"); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.SetEnabled(ctx, true); err != nil {
