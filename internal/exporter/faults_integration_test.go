@@ -85,7 +85,8 @@ func TestIntegrationATargetThatGoesAwayShowsWithinOneWindowAndTheOtherPairKeepsS
 	if err := p.Sub.StartAgain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	took = untilValue(t, addr, "lagscope_up", map[string]string{"pair": "full", "server": "subscriber"}, 1, 2*window)
+	// Back after the retry backoff (doubling up to the window) and a step.
+	took = untilValue(t, addr, "lagscope_up", map[string]string{"pair": "full", "server": "subscriber"}, 1, 3*window)
 	t.Logf("subscriber back: lagscope_up 1 after %s", took.Round(100*time.Millisecond))
 
 	// A slot dropped under an enabled subscription: the path is stopped.
@@ -122,7 +123,7 @@ func TestIntegrationATargetThatGoesAwayShowsWithinOneWindowAndTheOtherPairKeepsS
 	if err := p.Pub.StartAgain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	untilValue(t, addr, "lagscope_up", map[string]string{"pair": "pubonly", "server": "publisher"}, 1, 2*window)
+	untilValue(t, addr, "lagscope_up", map[string]string{"pair": "pubonly", "server": "publisher"}, 1, 3*window)
 	r, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
