@@ -8,6 +8,8 @@
 #   prometheus  Debian's Prometheus server and promtool, for the exporter's
 #               test with a real Prometheus and the alert rules' tests
 #   tmux        for the test that drives 'lagscope watch' in a terminal
+#   chromium    Debian's Chromium, headless, for the test that opens the HTML
+#               reports offline
 #   postgresql-<major>-pg-wait-sampling
 #               the pg_wait_sampling extension for Debian's server, where
 #               Debian packages it (15 on Debian 12): the lab loads it for the
@@ -112,7 +114,7 @@ else
 	packages+=(util-linux)
 fi
 
-for tool in prometheus:prometheus promtool:prometheus tmux:tmux; do
+for tool in prometheus:prometheus promtool:prometheus tmux:tmux chromium:chromium; do
 	if command -v "${tool%%:*}" >/dev/null 2>&1; then
 		log "${tool%%:*} already installed"
 	elif [[ " ${packages[*]} " != *" ${tool#*:} "* ]]; then

@@ -106,6 +106,7 @@ var Renderers = map[string]Renderer{
 	"text":     Text,
 	"markdown": Markdown,
 	"json":     JSON,
+	"html":     HTML,
 }
 
 // Render writes r in format.

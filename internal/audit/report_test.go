@@ -80,7 +80,7 @@ func TestRenderersMatchGoldenFiles(t *testing.T) {
 				if err := render(&b, rep); err != nil {
 					t.Fatal(err)
 				}
-				golden := filepath.Join("testdata", name+"."+map[string]string{"text": "txt", "markdown": "md"}[format])
+				golden := filepath.Join("testdata", name+"."+map[string]string{"text": "txt", "markdown": "md", "html": "html"}[format])
 				if *update {
 					if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
 						t.Fatal(err)

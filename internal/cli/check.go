@@ -25,7 +25,7 @@ func (o *checkOptions) Validate() error {
 		o.format = "json"
 	}
 	if _, ok := audit.Renderers[o.format]; !ok {
-		return Usagef("--format %q: use text, markdown or json", o.format)
+		return Usagef("--format %q: use text, markdown, json or html", o.format)
 	}
 	offline := o.input != "" || o.snapshots != ""
 	if o.input != "" && o.snapshots != "" {
@@ -95,7 +95,7 @@ warnings found, 2 usage or connection error, 3 other failure.`,
 	f := c.Flags()
 	f.StringVar(&o.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
 	f.StringVar(&o.Subscriber, "subscriber", "", "subscriber connection string (the database with the subscriptions)")
-	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+	f.StringVar(&o.format, "format", "text", "output format: text, markdown, json or html (one self-contained page)")
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.input, "input", "", "re-render a report saved with --json instead of connecting")
 	f.StringVar(&o.snapshots, "from-snapshots", "", "run the checks on snapshots saved with --save-snapshots instead of connecting")

@@ -16,7 +16,17 @@ import (
 //go:embed html.tmpl
 var htmlPage string
 
+// style is the HTML reports' stylesheet, inlined in each page.
+//
+//go:embed style.css
+var style string
+
+// Style returns the stylesheet every lagscope HTML report inlines (check's
+// too), for a <style> element.
+func Style() template.CSS { return template.CSS(style) }
+
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"style": Style,
 	"bytes": func(n int64) string { return units.FormatBytes(float64(n)) },
 	"pct":   func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) },
 	"svg":   func(s string) template.HTML { return template.HTML(s) }, // rendered by gonum/plot from numbers only
