@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/lagscope/lagscope/internal/diagnose"
@@ -22,6 +24,7 @@ type labRunOptions struct {
 	diagDur  time.Duration
 	noProc   bool   // --no-proc: diagnose without /proc
 	save     string // --save-samples
+	html     bool   // --html
 }
 
 func (o *labRunOptions) Validate() error {
@@ -33,6 +36,9 @@ func (o *labRunOptions) Validate() error {
 	}
 	if o.noProc && !o.diagnose {
 		return Usagef("--no-proc applies to --diagnose: add --diagnose")
+	}
+	if o.html && o.json {
+		return Usagef("--json and --html: choose one")
 	}
 	return nil
 }
@@ -54,6 +60,7 @@ Scenarios:
 		Example: `  lagscope lab run apply-bound
   lagscope lab run network --rate 16MB/s --json
   lagscope lab run subscriber-lock --diagnose --save-samples diag.json
+  lagscope lab run apply-bound --diagnose --html > apply-bound.html
   lagscope lab run walsender-starved --diagnose --no-proc   # as against a managed server
   lagscope lab run hash4-4 --busy --pg-version 16 --rows 200000 --duration 20s`,
 		Args: cobra.ExactArgs(1),
@@ -92,6 +99,9 @@ Scenarios:
 				enc.SetIndent("", "  ")
 				return enc.Encode(res)
 			}
+			if o.html {
+				return labRunHTML(cmd.OutOrStdout(), s.Name, res, o.probeHz)
+			}
 			if err := lab.RenderText(cmd.OutOrStdout(), res); err != nil {
 				return err
 			}
@@ -105,6 +115,7 @@ Scenarios:
 	o.bind(c)
 	c.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "measurement window")
 	c.Flags().Float64Var(&o.probeHz, "probe-hz", 10, "wait-event probes per second (seed 000 used 4)")
+	c.Flags().BoolVar(&o.html, "html", false, "print one self-contained HTML page: the lab's measurement, and the diagnosis (--diagnose) or the lab's own samples classified, with charts")
 	c.Flags().BoolVar(&o.diagnose, "diagnose", false, "also run 'lagscope diagnose' against the pair while the scenario holds")
 	c.Flags().DurationVar(&o.diagDur, "diagnose-duration", 10*time.Second, "sampling window of --diagnose")
 	c.Flags().BoolVar(&o.noProc, "no-proc", false, "run --diagnose without /proc, as against a managed or remote server")
@@ -128,4 +139,22 @@ func diagnoseDuring(d time.Duration, noProc bool, rec **sample.Recording) func(c
 		*rec = r
 		return rep, nil
 	}
+}
+
+// labRunHTML writes a lab run as an HTML page: its measurement as text
+// above the charts of the diagnosis (with --diagnose) or of the lab's own
+// samples classified as diagnose would.
+func labRunHTML(w io.Writer, scenario string, res *lab.Result, probeHz float64) error {
+	var text bytes.Buffer
+	if err := lab.RenderText(&text, res); err != nil {
+		return err
+	}
+	rep, ok := res.During.(report.Report)
+	if !ok {
+		if res.Recording == nil {
+			return fmt.Errorf("lab run %s: no samples to draw", scenario)
+		}
+		rep = diagnose.Build(res.Recording, nil, probeHz)
+	}
+	return report.HTMLPage(w, rep, report.Preface{Title: "lab run " + scenario, Text: text.String()})
 }

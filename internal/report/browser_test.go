@@ -143,11 +143,14 @@ func TestIntegrationHTMLReportsOpenInChromiumOffline(t *testing.T) {
 		// instead of a recording to diagnose.
 		page   string
 		charts int
+		// preface makes it a 'lab run --html' page (the lab's text above).
+		preface bool
 	}{
 		{name: "diagnose-apply-bound", recording: "apply-bound-pg16-diag", charts: 5},
 		{name: "diagnose-network", recording: "network-pg16-diag", charts: 5},
 		{name: "diagnose-walsender-starved", recording: "walsender-starved-pg16-diag", charts: 5},
 		{name: "check-misconfigured", page: "../audit/testdata/misconfigured-pg16.html"},
+		{name: "lab-run-subscriber-lock", recording: "subscriber-lock-pg16-diag", charts: 5, preface: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(dir, c.name+".html")
@@ -161,7 +164,11 @@ func TestIntegrationHTMLReportsOpenInChromiumOffline(t *testing.T) {
 				}
 			} else {
 				var b bytes.Buffer
-				if err := report.HTML(&b, diagnosis(t, c.recording)); err != nil {
+				var pre []report.Preface
+				if c.preface {
+					pre = append(pre, report.Preface{Title: "lab run " + c.name, Text: "scenario subscriber-lock\nconsumed 0.0 MB/s"})
+				}
+				if err := report.HTMLPage(&b, diagnosis(t, c.recording), pre...); err != nil {
 					t.Fatal(err)
 				}
 				if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {

@@ -50,12 +50,22 @@ type htmlPath struct {
 	Charts []Chart
 }
 
+// Preface is a block of preformatted text shown above the diagnosis (the
+// lab's own measurement on a 'lab run' page).
+type Preface struct {
+	Title, Text string
+}
+
 // HTML writes the report as one self-contained HTML page with charts.
-func HTML(w io.Writer, r Report) error {
+func HTML(w io.Writer, r Report) error { return HTMLPage(w, r) }
+
+// HTMLPage is HTML with prefaces above the diagnosis.
+func HTMLPage(w io.Writer, r Report, prefaces ...Preface) error {
 	data := struct {
 		Report
-		Paths []htmlPath
-	}{Report: r}
+		Paths    []htmlPath
+		Prefaces []Preface
+	}{Report: r, Prefaces: prefaces}
 	for _, p := range r.Paths {
 		ch, err := Charts(p)
 		if err != nil {
