@@ -17,14 +17,15 @@ type labReproduceOptions struct {
 	quick    bool
 	json     bool
 	markdown bool
+	html     bool
 }
 
 func (o *labReproduceOptions) Validate() error {
 	if o.runs < 0 || o.runs > 20 {
 		return Usagef("--runs %d: use 1 to 20 (0 = the experiment's default)", o.runs)
 	}
-	if o.json && o.markdown {
-		return Usagef("--json and --markdown: choose one")
+	if (o.json && o.markdown) || (o.html && (o.json || o.markdown)) {
+		return Usagef("--json, --markdown and --html: choose one")
 	}
 	return nil
 }
@@ -80,6 +81,8 @@ not their size. docs/reproduction.md has this machine's tables.`,
 				err = report.IndentedJSON(out, t)
 			case o.markdown:
 				err = reproduce.Markdown(out, t)
+			case o.html:
+				err = reproduce.HTML(out, t)
 			default:
 				err = reproduce.Text(out, t)
 			}
@@ -99,6 +102,7 @@ not their size. docs/reproduction.md has this machine's tables.`,
 	fl.BoolVar(&o.quick, "quick", false, "small tables and short phases: directions only (what CI runs)")
 	fl.BoolVar(&o.json, "json", false, "print one JSON object")
 	fl.BoolVar(&o.markdown, "markdown", false, "print markdown tables (docs/reproduction.md)")
+	fl.BoolVar(&o.html, "html", false, "print one self-contained HTML page: the tables, and each section's ratios as bars beside the seed's")
 	return c
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/reproduce"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 
@@ -111,6 +112,25 @@ func open(t *testing.T, bctx context.Context, file string) page {
 	return p
 }
 
+// reproducePage writes a 'lab reproduce --html' page of a table holding a
+// real 16.14 run's link ratios (docs/reproduction.md).
+func reproducePage(t *testing.T, dir string) string {
+	t.Helper()
+	tb := &reproduce.Table{Experiment: "bottleneck", Seed: "000", ServerVersion: "16.14", Runs: 3,
+		Sections: []reproduce.Section{{Title: "link", Ratios: []reproduce.Ratio{
+			reproduce.NewRatio("link 8 vs 4 MB/s: consumed", 1.86, 1.88, 0.2, ""),
+			reproduce.NewRatio("link 16 vs 8 MB/s: consumed", 1.86, 1.11, 0.2, "")}}}}
+	var b bytes.Buffer
+	if err := reproduce.HTML(&b, tb); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "reproduce-source.html")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // diagnosis builds the report of a recorded real run.
 func diagnosis(t *testing.T, name string) report.Report {
 	t.Helper()
@@ -151,6 +171,7 @@ func TestIntegrationHTMLReportsOpenInChromiumOffline(t *testing.T) {
 		{name: "diagnose-walsender-starved", recording: "walsender-starved-pg16-diag", charts: 5},
 		{name: "check-misconfigured", page: "../audit/testdata/misconfigured-pg16.html"},
 		{name: "lab-run-subscriber-lock", recording: "subscriber-lock-pg16-diag", charts: 5, preface: true},
+		{name: "lab-reproduce-bottleneck", page: reproducePage(t, dir), charts: 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(dir, c.name+".html")

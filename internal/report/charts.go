@@ -245,8 +245,12 @@ func fade(c color.Color) color.Color {
 }
 
 // toSVG renders p as an inline <svg> element.
-func toSVG(p *plot.Plot) (string, error) {
-	c := vgsvg.New(7*vg.Inch, 3*vg.Inch)
+func toSVG(p *plot.Plot) (string, error) { return SVG(p, 7*vg.Inch, 3*vg.Inch) }
+
+// SVG renders p, w by h, as an inline <svg> element (no XML prelude): the
+// charts of every lagscope HTML page.
+func SVG(p *plot.Plot, w, h vg.Length) (string, error) {
+	c := vgsvg.New(w, h)
 	p.Draw(drawCanvas(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
