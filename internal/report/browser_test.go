@@ -102,7 +102,7 @@ func open(t *testing.T, bctx context.Context, file string) page {
 		p.paths, err = chromedp.Run(ctx, chromedp.Evaluate[[]int](`Array.from(document.querySelectorAll('svg')).map(s => Array.from(s.querySelectorAll('path')).filter(x => (x.getAttribute('d') || '').length > 10).length)`))
 	}
 	if err == nil {
-		p.shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(90))
+		p.shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	}
 	if err != nil {
 		t.Fatalf("open %s in chromium: %v", file, err)
@@ -148,7 +148,7 @@ func diagnosis(t *testing.T, name string) report.Report {
 
 // Each kind of HTML report opens in headless Chromium with the network off:
 // no console error, no request leaving the file, every chart drawn with
-// data. Screenshots go to $LAGSCOPE_SCREENSHOT_DIR (docs/img for the
+// data. Screenshots (PNG) go to $LAGSCOPE_SCREENSHOT_DIR (docs/img for the
 // README) or the test's temporary directory.
 func TestIntegrationHTMLReportsOpenInChromiumOffline(t *testing.T) {
 	bctx := browser(t)
@@ -211,7 +211,7 @@ func TestIntegrationHTMLReportsOpenInChromiumOffline(t *testing.T) {
 					t.Errorf("chart %d has %d data paths", i+1, n)
 				}
 			}
-			if err := os.WriteFile(filepath.Join(shots, c.name+".jpg"), p.shot, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(shots, c.name+".png"), p.shot, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		})
