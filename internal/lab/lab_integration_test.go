@@ -425,17 +425,12 @@ func scenarioPath(t *testing.T, rep report.Report, s Scenario) report.Path {
 func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 	t.Helper()
 	switch scenario {
-	case "network":
-		// Past the link the apply worker limits first: it applies what the
-		// walsender merely decodes (apply-bound: apply 99% at 14 MB/s while
-		// the walsender ran 42%).
-		if p.Limit != classify.StageLink || p.Next == nil || p.Next.Stage != classify.StageApply || p.Next.Headroom <= 1 {
-			t.Errorf("limit %q next %+v, want the link with the apply worker next at a headroom above 1x", p.Limit, p.Next)
-		}
-	case "network-8mbps":
-		// At 8 MB/s the walsender (35-52% here) and the apply worker
-		// (34-40%) are about as busy: which one is next is a coin toss
-		// (a fresh-clone run on 15.18 named the walsender at 52%).
+	case "network", "network-8mbps":
+		// Behind the link the walsender and the apply worker are about as
+		// busy: which one is next is a coin toss (fresh-clone runs on
+		// 15.18: at 8 MB/s the walsender at 52% beside the apply worker's
+		// 38%; at 4 MB/s both at 24%, the walsender named). What the lab
+		// makes is the link as the limit with room behind it.
 		if p.Limit != classify.StageLink || p.Next == nil || p.Next.Headroom <= 1 {
 			t.Errorf("limit %q next %+v, want the link with a next limit at a headroom above 1x", p.Limit, p.Next)
 		}
