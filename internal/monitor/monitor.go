@@ -169,9 +169,11 @@ func (w *watcher) failed(u Update, err error) Update {
 	for side, why := range w.down {
 		u.Down[side] = why
 	}
-	if len(u.Down) == 0 {
-		// Connected but could not read (privileges, no slot, wal_level):
-		// blame the publisher, where preflight and sampling start.
+	if len(u.Down) == 0 && !errors.Is(err, diagnose.ErrNothingToDiagnose) {
+		// Connected but could not read (privileges, wal_level): blame the
+		// publisher, where preflight and sampling start. A server with no
+		// slot (or subscription) left answered: it is up, with nothing to
+		// watch (Err says so).
 		u.Down[sample.Publisher] = pg.Redact(err.Error())
 	}
 	return u

@@ -1,8 +1,12 @@
 package monitor
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/lagscope/lagscope/internal/diagnose"
 
 	"github.com/lagscope/lagscope/internal/sample"
 )
@@ -52,5 +56,17 @@ func TestTrimKeepsTheStepsOfOneWindow(t *testing.T) {
 	}
 	if len(steps) != 3 || !steps[0].Start.Equal(t0.Add(2*10100*time.Millisecond)) {
 		t.Errorf("kept %d steps from %s, want the last 3", len(steps), steps[0].Start)
+	}
+}
+
+func TestAServerWithNothingToWatchIsUpAndOneThatCannotBeReadIsDown(t *testing.T) {
+	w := &watcher{down: map[string]string{}}
+	u := w.failed(Update{Pair: "p"}, fmt.Errorf("%w: the publisher has no logical replication slot", diagnose.ErrNothingToDiagnose))
+	if len(u.Down) != 0 || u.Err == nil {
+		t.Errorf("no slot left: down %v, err %v; want the server up and the step failed", u.Down, u.Err)
+	}
+	u = w.failed(Update{Pair: "p"}, errors.New("publisher: read wal_level: permission denied"))
+	if u.Down[sample.Publisher] == "" {
+		t.Errorf("an unreadable publisher: down %v, want it named", u.Down)
 	}
 }
