@@ -133,15 +133,15 @@ func (s *PairState) count(rec *sample.Recording) {
 
 // delta adds what moved between two answered ticks.
 func (s *PairState) delta(a, b *sample.Tick, roles map[procID]procRole) {
-	s.Generated += pos(b.CurrentLSN, a.CurrentLSN)
+	s.Generated += sample.Advance(b.CurrentLSN, a.CurrentLSN)
 	for _, sb := range b.Slots {
-		sa, ok := slotIn(a, sb.Name)
+		sa, ok := a.Slot(sb.Name)
 		if !ok {
 			continue
 		}
-		s.Confirmed[keyOf(sb.Name)] += pos(sb.ConfirmedFlush, sa.ConfirmedFlush)
+		s.Confirmed[keyOf(sb.Name)] += sample.Advance(sb.ConfirmedFlush, sa.ConfirmedFlush)
 		if sb.ActivePID != 0 && sb.ActivePID == sa.ActivePID {
-			s.Decoded[keyOf(sb.Name)] += pos(sentBy(b, sb.ActivePID), sentBy(a, sb.ActivePID))
+			s.Decoded[keyOf(sb.Name)] += sample.Advance(b.SentBy(sb.ActivePID), a.SentBy(sb.ActivePID))
 		}
 	}
 	for _, pb := range b.Procs {
@@ -157,33 +157,6 @@ func (s *PairState) delta(a, b *sample.Tick, roles map[procID]procRole) {
 			}
 		}
 	}
-}
-
-// pos is b - a when the position moved forward, else 0 (a restarted
-// walsender starts again from the slot's confirmed position).
-func pos(b, a uint64) float64 {
-	if a == 0 || b <= a {
-		return 0
-	}
-	return float64(b - a)
-}
-
-func slotIn(t *sample.Tick, name string) (sample.Slot, bool) {
-	for _, sl := range t.Slots {
-		if sl.Name == name {
-			return sl, true
-		}
-	}
-	return sample.Slot{}, false
-}
-
-func sentBy(t *sample.Tick, pid int) uint64 {
-	for _, sn := range t.Senders {
-		if sn.PID == pid {
-			return sn.Sent
-		}
-	}
-	return 0
 }
 
 // procID is a backend on one side.
@@ -240,7 +213,7 @@ func PathPIDs(window *sample.Recording, slot string) (walsender, apply string) {
 		if !t.PubOK {
 			continue
 		}
-		if sl, ok := slotIn(&t, slot); ok && sl.ActivePID != 0 {
+		if sl, ok := t.Slot(slot); ok && sl.ActivePID != 0 {
 			walsender = strconv.Itoa(sl.ActivePID)
 		}
 		for _, sb := range t.Subs {

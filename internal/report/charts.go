@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/sample"
 )
 
 // Chart is one inline SVG chart of a path's time series.
@@ -79,9 +80,9 @@ func Charts(p Path) ([]Chart, error) {
 			continue
 		}
 		x := secs(b)
-		rates["generated"] = append(rates["generated"], plotter.XY{X: x, Y: delta(b.Current, a.Current) / dt / 1e6})
-		rates["decoded (sent)"] = append(rates["decoded (sent)"], plotter.XY{X: x, Y: delta(b.Sent, a.Sent) / dt / 1e6})
-		rates["confirmed"] = append(rates["confirmed"], plotter.XY{X: x, Y: delta(b.Confirmed, a.Confirmed) / dt / 1e6})
+		rates["generated"] = append(rates["generated"], plotter.XY{X: x, Y: sample.Advance(b.Current, a.Current) / dt / 1e6})
+		rates["decoded (sent)"] = append(rates["decoded (sent)"], plotter.XY{X: x, Y: sample.Advance(b.Sent, a.Sent) / dt / 1e6})
+		rates["confirmed"] = append(rates["confirmed"], plotter.XY{X: x, Y: sample.Advance(b.Confirmed, a.Confirmed) / dt / 1e6})
 	}
 	pl = newPlot("MB/s")
 	err = lines(pl, rates, []string{"generated", "decoded (sent)", "confirmed"})
@@ -168,13 +169,6 @@ func topEvents(pts []measure.ProcPoint, n int) []string {
 		return evs[i] < evs[j]
 	})
 	return evs[:min(n, len(evs))]
-}
-
-func delta(b, a uint64) float64 {
-	if a == 0 || b <= a {
-		return 0
-	}
-	return float64(b - a)
 }
 
 func newPlot(ylabel string) *plot.Plot {

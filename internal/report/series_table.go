@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/sample"
 )
 
 // seriesHeader and seriesRows are the time series as a small table (the
@@ -33,7 +34,7 @@ func seriesRows(s *measure.Series) [][]string {
 		}
 		prev := s.Points[i-1]
 		dt := pt.At.Sub(prev.At).Seconds()
-		row = append(row, fmt.Sprintf("%.1f MB/s", delta(pt.Current, prev.Current)/dt/1e6), fmt.Sprintf("%.1f MB/s", delta(pt.Confirmed, prev.Confirmed)/dt/1e6))
+		row = append(row, fmt.Sprintf("%.1f MB/s", sample.Advance(pt.Current, prev.Current)/dt/1e6), fmt.Sprintf("%.1f MB/s", sample.Advance(pt.Confirmed, prev.Confirmed)/dt/1e6))
 		for _, role := range []string{measure.RoleWalsender, measure.RoleApply} {
 			pp, ok := procs[role][pt.At.UnixNano()]
 			row = append(row, procCell(pp, ok))

@@ -296,3 +296,33 @@ func (r *Recording) ProbeHz() float64 {
 	}
 	return math.Round(float64(n) / win)
 }
+
+// Slot returns the tick's row of the slot named name.
+func (t *Tick) Slot(name string) (Slot, bool) {
+	for _, sl := range t.Slots {
+		if sl.Name == name {
+			return sl, true
+		}
+	}
+	return Slot{}, false
+}
+
+// SentBy is the sent_lsn of the walsender pid at the tick (0 when absent).
+func (t *Tick) SentBy(pid int) uint64 {
+	for _, sn := range t.Senders {
+		if sn.PID == pid {
+			return sn.Sent
+		}
+	}
+	return 0
+}
+
+// Advance is how far a position moved forward from a to b, in bytes: 0
+// when either is unknown (0) or it did not move forward (a restarted
+// walsender starts again from its slot's confirmed position).
+func Advance(b, a uint64) float64 {
+	if a == 0 || b <= a {
+		return 0
+	}
+	return float64(b - a)
+}

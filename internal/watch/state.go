@@ -59,13 +59,13 @@ func (s *State) Tick(t sample.Tick) {
 			continue
 		}
 		dt := t.At.Sub(s.prev.At).Seconds()
-		old, ok := slot(s.prev, sl.Name)
+		old, ok := s.prev.Slot(sl.Name)
 		if dt <= 0 || !ok {
 			continue
 		}
-		r := Rates{Generated: rate(t.CurrentLSN, s.prev.CurrentLSN, dt), Confirmed: rate(sl.ConfirmedFlush, old.ConfirmedFlush, dt)}
+		r := Rates{Generated: sample.Advance(t.CurrentLSN, s.prev.CurrentLSN) / dt, Confirmed: sample.Advance(sl.ConfirmedFlush, old.ConfirmedFlush) / dt}
 		if sl.ActivePID != 0 && sl.ActivePID == old.ActivePID {
-			r.Decoded = rate(sent(t, sl.ActivePID), sent(*s.prev, sl.ActivePID), dt)
+			r.Decoded = sample.Advance(t.SentBy(sl.ActivePID), s.prev.SentBy(sl.ActivePID)) / dt
 		}
 		p.History = append(p.History, r)
 		if len(p.History) > HistoryLen {
@@ -118,29 +118,4 @@ func (s *State) Path(slot string) *report.Path {
 		}
 	}
 	return nil
-}
-
-func rate(b, a uint64, dt float64) float64 {
-	if a == 0 || b <= a {
-		return 0
-	}
-	return float64(b-a) / dt
-}
-
-func slot(t *sample.Tick, name string) (sample.Slot, bool) {
-	for _, sl := range t.Slots {
-		if sl.Name == name {
-			return sl, true
-		}
-	}
-	return sample.Slot{}, false
-}
-
-func sent(t sample.Tick, pid int) uint64 {
-	for _, sn := range t.Senders {
-		if sn.PID == pid {
-			return sn.Sent
-		}
-	}
-	return 0
 }
