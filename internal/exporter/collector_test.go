@@ -2,29 +2,24 @@ package exporter
 
 import (
 	"errors"
-	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
-
-	"github.com/lagscope/lagscope/internal/diagnose"
-	"github.com/lagscope/lagscope/internal/monitor"
-	"github.com/lagscope/lagscope/internal/sample"
 )
 
 // replay feeds a recorded real run to a collector as a monitor would: in
 // steps of step, each classified with the steps of the last window.
 func replay(t *testing.T, file string, step, window time.Duration) (*Collector, *sample.Recording) {
 	t.Helper()
-	f, err := os.Open("../classify/testdata/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := sample.ReadRecording(f)
+	rec, err := recordings.Read("../classify/testdata", strings.TrimSuffix(file, ".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

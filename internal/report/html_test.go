@@ -2,25 +2,19 @@ package report
 
 import (
 	"bytes"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/measure"
-	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/recordings"
 )
 
 // seriesOf builds a one-path report with the series of a recorded run (the
 // report package cannot call diagnose: its charts only need the series).
 func seriesOf(t *testing.T, file, slot string) Report {
 	t.Helper()
-	f, err := os.Open("../classify/testdata/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := sample.ReadRecording(f)
+	rec, err := recordings.Read("../classify/testdata", strings.TrimSuffix(file, ".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
