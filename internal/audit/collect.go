@@ -36,7 +36,7 @@ func Collect(ctx context.Context, o Options) (Snapshots, error) {
 		}
 		defer c.Close()
 		if s.Publisher, err = ReadPublisher(ctx, c); err != nil {
-			return s, errors.New(pg.Redact(err.Error()))
+			return s, pg.RedactErr(err)
 		}
 	}
 	if o.Subscriber != "" {
@@ -46,7 +46,7 @@ func Collect(ctx context.Context, o Options) (Snapshots, error) {
 		}
 		defer c.Close()
 		if s.Subscriber, err = ReadSubscriber(ctx, c); err != nil {
-			return s, errors.New(pg.Redact(err.Error()))
+			return s, pg.RedactErr(err)
 		}
 	}
 	return s, nil

@@ -3,7 +3,7 @@ package audit
 import (
 	"time"
 
-	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/pgversion"
 )
 
 // taken is the fixtures' snapshot time.
@@ -44,7 +44,7 @@ func healthy() Snapshots {
 	subT.Inserts, subT.Updates, subT.Deletes = 0, 0, 0
 	return Snapshots{
 		Publisher: &Publisher{
-			Version: pg.Version{Major: 16, Minor: 14}, Database: "app", Taken: taken, CurrentLSN: 0x3000000,
+			Version: pgversion.Version{Major: 16, Minor: 14}, Database: "app", Taken: taken, CurrentLSN: 0x3000000,
 			Settings: Settings{
 				"wal_level": {Value: "logical"}, "max_wal_senders": {Value: "10"}, "max_replication_slots": {Value: "10"},
 				"max_slot_wal_keep_size": {Value: "10240", Unit: "MB"}, "max_wal_size": {Value: "1024", Unit: "MB"},
@@ -58,7 +58,7 @@ func healthy() Snapshots {
 			Tables:       []Table{pubT},
 		},
 		Subscriber: &Subscriber{
-			Version: pg.Version{Major: 16, Minor: 14}, Database: "app", Taken: taken,
+			Version: pgversion.Version{Major: 16, Minor: 14}, Database: "app", Taken: taken,
 			Settings: Settings{
 				"max_logical_replication_workers": {Value: "4"}, "max_sync_workers_per_subscription": {Value: "2"},
 				"max_worker_processes": {Value: "8"}, "max_replication_slots": {Value: "10"},
@@ -75,10 +75,10 @@ func healthy() Snapshots {
 // withVersion sets both sides' major version.
 func withVersion(s Snapshots, pub, sub int) Snapshots {
 	if s.Publisher != nil {
-		s.Publisher.Version = pg.Version{Major: pub}
+		s.Publisher.Version = pgversion.Version{Major: pub}
 	}
 	if s.Subscriber != nil {
-		s.Subscriber.Version = pg.Version{Major: sub}
+		s.Subscriber.Version = pgversion.Version{Major: sub}
 	}
 	return s
 }

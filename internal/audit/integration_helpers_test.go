@@ -15,6 +15,7 @@ import (
 	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/lsn"
 )
 
 var record = flag.Bool("record", false, "integration tests write the snapshots they read to testdata/")
@@ -219,11 +220,11 @@ func (e *env) disable() {
 func (e *env) caughtUp() {
 	e.t.Helper()
 	var target int64
-	e.value(e.pubDSN, "SELECT ("+lsnSQL("pg_current_wal_lsn()")+")", &target)
+	e.value(e.pubDSN, "SELECT ("+lsn.SQL("pg_current_wal_lsn()")+")", &target)
 	e.eventually("the subscription to catch up", 60*time.Second, func() bool {
 		var behind int
 		e.value(e.pubDSN, fmt.Sprintf("SELECT count(*) FROM pg_replication_slots WHERE slot_type = 'logical' AND NOT temporary AND %s < %d",
-			lsnSQL("confirmed_flush_lsn"), target), &behind)
+			lsn.SQL("confirmed_flush_lsn"), target), &behind)
 		return behind == 0
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/lsn"
 )
 
 // TestIntegrationPublisherChecks creates each publisher misconfiguration on a
@@ -161,12 +162,12 @@ func TestIntegrationPublisherChecks(t *testing.T) {
 func (e *env) nudgeSlot() {
 	e.t.Helper()
 	var target int64
-	e.value(e.pubDSN, "SELECT "+lsnSQL("pg_current_wal_lsn()"), &target)
+	e.value(e.pubDSN, "SELECT "+lsn.SQL("pg_current_wal_lsn()"), &target)
 	e.eventually("the slot to advance", 60*time.Second, func() bool {
 		e.pub("CHECKPOINT", "UPDATE hot SET k = k + 1 WHERE id = 2")
 		e.caughtUp()
 		var restart, age int64
-		e.value(e.pubDSN, "SELECT min("+lsnSQL("restart_lsn")+") FROM pg_replication_slots WHERE slot_type = 'logical' AND NOT temporary", &restart)
+		e.value(e.pubDSN, "SELECT min("+lsn.SQL("restart_lsn")+") FROM pg_replication_slots WHERE slot_type = 'logical' AND NOT temporary", &restart)
 		e.value(e.pubDSN, "SELECT max(age(catalog_xmin)) FROM pg_replication_slots WHERE NOT temporary", &age)
 		return restart >= target && age < 1000
 	})

@@ -33,7 +33,7 @@ type reader struct {
 
 func newReader(ctx context.Context, c *pg.Conn) (*reader, error) {
 	if _, err := c.Exec(ctx, pg.Marker+"SET statement_timeout = "+strconv.FormatInt(StatementTimeout.Milliseconds(), 10)); err != nil {
-		return nil, fmt.Errorf("%s: set statement_timeout: %s", c.Role, pg.Redact(err.Error()))
+		return nil, fmt.Errorf("%s: set statement_timeout: %w", c.Role, pg.RedactErr(err))
 	}
 	return &reader{q: c, major: c.Version.Major, unreadable: map[Section]string{}}, nil
 }
@@ -60,9 +60,6 @@ func (r *reader) section(s Section, need string, read func() error) error {
 	}
 	return nil
 }
-
-// lsnSQL turns a pg_lsn expression into a byte position (0 when NULL).
-func lsnSQL(expr string) string { return "coalesce((" + expr + " - '0/0')::bigint, 0)" }
 
 // oidArray is a literal oid[] for a list of OIDs (numbers only: safe to inline).
 func oidArray(oids []uint32) string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/pg"
 )
 
@@ -55,9 +56,9 @@ func ReadPublisher(ctx context.Context, c *pg.Conn) (*Publisher, error) {
 }
 
 func (r *reader) readSlots(ctx context.Context, p *Publisher) error {
-	current := lsnSQL("pg_current_wal_lsn()")
+	current := lsn.SQL("pg_current_wal_lsn()")
 	if p.InRecovery {
-		current = lsnSQL("pg_last_wal_replay_lsn()")
+		current = lsn.SQL("pg_last_wal_replay_lsn()")
 	}
 	if err := r.q.QueryRow(ctx, pg.Marker+"SELECT "+current).Scan(&p.CurrentLSN); err != nil {
 		return err
@@ -67,7 +68,7 @@ func (r *reader) readSlots(ctx context.Context, p *Publisher) error {
 		extra = "inactive_since, coalesce(invalidation_reason, '')"
 	}
 	rows, _ := r.q.Query(ctx, pg.Marker+`SELECT slot_name, coalesce(plugin, ''), slot_type, coalesce(database, ''), temporary, active,
-  coalesce(age(xmin), -1), coalesce(age(catalog_xmin), -1), `+lsnSQL("restart_lsn")+`, `+lsnSQL("confirmed_flush_lsn")+`,
+  coalesce(age(xmin), -1), coalesce(age(catalog_xmin), -1), `+lsn.SQL("restart_lsn")+`, `+lsn.SQL("confirmed_flush_lsn")+`,
   coalesce(wal_status, ''), coalesce(safe_wal_size, -1), `+extra+`
 FROM pg_replication_slots ORDER BY slot_name`)
 	slots, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Slot, error) {

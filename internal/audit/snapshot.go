@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/lsn"
+	"github.com/lagscope/lagscope/internal/pgversion"
 )
 
 // Snapshots is everything the checks read. Either side may be nil when it was
@@ -52,12 +53,12 @@ const (
 
 // Publisher is what ReadPublisher read from the publisher's database.
 type Publisher struct {
-	Version    pg.Version `json:"version"`
-	Database   string     `json:"database"`
-	Taken      time.Time  `json:"taken"` // the server's now() when reading began
-	InRecovery bool       `json:"in_recovery"`
+	Version    pgversion.Version `json:"version"`
+	Database   string            `json:"database"`
+	Taken      time.Time         `json:"taken"` // the server's now() when reading began
+	InRecovery bool              `json:"in_recovery"`
 	// CurrentLSN is pg_current_wal_lsn(), or the replay position on a standby.
-	CurrentLSN LSN      `json:"current_lsn"`
+	CurrentLSN lsn.LSN  `json:"current_lsn"`
 	Settings   Settings `json:"settings"`
 	// Slots are all replication slots of the server (every database).
 	Slots []Slot `json:"slots"`
@@ -77,10 +78,10 @@ type Publisher struct {
 
 // Subscriber is what ReadSubscriber read from the subscriber's database.
 type Subscriber struct {
-	Version  pg.Version `json:"version"`
-	Database string     `json:"database"`
-	Taken    time.Time  `json:"taken"`
-	Settings Settings   `json:"settings"`
+	Version  pgversion.Version `json:"version"`
+	Database string            `json:"database"`
+	Taken    time.Time         `json:"taken"`
+	Settings Settings          `json:"settings"`
 	// Subscriptions are the subscriptions of this database.
 	Subscriptions []Subscription `json:"subscriptions"`
 	// Tables are the local tables the subscriptions receive, with their
@@ -99,10 +100,10 @@ type Slot struct {
 	Active    bool   `json:"active"`
 	// XminAge and CatalogXminAge are age(xmin) and age(catalog_xmin) in
 	// transactions; -1 when NULL.
-	XminAge           int64 `json:"xmin_age"`
-	CatalogXminAge    int64 `json:"catalog_xmin_age"`
-	RestartLSN        LSN   `json:"restart_lsn"`
-	ConfirmedFlushLSN LSN   `json:"confirmed_flush_lsn"`
+	XminAge           int64   `json:"xmin_age"`
+	CatalogXminAge    int64   `json:"catalog_xmin_age"`
+	RestartLSN        lsn.LSN `json:"restart_lsn"`
+	ConfirmedFlushLSN lsn.LSN `json:"confirmed_flush_lsn"`
 	// WALStatus is reserved, extended, unreserved, lost or "" (13+).
 	WALStatus string `json:"wal_status"`
 	// SafeWALSize is safe_wal_size in bytes; -1 when NULL (no
@@ -117,7 +118,7 @@ type Slot struct {
 }
 
 // Retained is how many bytes of WAL the slot keeps: current - restart_lsn.
-func (s Slot) Retained(current LSN) int64 {
+func (s Slot) Retained(current lsn.LSN) int64 {
 	if s.RestartLSN == 0 || current < s.RestartLSN {
 		return 0
 	}
@@ -362,29 +363,6 @@ func showBytes(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%dB", n)
-}
-
-// LSN is a WAL position; it prints and marshals as PostgreSQL does (16/B374D848).
-type LSN uint64
-
-func (l LSN) String() string { return fmt.Sprintf("%X/%X", uint64(l)>>32, uint32(l)) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (l LSN) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (l *LSN) UnmarshalText(b []byte) error {
-	hi, lo, ok := strings.Cut(string(b), "/")
-	if !ok {
-		return fmt.Errorf("LSN %q: want X/Y", b)
-	}
-	h, err1 := strconv.ParseUint(hi, 16, 32)
-	w, err2 := strconv.ParseUint(lo, 16, 32)
-	if err1 != nil || err2 != nil {
-		return fmt.Errorf("LSN %q: want two hexadecimal numbers", b)
-	}
-	*l = LSN(h<<32 | w)
-	return nil
 }
 
 // qualify prints schema.name with identifiers quoted where needed.

@@ -41,9 +41,9 @@ func TestPointsNeedProcAndBursts(t *testing.T) {
 		Publisher: sample.Server{Version: "16.14"},
 		Ticks: []sample.Tick{
 			{At: t0, PubOK: true, PubBurst: []float64{1, 1, 1, 1},
-				Slots: []sample.Slot{{Name: "s", Active: true, ActivePID: 7}}, Procs: []sample.ProcStat{{Side: sample.Publisher, PID: 7, Role: "walsender", Verified: true}}},
+				Slots: []sample.Slot{{Name: "s", Active: true, ActivePID: 7}}, Procs: []sample.ProcStat{{Side: sample.Publisher, PID: 7, Role: "walsender"}}},
 			{At: t0.Add(time.Second), PubOK: true, PubBurst: []float64{1, 5, 1, 1},
-				Slots: []sample.Slot{{Name: "s", Active: true, ActivePID: 7}}, Procs: []sample.ProcStat{{Side: sample.Publisher, PID: 7, Role: "walsender", CPUNs: 2e8, RunqNs: 6e8, Verified: true}}},
+				Slots: []sample.Slot{{Name: "s", Active: true, ActivePID: 7}}, Procs: []sample.ProcStat{{Side: sample.Publisher, PID: 7, Role: "walsender", CPUNs: 2e8, RunqNs: 6e8}}},
 		},
 	}
 	ps := Points("x", rec)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/units"
 )
 
 // Thresholds of the stage model. Shares are of one core (CPU, run queue)
@@ -259,13 +260,5 @@ func pct(v float64) string {
 
 func mb(bps float64) float64 { return bps / 1e6 }
 
-func size(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
-	default:
-		return fmt.Sprintf("%.0f kB", float64(n)/1e3)
-	}
-}
+// size prints a byte count the way every lagscope output does.
+func size(n int64) string { return units.FormatBytes(float64(n)) }

@@ -264,3 +264,35 @@ func TestALinkDrainingItsLastMegabytesIsStillTheLink(t *testing.T) {
 		t.Errorf("verdict %s (%q), want inconclusive: drained during the window", v.Name, v.Cause)
 	}
 }
+
+// A worker reading from a fast disk shows its reads both as CPU (the
+// kernel's time) and as DataFileRead: whichever verdict the split gives,
+// the evidence names both parts; a worker that mostly waits on a slow disk
+// gets no CPU line.
+func TestACPUAndIOMixNamesBothParts(t *testing.T) {
+	idleWS := proc(0.05, 0.01, map[string]float64{evWriteData: 0.9})
+	cases := []struct {
+		name    string
+		apply   measure.Proc
+		want    string
+		cpuLine bool
+		ioLine  bool
+	}{
+		{"mostly CPU", proc(0.62, 0.02, map[string]float64{"DataFileRead": 0.35}), SubscriberApplyCPU, false, true},
+		{"mostly reads", proc(0.45, 0.02, map[string]float64{"DataFileRead": 0.85}), SubscriberWaits, true, false},
+		{"slow disk", proc(0.08, 0.01, map[string]float64{"DataFileRead": 0.95}), SubscriberWaits, false, false},
+	}
+	for _, c := range cases {
+		v := Classify(path(idleWS, c.apply))
+		ev := strings.Join(v.Evidence, "\n")
+		if v.Name != c.want || v.Limit != StageApply {
+			t.Errorf("%s: %s limit %q, want %s on the apply stage; evidence %q", c.name, v.Name, v.Limit, c.want, ev)
+		}
+		if got := strings.Contains(ev, "also ran on a CPU"); got != c.cpuLine {
+			t.Errorf("%s: CPU part named %v, want %v: %q", c.name, got, c.cpuLine, ev)
+		}
+		if got := strings.Contains(ev, "also waited on I/O"); got != c.ioLine {
+			t.Errorf("%s: I/O part named %v, want %v: %q", c.name, got, c.ioLine, ev)
+		}
+	}
+}

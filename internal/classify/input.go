@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/sample"
 )
@@ -155,7 +156,7 @@ func inputFor(rec *sample.Recording, slot string) Input {
 }
 
 // sentOf is the sent_lsn of the walsender pid at tick t (0 when none).
-func sentOf(t *sample.Tick, pid int) uint64 {
+func sentOf(t *sample.Tick, pid int) lsn.LSN {
 	if s := senderOf(t, pid); s != nil {
 		return s.Sent
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 
@@ -60,8 +61,8 @@ type LargeTxn struct {
 type txnEnds struct {
 	first, last      *sample.Slot
 	firstAt, lastAt  *sample.Tick
-	sent0, sent1     uint64 // 0 = no walsender at that tick
-	subLSN0, subLSN1 uint64
+	sent0, sent1     lsn.LSN // 0 = no walsender at that tick
+	subLSN0, subLSN1 lsn.LSN
 	waitsForWAL      bool
 	windowS          float64
 }

@@ -68,6 +68,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 				v.Confidence = math.Min(v.Confidence, 0.6)
 				v.Caveats = append(v.Caveats, "without /proc the time in I/O wait events includes the kernel's CPU time for the reads: from a fast disk the worker can be as much CPU-bound as waiting; "+missingRunq("subscriber", noun))
 			}
+			v = withCPUPart(v, noun, ap)
 		}
 		if nothingMoves(in) {
 			v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")
@@ -121,6 +122,19 @@ func withIOPart(v Verdict, noun string, p measure.Proc, st Stage) Verdict {
 	}
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%s also waited on I/O for about %s of the window (I/O events in %s of probes: %s): part of its time goes to the disk", noun, pct(io), pct(probes), topEvents(p, 2)))
 	v.Helps = append(v.Helps, "more memory (shared_buffers, page cache) when it reads data files (DataFileRead), and faster disk")
+	return v
+}
+
+// withCPUPart adds the CPU to an apply-side verdict of I/O waits when /proc
+// shows the stage IOPart or more of the window on a CPU: the mirror of
+// withIOPart, for a worker whose reads come from a fast disk (a read's
+// kernel time counts as CPU and as the read's wait event at once).
+func withCPUPart(v Verdict, noun string, st Stage) Verdict {
+	if st.CPU < IOPart {
+		return v
+	}
+	v.Evidence = append(v.Evidence, fmt.Sprintf("%s also ran on a CPU %s of the window (its reads' kernel time included): part of its time is CPU work, which faster disk alone leaves", noun, pct(st.CPU)))
+	v.Helps = append(v.Helps, "a faster CPU for the subscriber once the reads are served from memory")
 	return v
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/units"
 	"golang.org/x/time/rate"
 )
@@ -44,7 +45,7 @@ type Consumer struct {
 	from   pglogrepl.LSN // the slot's confirmed position at the start (lazy only)
 
 	mu         sync.Mutex
-	lastCommit pglogrepl.LSN // highest CommitLSN received
+	lastCommit lsn.LSN       // highest CommitLSN received
 	err        error         // why the stream ended (valid after done)
 	changed    chan struct{} // closed and replaced when lastCommit advances
 }
@@ -177,7 +178,7 @@ func (d *Consumer) loop(ctx context.Context) error {
 				if c.TransactionEndLSN > received {
 					received = c.TransactionEndLSN
 				}
-				d.committed(c.CommitLSN)
+				d.committed(lsn.LSN(c.CommitLSN))
 			}
 		}
 	}
@@ -217,26 +218,26 @@ func (d *Consumer) pace(ctx context.Context, lim *rate.Limiter, n int) error {
 }
 
 // committed records a received commit and wakes the waiters.
-func (d *Consumer) committed(lsn pglogrepl.LSN) {
+func (d *Consumer) committed(at lsn.LSN) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if lsn > d.lastCommit {
-		d.lastCommit = lsn
+	if at > d.lastCommit {
+		d.lastCommit = at
 		close(d.changed)
 		d.changed = make(chan struct{})
 	}
 }
 
-// WaitCommitAfter waits until a transaction committed at or after lsn has
+// WaitCommitAfter waits until a transaction committed at or after at has
 // been received, and returns when it was seen.
-func (d *Consumer) WaitCommitAfter(ctx context.Context, lsn pglogrepl.LSN, timeout time.Duration) (time.Time, error) {
+func (d *Consumer) WaitCommitAfter(ctx context.Context, at lsn.LSN, timeout time.Duration) (time.Time, error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
 		d.mu.Lock()
 		last, changed := d.lastCommit, d.changed
 		d.mu.Unlock()
-		if last >= lsn {
+		if last >= at {
 			return time.Now(), nil
 		}
 		select {
@@ -250,7 +251,7 @@ func (d *Consumer) WaitCommitAfter(ctx context.Context, lsn pglogrepl.LSN, timeo
 			}
 			return time.Time{}, fmt.Errorf("decode consumer ended before the marker arrived: %w", err)
 		case <-deadline.C:
-			return time.Time{}, fmt.Errorf("decode consumer did not receive the marker (commit after %s) within %s; last commit received %s", lsn, timeout, last)
+			return time.Time{}, fmt.Errorf("decode consumer did not receive the marker (commit after %s) within %s; last commit received %s", at, timeout, last)
 		case <-ctx.Done():
 			return time.Time{}, ctx.Err()
 		}

@@ -107,7 +107,7 @@ func preflight(ctx context.Context, connect sample.Connector, o Options) ([]stri
 	defer pub.Close()
 	var level string
 	if err := pub.QueryRow(ctx, pg.Marker+"SELECT current_setting('wal_level')").Scan(&level); err != nil {
-		return nil, fmt.Errorf("publisher: read wal_level: %s", pg.Redact(err.Error()))
+		return nil, fmt.Errorf("publisher: read wal_level: %w", pg.RedactErr(err))
 	}
 	var inRecovery bool
 	_ = pub.QueryRow(ctx, pg.Marker+"SELECT pg_is_in_recovery()").Scan(&inRecovery)
@@ -116,11 +116,11 @@ func preflight(ctx context.Context, connect sample.Connector, o Options) ([]stri
 	}
 	rows, err := pub.Query(ctx, pg.Marker+"SELECT slot_name FROM pg_replication_slots WHERE slot_type = 'logical' ORDER BY 1")
 	if err != nil {
-		return nil, fmt.Errorf("publisher: list slots: %s", pg.Redact(err.Error()))
+		return nil, fmt.Errorf("publisher: list slots: %w", pg.RedactErr(err))
 	}
 	all, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("publisher: list slots: %s", pg.Redact(err.Error()))
+		return nil, fmt.Errorf("publisher: list slots: %w", pg.RedactErr(err))
 	}
 	if len(all) == 0 {
 		return nil, fmt.Errorf("%w: the publisher has no logical replication slot (is this the publisher? CREATE SUBSCRIPTION makes one)", ErrNothingToDiagnose)
@@ -134,7 +134,7 @@ func preflight(ctx context.Context, connect sample.Connector, o Options) ([]stri
 		defer sub.Close()
 		var n int
 		if err := sub.QueryRow(ctx, pg.Marker+"SELECT count(*) FROM pg_subscription WHERE subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())").Scan(&n); err != nil {
-			return nil, fmt.Errorf("subscriber: list subscriptions: %s", pg.Redact(err.Error()))
+			return nil, fmt.Errorf("subscriber: list subscriptions: %w", pg.RedactErr(err))
 		}
 		if n == 0 {
 			return nil, fmt.Errorf("%w: the subscriber's database has no subscription (connect to the database where CREATE SUBSCRIPTION ran)", ErrNothingToDiagnose)

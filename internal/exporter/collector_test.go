@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/recordings"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -125,7 +126,7 @@ func TestARecordedApplyBoundRunExportsTheApplyStageAsTheBottleneck(t *testing.T)
 	}
 	// Counters add up every step with no second counted twice: the WAL
 	// generated over the recording, whatever the step.
-	var first, last uint64
+	var first, last lsn.LSN
 	for _, tk := range rec.Ticks {
 		if tk.PubOK {
 			if first == 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/sleep"
 )
 
@@ -42,8 +43,8 @@ func updateAll(rows, changes int) []string {
 
 // bigTransaction commits one transaction of about changes row updates on
 // the publisher and returns the WAL position before it.
-func (p *Pair) bigTransaction(ctx context.Context, rows, changes int, log io.Writer) (uint64, error) {
-	start, err := Query[int64](ctx, p.Pub.ConnString(Database), "SELECT (pg_current_wal_lsn() - '0/0')::bigint")
+func (p *Pair) bigTransaction(ctx context.Context, rows, changes int, log io.Writer) (lsn.LSN, error) {
+	start, err := Query[lsn.LSN](ctx, p.Pub.ConnString(Database), "SELECT "+lsn.SQL("pg_current_wal_lsn()"))
 	if err != nil {
 		return 0, fmt.Errorf("publisher: %w", err)
 	}
@@ -52,19 +53,18 @@ func (p *Pair) bigTransaction(ctx context.Context, rows, changes int, log io.Wri
 	if err := Exec(ctx, p.Pub.ConnString(Database), append(append([]string{"BEGIN"}, stmts...), "COMMIT")...); err != nil {
 		return 0, fmt.Errorf("publisher: large transaction: %w", err)
 	}
-	return uint64(start), nil
+	return start, nil
 }
 
-// waitReceived waits until the subscriber has received WAL past lsn: the
+// waitReceived waits until the subscriber has received WAL past from: the
 // walsender has decoded a transaction that starts there and sends it (at
 // most 2 minutes).
-func (p *Pair) waitReceived(ctx context.Context, lsn uint64, log io.Writer) error {
+func (p *Pair) waitReceived(ctx context.Context, from lsn.LSN, log io.Writer) error {
 	fmt.Fprintf(log, "lab: waiting for the walsender to decode the transaction and start sending it\n")
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		got, err := Query[int64](ctx, p.Sub.ConnString(Database),
-			"SELECT coalesce(max(received_lsn - '0/0'), 0)::bigint FROM pg_stat_subscription")
-		if err == nil && uint64(got) > lsn {
+		got, err := Query[lsn.LSN](ctx, p.Sub.ConnString(Database), "SELECT "+lsn.SQL("max(received_lsn)")+" FROM pg_stat_subscription")
+		if err == nil && got > from {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -108,14 +108,13 @@ func (p *Pair) OpenTransaction(ctx context.Context, rows int, log io.Writer) err
 // waitDecoded waits until every walsender has read the WAL written so far
 // (at most 2 minutes).
 func (p *Pair) waitDecoded(ctx context.Context) error {
-	target, err := Query[int64](ctx, p.Pub.ConnString(Database), "SELECT (pg_current_wal_lsn() - '0/0')::bigint")
+	target, err := Query[lsn.LSN](ctx, p.Pub.ConnString(Database), "SELECT "+lsn.SQL("pg_current_wal_lsn()"))
 	if err != nil {
 		return fmt.Errorf("publisher: %w", err)
 	}
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		got, err := Query[int64](ctx, p.Pub.ConnString(Database),
-			"SELECT coalesce(min(sent_lsn - '0/0'), 0)::bigint FROM pg_stat_replication")
+		got, err := Query[lsn.LSN](ctx, p.Pub.ConnString(Database), "SELECT "+lsn.SQL("min(sent_lsn)")+" FROM pg_stat_replication")
 		if err == nil && got >= target {
 			return nil
 		}

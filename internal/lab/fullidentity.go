@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -42,7 +43,7 @@ func (p *Pair) fullIdentityBacklog(ctx context.Context, lo LoadOptions, d time.D
 	lo.Script = singleUpdateScript
 	lo.Transactions = int(math.Ceil(float64(n) / float64(lo.Clients)))
 	n = lo.Transactions * lo.Clients
-	start, err := Query[int64](ctx, p.Pub.ConnString(Database), "SELECT pg_current_wal_lsn() - '0/0'")
+	start, err := Query[lsn.LSN](ctx, p.Pub.ConnString(Database), "SELECT "+lsn.SQL("pg_current_wal_lsn()"))
 	if err != nil {
 		return fmt.Errorf("read the publisher's WAL position: %w", err)
 	}
@@ -55,7 +56,7 @@ func (p *Pair) fullIdentityBacklog(ctx context.Context, lo LoadOptions, d time.D
 	if err := load.Wait(ctx); err != nil {
 		return err
 	}
-	end, err := Query[int64](ctx, p.Pub.ConnString(Database), "SELECT pg_current_wal_lsn() - '0/0'")
+	end, err := Query[lsn.LSN](ctx, p.Pub.ConnString(Database), "SELECT "+lsn.SQL("pg_current_wal_lsn()"))
 	if err != nil {
 		return fmt.Errorf("read the publisher's WAL position: %w", err)
 	}

@@ -301,9 +301,6 @@ func TestIntegrationScenarios(t *testing.T) {
 		}
 		for i := 1; i <= n; i++ {
 			t.Run(fmt.Sprintf("%s/run%d", label, i), func(t *testing.T) {
-				if byHand[label] && os.Getenv("LAGSCOPE_TEST_BY_HAND") == "" {
-					t.Skipf("%s depends on the disk's speed: run it by hand with LAGSCOPE_TEST_BY_HAND=1", label)
-				}
 				if s.PubReadLimit > 0 || s.SubReadLimit > 0 {
 					if err := ReadLimitAvailable(""); err != nil {
 						t.Skipf("%s needs a cgroup disk read limit: %v", c.scenario, err)
@@ -336,7 +333,7 @@ func TestIntegrationScenarios(t *testing.T) {
 					t.Fatalf("diagnosis = %#v, want a report", r.During)
 				}
 				p := scenarioPath(t, rep, s)
-				if got := p.Name; got != s.Verdict {
+				if got := p.Name; got != s.Verdict && got != alsoRight[label] {
 					t.Errorf("diagnose named %s (confidence %.2f, evidence %q), want %s", got, p.Confidence, p.Evidence, s.Verdict)
 				}
 				checkDiagnosis(t, label, p)
@@ -351,9 +348,12 @@ func TestIntegrationScenarios(t *testing.T) {
 // (LAGSCOPE_TEST_BY_HAND=1 LAGSCOPE_TEST_REPEAT=3), to keep CI's time.
 var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true, "lost-slot": true, "standby-slots": true, "sub-read-io": true, "sub-cpu-io": true, "big-txn-decoding": true}
 
-// byHand are the cases CI leaves out ($LAGSCOPE_TEST_BY_HAND=1 runs them):
-// their state depends on this machine's disk speed.
-var byHand = map[string]bool{"sub-cpu-io": true}
+// alsoRight names, per case, a second verdict that is as true to the state
+// the lab made as the scenario's: an apply worker splitting its time
+// between CPU and reads from a fast disk is named CPU-bound or waiting on
+// its disk by a split that depends on the disk, as long as the evidence
+// names both parts (checkDiagnosis).
+var alsoRight = map[string]string{"sub-cpu-io": classify.SubscriberWaits}
 
 // noProcExact are the cases that must keep their verdict without /proc:
 // the publisher's CPU burst tells a starved walsender from the link.
@@ -451,8 +451,13 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 			t.Errorf("cause %q, want the lost slot named", p.Cause)
 		}
 	case "sub-cpu-io":
-		if !strings.Contains(strings.Join(p.Evidence, " "), "waited on I/O") {
-			t.Errorf("evidence %q, want the I/O part named", p.Evidence)
+		ev := strings.Join(p.Evidence, " ")
+		named := strings.Contains(ev, "waited on I/O")
+		if p.Name == classify.SubscriberWaits {
+			named = strings.Contains(ev, "also ran on a CPU") && strings.Contains(ev, "DataFileRead")
+		}
+		if p.Limit != classify.StageApply || !named {
+			t.Errorf("%s limit %q, evidence %q: want the apply stage with both its CPU and its I/O part named", p.Name, p.Limit, p.Evidence)
 		}
 	case "sync-standby":
 		if !strings.Contains(strings.Join(p.Evidence, " "), "synchronous standby") {

@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/sleep"
 	"io"
 	"time"
@@ -87,6 +88,11 @@ func backlogShare(s Scenario) float64 {
 		// of 3 on 16.14 read it down to a median of 10-14 MB within the
 		// window: under CaughtUpLag, caught up).
 		return 0.8
+	case s.SubReadLimit >= 100_000_000:
+		// A fast disk: the apply worker runs at about half apply-bound's
+		// speed, so apply-bound's backlog (on 16.14 the slow-disk share
+		// of 0.3, ~25 MB, once drained to 4 kB within the window).
+		return 1.2
 	case s.Consumer != "" || s.SubReadLimit > 0:
 		// ~25 MB: longer than the window for an apply worker reading
 		// pages at 4 MB/s; the lazy confirmer reads it at once.
@@ -206,7 +212,7 @@ func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (load *Load,
 			return nil, err
 		}
 	}
-	var bigStart uint64
+	var bigStart lsn.LSN
 	if s.Backlog && s.BigTxn {
 		changes := bigTxnChanges
 		if s.Decoding {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 
@@ -191,8 +192,8 @@ func okTicks(ts []sample.Tick) []sample.Tick {
 	return out
 }
 
-func minConfirmed(t sample.Tick, f Filter) (uint64, bool) {
-	var m uint64
+func minConfirmed(t sample.Tick, f Filter) (lsn.LSN, bool) {
+	var m lsn.LSN
 	found := false
 	for _, sl := range t.Slots {
 		if !f.has(sl.Name) || sl.ConfirmedFlush == 0 {
@@ -246,7 +247,7 @@ func procStats(rec *sample.Recording, ticks []sample.Tick, roles map[int]string,
 	spans := map[int]*span{}
 	for _, t := range ticks {
 		for _, ps := range t.Procs {
-			if ps.Side != side || !pids[ps.PID] || !ps.Verified {
+			if ps.Side != side || !pids[ps.PID] {
 				continue
 			}
 			sp := spans[ps.PID]
@@ -372,7 +373,7 @@ func lagAt(first, last sample.Tick, ticks []sample.Tick, f Filter) Lag {
 
 // senderPos returns the smallest sent and flush positions among walsenders of
 // the selected slots (0 when none).
-func senderPos(t sample.Tick, f Filter) (sent, flush uint64) {
+func senderPos(t sample.Tick, f Filter) (sent, flush lsn.LSN) {
 	active := map[int]bool{}
 	for _, sl := range t.Slots {
 		if f.has(sl.Name) && sl.ActivePID != 0 {

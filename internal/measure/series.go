@@ -3,6 +3,7 @@ package measure
 import (
 	"time"
 
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 
@@ -20,10 +21,10 @@ type Series struct {
 // unknown) and the lag split as Lag splits it.
 type Point struct {
 	At              time.Time `json:"at"`
-	Current         uint64    `json:"current_lsn"`
-	Sent            uint64    `json:"sent_lsn,omitempty"`
-	Flush           uint64    `json:"flush_lsn,omitempty"`
-	Confirmed       uint64    `json:"confirmed_flush_lsn,omitempty"`
+	Current         lsn.LSN   `json:"current_lsn"`
+	Sent            lsn.LSN   `json:"sent_lsn,omitempty"`
+	Flush           lsn.LSN   `json:"flush_lsn,omitempty"`
+	Confirmed       lsn.LSN   `json:"confirmed_flush_lsn,omitempty"`
 	NotYetSent      int64     `json:"not_yet_sent_bytes"`
 	SentNotFlushed  int64     `json:"sent_not_flushed_bytes"`
 	FlushedNotConfd int64     `json:"flushed_not_confirmed_bytes"`

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/lagscope/lagscope/internal/pgversion"
 )
 
 // Marker starts every query lagscope sends, so its sessions are easy to find.
@@ -25,8 +26,8 @@ const (
 // Conn is an observing session on one server.
 type Conn struct {
 	*pgx.Conn
-	Role    string  // "publisher" or "subscriber", used in messages
-	Version Version // server_version_num
+	Role    string            // "publisher" or "subscriber", used in messages
+	Version pgversion.Version // server_version_num
 	// Local is true when the server was reached over a unix socket or loopback,
 	// so its backends may be visible in this host's /proc.
 	Local bool
@@ -36,7 +37,7 @@ type Conn struct {
 func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%s connection string: %s (use 'host=... dbname=...' or 'postgres://host/db')", role, Redact(err.Error()))
+		return nil, fmt.Errorf("%s connection string: %w (use 'host=... dbname=...' or 'postgres://host/db')", role, RedactErr(err))
 	}
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > DefaultConnectTimeout {
 		cfg.ConnectTimeout = DefaultConnectTimeout
@@ -53,14 +54,14 @@ func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
 	local := isLocal(cfg.Host)
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s (%s): %s", role, describe(cfg), Redact(connErrText(err)))
+		return nil, fmt.Errorf("connect to %s (%s): %w", role, describe(cfg), &RedactedError{Err: err, Text: connErrText(err)})
 	}
 	var num int
 	if err := c.QueryRow(ctx, Marker+"SELECT current_setting('server_version_num')::int").Scan(&num); err != nil {
 		c.Close(context.Background())
-		return nil, fmt.Errorf("read %s server version: %s", role, Redact(err.Error()))
+		return nil, fmt.Errorf("read %s server version: %w", role, RedactErr(err))
 	}
-	v := VersionFromNum(num)
+	v := pgversion.FromNum(num)
 	if v.Major < 13 {
 		c.Close(context.Background())
 		return nil, fmt.Errorf("%s runs PostgreSQL %s: lagscope needs 13 or newer", role, v)
@@ -103,17 +104,4 @@ func connErrText(err error) string {
 		return "no server socket there: is PostgreSQL running, and are host (socket directory) and port right?"
 	}
 	return msg
-}
-
-var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)|(://[^:/@\s]*:)([^@\s]*)(@)`)
-
-// Redact removes passwords from text that may contain a connection string.
-func Redact(s string) string {
-	return passwordRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := passwordRE.FindStringSubmatch(m)
-		if sub[1] != "" {
-			return sub[1] + "xxxxx"
-		}
-		return sub[3] + "xxxxx" + sub[5]
-	})
 }

@@ -17,21 +17,3 @@ func TestRedact(t *testing.T) {
 		})
 	}
 }
-
-func TestVersionFromNum(t *testing.T) {
-	cases := []struct {
-		name string
-		num  int
-		want Version
-	}{
-		{"a version 10+ number splits major and minor", 160014, Version{16, 14}},
-		{"an old 9.x number keeps the middle digits as minor", 90624, Version{9, 6}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := VersionFromNum(c.num); got != c.want {
-				t.Errorf("VersionFromNum(%d) = %v, want %v", c.num, got, c.want)
-			}
-		})
-	}
-}

@@ -11,6 +11,5 @@
 //	// dir.Bin = "/root/.cache/lagscope/pg/16.14.0-beta.17/bin", dir.Version = 16.14
 //	pgbench, err := dir.Tool("pgbench") // the npm builds have none: Debian's is used
 //
-// [Version] parses and prints PostgreSQL versions, from `postgres --version`
-// output, version() text or server_version_num.
+// A Dir's version is a [pgversion.Version], read from `postgres --version`.
 package pgbin

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lagscope/lagscope/internal/pgversion"
 )
 
 // DefaultDistroRoot is where Debian and Ubuntu install PostgreSQL: one
@@ -33,7 +35,7 @@ type Dir struct {
 	// Bin is the absolute directory holding postgres, initdb and pg_ctl.
 	Bin string
 	// Version is what `postgres --version` in Bin reports.
-	Version Version
+	Version pgversion.Version
 }
 
 // FindOptions says where Find looks. The zero value searches the usual places
@@ -252,7 +254,7 @@ func (o FindOptions) probe(ctx context.Context, bin string) (Dir, error) {
 	if err != nil {
 		return Dir{}, fmt.Errorf("%s --version: %w", postgres, err)
 	}
-	v, err := ParseVersion(string(out))
+	v, err := pgversion.Parse(string(out))
 	if err != nil {
 		return Dir{}, fmt.Errorf("%s --version: %w", postgres, err)
 	}

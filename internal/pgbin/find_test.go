@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lagscope/lagscope/internal/pgversion"
 )
 
 func TestFind(t *testing.T) {
@@ -15,7 +17,7 @@ func TestFind(t *testing.T) {
 		// setup builds the machine under root and returns the options to find with.
 		setup       func(t *testing.T, root string) FindOptions
 		wantBin     string // relative to root
-		wantVersion Version
+		wantVersion pgversion.Version
 		wantErr     []string // substrings of the error
 	}{
 		{
@@ -26,7 +28,7 @@ func TestFind(t *testing.T) {
 				fakeBin(t, root+"/distro/18/bin", "18.4")
 				return FindOptions{PGBin: root + "/flag", Env: envMap(map[string]string{EnvPGBin: root + "/env"})}
 			},
-			wantBin: "flag", wantVersion: Version{16, 2},
+			wantBin: "flag", wantVersion: pgversion.Version{Major: 16, Minor: 2},
 		},
 		{
 			name: "A --pg-bin directory missing server programs is an error naming them",
@@ -51,7 +53,7 @@ func TestFind(t *testing.T) {
 				fakeBin(t, root+"/distro/18/bin", "18.4")
 				return FindOptions{Env: envMap(map[string]string{EnvPGBin: root + "/env"})}
 			},
-			wantBin: "env", wantVersion: Version{17, 1},
+			wantBin: "env", wantVersion: pgversion.Version{Major: 17, Minor: 1},
 		},
 		{
 			name: "LAGSCOPE_PG_BIN pointing at an empty directory is an error saying to fix it",
@@ -70,7 +72,7 @@ func TestFind(t *testing.T) {
 				pgConfig := writeScript(t, root+"/path/pg_config", "echo "+root+"/pgdg/bin\n")
 				return FindOptions{LookPath: func(string) (string, error) { return pgConfig, nil }}
 			},
-			wantBin: "pgdg/bin", wantVersion: Version{16, 9},
+			wantBin: "pgdg/bin", wantVersion: pgversion.Version{Major: 16, Minor: 9},
 		},
 		{
 			name: "The newest distro major is taken when nothing else is set",
@@ -81,7 +83,7 @@ func TestFind(t *testing.T) {
 				os.MkdirAll(root+"/distro/common/bin", 0o755)
 				return FindOptions{}
 			},
-			wantBin: "distro/15/bin", wantVersion: Version{15, 18},
+			wantBin: "distro/15/bin", wantVersion: pgversion.Version{Major: 15, Minor: 18},
 		},
 		{
 			name: "A distro directory with only client programs is skipped",
@@ -90,7 +92,7 @@ func TestFind(t *testing.T) {
 				fakeBin(t, root+"/distro/16/bin", "16.14")
 				return FindOptions{}
 			},
-			wantBin: "distro/16/bin", wantVersion: Version{16, 14},
+			wantBin: "distro/16/bin", wantVersion: pgversion.Version{Major: 16, Minor: 14},
 		},
 		{
 			name: "An older installed major is used when --pg-version asks for it",
@@ -99,7 +101,7 @@ func TestFind(t *testing.T) {
 				fakeBin(t, root+"/distro/15/bin", "15.18")
 				return FindOptions{PGVersion: 15, locate: noScript}
 			},
-			wantBin: "distro/15/bin", wantVersion: Version{15, 18},
+			wantBin: "distro/15/bin", wantVersion: pgversion.Version{Major: 15, Minor: 18},
 		},
 		{
 			name: "The newest cached build is used when the wanted major is not installed",
@@ -111,7 +113,7 @@ func TestFind(t *testing.T) {
 				return FindOptions{PGVersion: 16, locate: noScript,
 					Env: envMap(map[string]string{"LAGSCOPE_CACHE": root + "/cache"})}
 			},
-			wantBin: "cache/pg/16.14.0-beta.17/bin", wantVersion: Version{16, 14},
+			wantBin: "cache/pg/16.14.0-beta.17/bin", wantVersion: pgversion.Version{Major: 16, Minor: 14},
 		},
 		{
 			name: "get-postgres.sh runs when the wanted major is nowhere on the machine",
@@ -122,7 +124,7 @@ func TestFind(t *testing.T) {
 					`[ "$1" = 18 ] || exit 9; echo progress >&2; echo `+root+"/downloaded/18.4.0-beta.17/bin\n")
 				return FindOptions{PGVersion: 18, Script: script}
 			},
-			wantBin: "downloaded/18.4.0-beta.17/bin", wantVersion: Version{18, 4},
+			wantBin: "downloaded/18.4.0-beta.17/bin", wantVersion: pgversion.Version{Major: 18, Minor: 4},
 		},
 		{
 			name: "A LAGSCOPE_PG_BIN of another major than --pg-version falls through to the download",
@@ -133,7 +135,7 @@ func TestFind(t *testing.T) {
 				return FindOptions{PGVersion: 17, Script: script,
 					Env: envMap(map[string]string{EnvPGBin: root + "/env"})}
 			},
-			wantBin: "downloaded/bin", wantVersion: Version{17, 10},
+			wantBin: "downloaded/bin", wantVersion: pgversion.Version{Major: 17, Minor: 10},
 		},
 		{
 			name: "With nothing installed and no version asked the error says how to install",
@@ -366,7 +368,7 @@ func TestFindThroughTheRunSeam(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Find: %v", err)
 	}
-	if want := (Dir{Bin: root + "/distro/16/bin", Version: Version{16, 14}}); d != want {
+	if want := (Dir{Bin: root + "/distro/16/bin", Version: pgversion.Version{Major: 16, Minor: 14}}); d != want {
 		t.Errorf("Find() = %+v, want %+v (a failing pg_config is skipped)", d, want)
 	}
 	wantCalls := []string{"/usr/bin/pg_config --bindir", root + "/distro/16/bin/postgres --version"}

@@ -1,5 +1,4 @@
-// Package proc reads per-process and whole-host CPU figures from Linux's /proc
-// and pins processes to CPUs.
+// Package proc reads per-process and whole-host CPU figures from Linux's /proc.
 //
 // Reading and deciding are separate. [FS.Process] and [FS.Host] return plain
 // cumulative counters (a [ProcSample], a [HostSample]); the pure functions
@@ -15,9 +14,8 @@
 //	cur, err := fs.Process(pid)
 //	cpu, runq := proc.Share(prev, cur, wall) // 0.93, 0.40: 93% of a core on CPU, 40% waiting for one
 //
-// [Allowed] and [Pin] read and set CPU affinity (sched_getaffinity and
-// sched_setaffinity); the lab uses Pin to move a running walsender onto a busy
-// CPU. [ParseCPUList] and [FormatCPUList] convert the kernel's "0-2,5" notation.
+// [ParseCPUList] and [FormatCPUList] convert the kernel's "0-2,5" notation
+// (the lab pins its servers with taskset).
 //
 // Field meanings and units follow proc_pid_stat(5) and the kernel's
 // Documentation/scheduler/sched-stats.rst.

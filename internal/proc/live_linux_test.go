@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
@@ -91,61 +90,5 @@ func TestProcessOfAnExitedChildIsNoProcess(t *testing.T) {
 	// Reaped: the pid is free (and very unlikely to be reused this fast).
 	if _, err := fs.Process(p.Pid); !errors.Is(err, ErrNoProcess) {
 		t.Errorf("Process(exited pid %d) error = %v, want ErrNoProcess", p.Pid, err)
-	}
-}
-
-func TestPinMovesTheCallingThread(t *testing.T) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	tid := unix.Gettid()
-
-	orig, err := Allowed(tid)
-	if err != nil {
-		t.Fatalf("Allowed(own thread): %v", err)
-	}
-	if len(orig) == 0 {
-		t.Fatal("Allowed(own thread) is empty; a running thread may always use some CPU")
-	}
-	defer func() {
-		if err := Pin(tid, orig); err != nil {
-			t.Errorf("restore affinity %s: %v", FormatCPUList(orig), err)
-		}
-	}()
-
-	target := []int{orig[len(orig)-1]}
-	if err := Pin(tid, target); err != nil {
-		t.Fatalf("Pin(own thread, %v): %v", target, err)
-	}
-	got, err := Allowed(tid)
-	if err != nil {
-		t.Fatalf("Allowed after Pin: %v", err)
-	}
-	if !slices.Equal(got, target) {
-		t.Errorf("Allowed after Pin(%v) = %v", target, got)
-	}
-}
-
-func TestPinRejectsBadLists(t *testing.T) {
-	tests := []struct {
-		name string
-		cpus []int
-	}{
-		{name: "An empty list is refused before calling the kernel", cpus: nil},
-		{name: "A negative CPU is refused", cpus: []int{-1}},
-		{name: "A CPU beyond the affinity mask is refused", cpus: []int{setSize}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := Pin(0, tt.cpus); err == nil {
-				t.Errorf("Pin(0, %v) = nil, want an error", tt.cpus)
-			}
-		})
-	}
-}
-
-func TestAllowedOfAMissingProcess(t *testing.T) {
-	// pid_max is at most 2^22, so this pid cannot exist.
-	if _, err := Allowed(1 << 30); !errors.Is(err, ErrNoProcess) {
-		t.Errorf("Allowed(1<<30) error = %v, want ErrNoProcess", err)
 	}
 }

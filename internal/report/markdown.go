@@ -26,7 +26,7 @@ func Markdown(w io.Writer, r Report) error {
 		}
 		b.WriteString("\n| | |\n|---|---|\n")
 		fmt.Fprintf(b, "| unconfirmed WAL | %s |\n| not yet sent | %s |\n| sent, not flushed | %s |\n| flushed, not confirmed | %s |\n",
-			mbytes(p.LagBytes), mbytes(p.Lag.NotYetSent), mbytes(p.Lag.SentNotFlushed), mbytes(p.Lag.FlushedNotConfd))
+			size(p.LagBytes), size(p.Lag.NotYetSent), size(p.Lag.SentNotFlushed), size(p.Lag.FlushedNotConfd))
 		fmt.Fprintf(b, "| generated | %.1f MB/s |\n| decoded (sent_lsn) | %.1f MB/s |\n| confirmed | %.1f MB/s |\n", p.GeneratedMBps, p.DecodedMBps, p.ConsumedMBps)
 		if p.CatchUp != "" {
 			fmt.Fprintf(b, "| outlook | %s |\n", p.CatchUp)

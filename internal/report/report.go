@@ -12,9 +12,10 @@ import (
 )
 
 // SchemaVersion is bumped when Report's JSON shape changes. Version 2
-// added each path's time series (Path.Series); Read takes version 1 too,
-// whose paths have none.
-const SchemaVersion = 2
+// added each path's time series (Path.Series); version 3 prints the
+// series' WAL positions as PostgreSQL does ("16/B374D848", numbers of
+// bytes before). Read takes every version up to this one.
+const SchemaVersion = 3
 
 // Report is one diagnose run.
 type Report struct {

@@ -27,7 +27,7 @@ func seriesRows(s *measure.Series) [][]string {
 	}
 	var rows [][]string
 	for i, pt := range s.Points {
-		row := []string{fmt.Sprintf("%.0f s", pt.At.Sub(t0).Seconds()), mbytes(pt.NotYetSent), mbytes(pt.SentNotFlushed), mbytes(pt.FlushedNotConfd)}
+		row := []string{fmt.Sprintf("%.0f s", pt.At.Sub(t0).Seconds()), size(pt.NotYetSent), size(pt.SentNotFlushed), size(pt.FlushedNotConfd)}
 		if i == 0 {
 			rows = append(rows, append(row, "", "", "", ""))
 			continue

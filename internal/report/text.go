@@ -40,7 +40,7 @@ func Text(w io.Writer, r Report) error {
 			wrap(b, "  ", line)
 		}
 		wrap(b, "  lag      ", fmt.Sprintf("%s unconfirmed%s: %s not yet sent, %s sent not flushed, %s flushed not confirmed",
-			mbytes(p.LagBytes), lagTimeNote(p.LagTime), mbytes(p.Lag.NotYetSent), mbytes(p.Lag.SentNotFlushed), mbytes(p.Lag.FlushedNotConfd)))
+			size(p.LagBytes), lagTimeNote(p.LagTime), size(p.Lag.NotYetSent), size(p.Lag.SentNotFlushed), size(p.Lag.FlushedNotConfd)))
 		fmt.Fprintf(b, "  rates    generated %.1f MB/s, decoded %.1f MB/s, confirmed %.1f MB/s\n", p.GeneratedMBps, p.DecodedMBps, p.ConsumedMBps)
 		if p.CatchUp != "" {
 			wrap(b, "           ", p.CatchUp)
@@ -109,19 +109,6 @@ func procNote(s Server) string {
 	return " (" + strings.Join(notes, "; ") + ")"
 }
 
-func mbytes(n int64) string {
-	switch {
-	case n >= 10e9:
-		return fmt.Sprintf("%.0f GB", float64(n)/1e9)
-	case n >= 1e9:
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
-	default:
-		return fmt.Sprintf("%.0f kB", float64(n)/1e3)
-	}
-}
-
 // textTable writes rows under header in aligned columns: the first column
 // left-aligned, the others right-aligned.
 func textTable(b *strings.Builder, indent string, header []string, rows [][]string) {
@@ -162,3 +149,6 @@ func headroomText(h float64) string {
 	}
 	return fmt.Sprintf("saturating at about %.1fx today's rate", h)
 }
+
+// size prints a byte count the way every lagscope output does.
+func size(n int64) string { return units.FormatBytes(float64(n)) }

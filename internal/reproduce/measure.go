@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/proc"
 )
 
@@ -142,7 +142,7 @@ const markerDDL = "CREATE TABLE lagscope_marker (id integer PRIMARY KEY, at time
 // all WAL before it) is flushed at once and a walsender can send it: with the
 // lab's asynchronous commit it would wait for the WAL writer (up to a few
 // hundred ms), which would be counted as drain or apply time.
-func insertMarker(ctx context.Context, conn *pgx.Conn, id int) (pglogrepl.LSN, error) {
+func insertMarker(ctx context.Context, conn *pgx.Conn, id int) (lsn.LSN, error) {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("insert marker row: %w", err)
@@ -151,15 +151,15 @@ func insertMarker(ctx context.Context, conn *pgx.Conn, id int) (pglogrepl.LSN, e
 	if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = on"); err != nil {
 		return 0, fmt.Errorf("insert marker row: %w", err)
 	}
-	var lsn string
-	err = tx.QueryRow(ctx, "INSERT /* lagscope */ INTO lagscope_marker (id) VALUES ($1) RETURNING pg_current_wal_insert_lsn()::text", id).Scan(&lsn)
+	var at string
+	err = tx.QueryRow(ctx, "INSERT /* lagscope */ INTO lagscope_marker (id) VALUES ($1) RETURNING pg_current_wal_insert_lsn()::text", id).Scan(&at)
 	if err != nil {
 		return 0, fmt.Errorf("insert marker row: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, fmt.Errorf("commit marker row: %w", err)
 	}
-	return pglogrepl.ParseLSN(lsn)
+	return lsn.Parse(at)
 }
 
 // markerVisible returns a condition that holds once marker row id is

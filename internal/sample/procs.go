@@ -43,7 +43,7 @@ func readProcs(pr ProcReader, side string, keys map[int]procKey) []ProcStat {
 		if ps.HasSchedstat {
 			cpu = ps.Running // nanoseconds
 		}
-		out1 := ProcStat{Side: side, PID: pid, Role: k.role, CPUNs: int64(cpu), RunqNs: int64(ps.RunDelay), Verified: true}
+		out1 := ProcStat{Side: side, PID: pid, Role: k.role, CPUNs: int64(cpu), RunqNs: int64(ps.RunDelay)}
 		// Best effort: a cgroup without a cpu controller has no counters.
 		if t, err := pr.CPUThrottle(pid); err == nil {
 			out1.Cgroup, out1.Periods, out1.Throttled, out1.ThrottledNs = t.Cgroup, t.Periods, t.Throttled, int64(t.ThrottledTime)

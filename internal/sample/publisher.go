@@ -5,28 +5,26 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/pg"
 )
-
-// lsn turns a pg_lsn expression into a byte position (bigint) in SQL.
-func lsn(expr string) string { return "coalesce((" + expr + " - '0/0')::bigint, 0)" }
 
 // readPublisher reads the publisher's positions: current WAL position, logical
 // slots with their counters, walsenders with their lag intervals, and the
 // oldest writing transactions.
 func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, error) {
 	b := &pgx.Batch{}
-	b.Queue(pg.Marker + "SELECT CASE WHEN pg_is_in_recovery() THEN " + lsn("pg_last_wal_replay_lsn()") +
-		" ELSE " + lsn("pg_current_wal_lsn()") + " END")
+	b.Queue(pg.Marker + "SELECT CASE WHEN pg_is_in_recovery() THEN " + lsn.SQL("pg_last_wal_replay_lsn()") +
+		" ELSE " + lsn.SQL("pg_current_wal_lsn()") + " END")
 	b.Queue(pg.Marker + "SELECT slot_name, coalesce(database, ''), active, coalesce(active_pid, 0), " +
-		lsn("restart_lsn") + ", " + lsn("confirmed_flush_lsn") + ", coalesce(wal_status, ''), " + invalidation(c) +
+		lsn.SQL("restart_lsn") + ", " + lsn.SQL("confirmed_flush_lsn") + ", coalesce(wal_status, ''), " + invalidation(c) +
 		" FROM pg_replication_slots WHERE slot_type = 'logical' ORDER BY slot_name")
 	if c.Version.AtLeast(14) {
 		b.Queue(pg.Marker + "SELECT slot_name, spill_txns, spill_bytes, stream_txns, stream_bytes, total_txns, total_bytes " +
 			"FROM pg_stat_replication_slots")
 	}
 	b.Queue(pg.Marker + "SELECT r.pid, coalesce(r.application_name, ''), coalesce(r.state, ''), " +
-		lsn("r.sent_lsn") + ", " + lsn("r.write_lsn") + ", " + lsn("r.flush_lsn") + ", " + lsn("r.replay_lsn") +
+		lsn.SQL("r.sent_lsn") + ", " + lsn.SQL("r.write_lsn") + ", " + lsn.SQL("r.flush_lsn") + ", " + lsn.SQL("r.replay_lsn") +
 		", coalesce(extract(epoch from r.backend_start), 0)::float8, " +
 		"extract(epoch from r.write_lag)::float8, extract(epoch from r.flush_lag)::float8, extract(epoch from r.replay_lag)::float8, r.reply_time " +
 		"FROM pg_stat_replication r ORDER BY r.pid")

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/lagscope/lagscope/internal/lsn"
 )
 
 // RecordingVersion is bumped when Recording's JSON shape changes. Version 2
@@ -16,8 +18,10 @@ import (
 // (optional as well). Version 4 added CPU bursts per tick and the probes'
 // wake-up lateness, the signals that stand in for /proc (optional). Version
 // 5 added the publisher's oldest writing transactions and the subscriber's
-// WAL position (optional).
-const RecordingVersion = 5
+// WAL position (optional). Version 6 writes WAL positions as PostgreSQL
+// prints them ("16/B374D848"); earlier versions' numbers of bytes still read
+// (lsn.LSN).
+const RecordingVersion = 6
 
 // Recording is everything sampled over one window.
 type Recording struct {
@@ -59,7 +63,7 @@ type Gap struct {
 // positions (pg_lsn - '0/0'); 0 means unknown.
 type Tick struct {
 	At         time.Time  `json:"at"`
-	CurrentLSN uint64     `json:"current_lsn,omitempty"`
+	CurrentLSN lsn.LSN    `json:"current_lsn,omitempty"`
 	Slots      []Slot     `json:"slots,omitempty"`
 	Senders    []Sender   `json:"senders,omitempty"`
 	Subs       []Sub      `json:"subs,omitempty"`
@@ -86,20 +90,20 @@ type Tick struct {
 	SubBurst []float64 `json:"sub_burst_ms,omitempty"`
 	// SubLSN is the subscriber's own current WAL position (0 without a
 	// subscription): what its apply workers write. Version 5+.
-	SubLSN uint64 `json:"sub_current_lsn,omitempty"`
+	SubLSN lsn.LSN `json:"sub_current_lsn,omitempty"`
 	// Xacts are the publisher's oldest writing transactions (version 5+).
 	Xacts []OpenXact `json:"pub_xacts,omitempty"`
 }
 
 // Slot is a logical replication slot on the publisher.
 type Slot struct {
-	Name           string `json:"name"`
-	Database       string `json:"database"`
-	Active         bool   `json:"active"`
-	ActivePID      int    `json:"active_pid,omitempty"`
-	RestartLSN     uint64 `json:"restart_lsn,omitempty"`
-	ConfirmedFlush uint64 `json:"confirmed_flush_lsn,omitempty"`
-	WALStatus      string `json:"wal_status,omitempty"`
+	Name           string  `json:"name"`
+	Database       string  `json:"database"`
+	Active         bool    `json:"active"`
+	ActivePID      int     `json:"active_pid,omitempty"`
+	RestartLSN     lsn.LSN `json:"restart_lsn,omitempty"`
+	ConfirmedFlush lsn.LSN `json:"confirmed_flush_lsn,omitempty"`
+	WALStatus      string  `json:"wal_status,omitempty"`
 	// Invalidation is why the slot was invalidated: 17+'s
 	// invalidation_reason (wal_removed, rows_removed,
 	// wal_level_insufficient, idle_timeout), "invalidated" on 16
@@ -116,13 +120,13 @@ type Slot struct {
 
 // Sender is a walsender row of pg_stat_replication.
 type Sender struct {
-	PID     int    `json:"pid"`
-	AppName string `json:"application_name"`
-	State   string `json:"state"`
-	Sent    uint64 `json:"sent_lsn,omitempty"`
-	Write   uint64 `json:"write_lsn,omitempty"`
-	Flush   uint64 `json:"flush_lsn,omitempty"`
-	Replay  uint64 `json:"replay_lsn,omitempty"`
+	PID     int     `json:"pid"`
+	AppName string  `json:"application_name"`
+	State   string  `json:"state"`
+	Sent    lsn.LSN `json:"sent_lsn,omitempty"`
+	Write   lsn.LSN `json:"write_lsn,omitempty"`
+	Flush   lsn.LSN `json:"flush_lsn,omitempty"`
+	Replay  lsn.LSN `json:"replay_lsn,omitempty"`
 	// WriteLagS, FlushLagS and ReplayLagS are pg_stat_replication's
 	// write_lag, flush_lag and replay_lag in seconds: how long ago the
 	// oldest WAL the standby or subscriber has not yet reported written,
@@ -139,14 +143,14 @@ type Sender struct {
 
 // Sub is one subscription on the subscriber, with its leader apply worker.
 type Sub struct {
-	Name        string `json:"name"`
-	Slot        string `json:"slot"`
-	Enabled     bool   `json:"enabled"`
-	WorkerPID   int    `json:"worker_pid,omitempty"` // leader apply worker, 0 if none
-	Received    uint64 `json:"received_lsn,omitempty"`
-	LatestEnd   uint64 `json:"latest_end_lsn,omitempty"`
-	ApplyErrors int64  `json:"apply_error_count,omitempty"`
-	SyncErrors  int64  `json:"sync_error_count,omitempty"`
+	Name        string  `json:"name"`
+	Slot        string  `json:"slot"`
+	Enabled     bool    `json:"enabled"`
+	WorkerPID   int     `json:"worker_pid,omitempty"` // leader apply worker, 0 if none
+	Received    lsn.LSN `json:"received_lsn,omitempty"`
+	LatestEnd   lsn.LSN `json:"latest_end_lsn,omitempty"`
+	ApplyErrors int64   `json:"apply_error_count,omitempty"`
+	SyncErrors  int64   `json:"sync_error_count,omitempty"`
 	// OtherWorkers are parallel apply and tablesync workers' pids; version
 	// 3 also lists them apart in SyncWorkers and ParallelWorkers.
 	OtherWorkers    []int `json:"other_workers,omitempty"`
@@ -166,14 +170,14 @@ type Sub struct {
 	LatestEndAt      *time.Time `json:"latest_end_time,omitempty"`
 }
 
-// ProcStat is a process's cumulative CPU and run-queue delay, in nanoseconds.
+// ProcStat is a process's cumulative CPU and run-queue delay, in nanoseconds;
+// only processes whose start time matched backend_start are recorded.
 type ProcStat struct {
-	Side     string `json:"side"` // "publisher" or "subscriber"
-	PID      int    `json:"pid"`
-	Role     string `json:"role"` // "walsender", "apply", "parallel apply", "tablesync"
-	CPUNs    int64  `json:"cpu_ns"`
-	RunqNs   int64  `json:"runq_ns"`
-	Verified bool   `json:"verified"` // start time matched backend_start
+	Side   string `json:"side"` // "publisher" or "subscriber"
+	PID    int    `json:"pid"`
+	Role   string `json:"role"` // "walsender", "apply", "parallel apply", "tablesync"
+	CPUNs  int64  `json:"cpu_ns"`
+	RunqNs int64  `json:"runq_ns"`
 	// Cgroup, Periods, Throttled and ThrottledNs are the CPU bandwidth
 	// counters of the cgroup the process runs in (a container's CPU
 	// limit), cumulative; empty without a readable cpu.stat. Version 4+.
@@ -308,7 +312,7 @@ func (t *Tick) Slot(name string) (Slot, bool) {
 }
 
 // SentBy is the sent_lsn of the walsender pid at the tick (0 when absent).
-func (t *Tick) SentBy(pid int) uint64 {
+func (t *Tick) SentBy(pid int) lsn.LSN {
 	for _, sn := range t.Senders {
 		if sn.PID == pid {
 			return sn.Sent
@@ -320,7 +324,7 @@ func (t *Tick) SentBy(pid int) uint64 {
 // Advance is how far a position moved forward from a to b, in bytes: 0
 // when either is unknown (0) or it did not move forward (a restarted
 // walsender starts again from its slot's confirmed position).
-func Advance(b, a uint64) float64 {
+func Advance(b, a lsn.LSN) float64 {
 	if a == 0 || b <= a {
 		return 0
 	}

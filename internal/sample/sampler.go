@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lagscope/lagscope/internal/sleep"
 	"sync"
 	"time"
 
 	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/sleep"
 )
 
 // Side names used in recordings.
@@ -42,9 +42,27 @@ type Options struct {
 	// measurement has /proc, and its bursts would stretch those of a
 	// diagnose run against the same servers.
 	NoBurst bool
+	// clock is the scheduler's time (realClock but in tests).
+	clock clock
 }
 
+// clock is the time the tick and probe loops schedule by.
+type clock interface {
+	Now() time.Time
+	// Sleep waits d, or until ctx ends (returning its error).
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// realClock is the wall clock.
+type realClock struct{}
+
+func (realClock) Now() time.Time                                   { return time.Now() }
+func (realClock) Sleep(ctx context.Context, d time.Duration) error { return sleep.For(ctx, d) }
+
 func (o *Options) defaults() {
+	if o.clock == nil {
+		o.clock = realClock{}
+	}
 	if o.Tick <= 0 {
 		o.Tick = time.Second
 	}
@@ -118,7 +136,7 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 	}
 	defer closeAll(sides)
 
-	rec.Start = time.Now()
+	rec.Start = o.clock.Now()
 	end := rec.Start.Add(o.Duration)
 	runCtx, cancel := context.WithDeadline(ctx, end)
 	defer cancel()
@@ -138,7 +156,7 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 	for _, p := range probes {
 		rec.Probes = append(rec.Probes, p...)
 	}
-	rec.End = time.Now()
+	rec.End = o.clock.Now()
 	for _, s := range sides {
 		if !s.gapFrom.IsZero() {
 			rec.Gaps = append(rec.Gaps, Gap{Side: s.name, From: s.gapFrom, To: rec.End, Cause: s.gapErr})
@@ -151,10 +169,10 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 // tickLoop reads both sides at rec.Start + k*o.Tick, k = 0, 1, ...
 func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording, o Options) {
 	for k := 0; ; k++ {
-		if err := sleep.For(ctx, time.Until(rec.Start.Add(time.Duration(k)*o.Tick))); err != nil {
+		if err := o.clock.Sleep(ctx, rec.Start.Add(time.Duration(k)*o.Tick).Sub(o.clock.Now())); err != nil {
 			return
 		}
-		tk := Tick{At: time.Now()}
+		tk := Tick{At: o.clock.Now()}
 		for _, s := range sides {
 			ok := s.read(ctx, &tk, k, rec, o)
 			s.mu.Lock()
@@ -281,14 +299,10 @@ func probeLoop(ctx context.Context, s *session, o Options, start, end time.Time)
 	var due time.Time // when the next instant is due
 	for ctx.Err() == nil {
 		pids, ticked := s.state()
-		now := time.Now()
-		next := start.Add(time.Duration(ticked+1) * o.Tick) // the next tick
-		stop := earliest(next.Add(-tickMargin), end, now.Add(probeBatch))
-		if len(pids) == 0 || now.Before(due) || !now.Before(stop) {
-			// No backends, the next instant is not due, or it would
-			// fall too close to the next tick (or the tick due has not
-			// been read yet): wait.
-			if err := sleep.For(ctx, min(interval, 5*time.Millisecond)); err != nil {
+		now := o.clock.Now()
+		b := nextBatch(now, start, end, due, ticked, o.Tick, interval, len(pids) > 0)
+		if b.n == 0 {
+			if err := o.clock.Sleep(ctx, min(interval, 5*time.Millisecond)); err != nil {
 				break
 			}
 			continue
@@ -296,27 +310,51 @@ func probeLoop(ctx context.Context, s *session, o Options, start, end time.Time)
 		if s.history {
 			// One read of the extension's history a tick, just before
 			// the tick: what its collector sampled since the last read.
-			if stop.Sub(now) > 5*time.Millisecond && stop.Before(next) {
-				if err := sleep.For(ctx, stop.Sub(now)); err != nil {
+			if b.stop.Sub(now) > 5*time.Millisecond && b.stop.Before(b.next) {
+				if err := o.clock.Sleep(ctx, b.stop.Sub(now)); err != nil {
 					break
 				}
 			}
 			p, err := s.readHistory(ctx, pids)
-			due = next
+			due = b.next
 			if err == nil {
 				out = append(out, p...)
 			}
 			continue
 		}
-		n := int(stop.Sub(now)/interval) + 1
-		p, err := s.probe(ctx, pids, n, interval)
-		due = now.Add(time.Duration(n) * interval)
+		p, err := s.probe(ctx, pids, b.n, interval)
+		due = now.Add(time.Duration(b.n) * interval)
 		if err != nil {
 			continue
 		}
 		out = append(out, p...)
 	}
 	return out
+}
+
+// batch is the probe loop's next step: n instants one interval apart from
+// now, the last at or before stop; n = 0 means wait a moment and look again.
+type batch struct {
+	n    int
+	stop time.Time // the batch's last instant may fall at stop, no later
+	next time.Time // the next tick
+}
+
+// nextBatch plans the probe loop's step at now, for a window from start to
+// end with ticks at start + k*tick, the side's latest tick read being
+// ticked (-1: none), the next instant due at due. It waits while there are
+// no backends to probe, while the next instant is not due, and while a
+// batch would reach within tickMargin of the next tick (or the tick due
+// has not been read yet); a batch lasts at most probeBatch. Pure: the
+// loop's clock is the caller's.
+func nextBatch(now, start, end, due time.Time, ticked int, tick, interval time.Duration, havePIDs bool) batch {
+	next := start.Add(time.Duration(ticked+1) * tick)
+	stop := earliest(next.Add(-tickMargin), end, now.Add(probeBatch))
+	b := batch{stop: stop, next: next}
+	if havePIDs && !now.Before(due) && now.Before(stop) {
+		b.n = int(stop.Sub(now)/interval) + 1
+	}
+	return b
 }
 
 // earliest returns the earliest of the times.

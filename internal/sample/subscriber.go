@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/pg"
 )
 
@@ -31,10 +32,10 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		oid = "coalesce(st.subid, 0)::bigint" // pg_subscription.oid is superuser-only in 13
 	}
 	q := pg.Marker + "SELECT " + oid + ", s.subname, coalesce(s.subslotname, ''), s.subenabled, coalesce(st.pid, 0), " + kind + ", " +
-		lsn("st.received_lsn") + ", " + lsn("st.latest_end_lsn") + ", " + errs + ", " +
+		lsn.SQL("st.received_lsn") + ", " + lsn.SQL("st.latest_end_lsn") + ", " + errs + ", " +
 		"(SELECT count(*) FROM pg_subscription_rel r WHERE r.srsubid = s.oid AND r.srsubstate <> 'r')::int, " +
 		"coalesce(extract(epoch from a.backend_start), 0)::float8, " +
-		"st.last_msg_send_time, st.last_msg_receipt_time, st.latest_end_time, " + lsn("pg_current_wal_lsn()") + " " +
+		"st.last_msg_send_time, st.last_msg_receipt_time, st.latest_end_time, " + lsn.SQL("pg_current_wal_lsn()") + " " +
 		"FROM pg_subscription s LEFT JOIN pg_stat_subscription st ON st.subid = s.oid" + join +
 		" LEFT JOIN LATERAL pg_stat_get_activity(st.pid) a ON a.pid = st.pid" +
 		" WHERE s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())" +
@@ -54,7 +55,7 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		var name, slot, role string
 		var enabled bool
 		var pid, notReady int
-		var recv, end uint64
+		var recv, end lsn.LSN
 		var aerr, serr int64
 		var start float64
 		var sendAt, receiptAt, endAt *time.Time

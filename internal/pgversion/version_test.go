@@ -1,8 +1,8 @@
-package pgbin
+package pgversion
 
 import "testing"
 
-func TestParseVersion(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
@@ -22,18 +22,18 @@ func TestParseVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseVersion(tt.in)
+			got, err := Parse(tt.in)
 			if (err != nil) != tt.wantErr {
-				t.Fatalf("ParseVersion(%q) error = %v, want error: %v", tt.in, err, tt.wantErr)
+				t.Fatalf("Parse(%q) error = %v, want error: %v", tt.in, err, tt.wantErr)
 			}
 			if got != tt.want {
-				t.Errorf("ParseVersion(%q) = %v, want %v", tt.in, got, tt.want)
+				t.Errorf("Parse(%q) = %v, want %v", tt.in, got, tt.want)
 			}
 		})
 	}
 }
 
-func TestVersionFromNum(t *testing.T) {
+func TestFromNum(t *testing.T) {
 	tests := []struct {
 		name string
 		in   int
@@ -48,8 +48,8 @@ func TestVersionFromNum(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := VersionFromNum(tt.in); got != tt.want {
-				t.Errorf("VersionFromNum(%d) = %v, want %v", tt.in, got, tt.want)
+			if got := FromNum(tt.in); got != tt.want {
+				t.Errorf("FromNum(%d) = %v, want %v", tt.in, got, tt.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package pgbin
+package pgversion
 
 import (
 	"cmp"
@@ -18,7 +18,7 @@ type Version struct {
 	Minor int
 }
 
-// ParseVersion reads a version from any of the forms PostgreSQL prints:
+// Parse reads a version from any of the forms PostgreSQL prints:
 //
 //	postgres (PostgreSQL) 16.14            postgres --version, initdb --version
 //	15.18 (Debian 15.18-0+deb12u1)         SHOW server_version
@@ -27,13 +27,13 @@ type Version struct {
 //	17devel, 18beta1                       development builds (Minor 0)
 //
 // It takes the first word that starts with a digit.
-func ParseVersion(s string) (Version, error) {
+func Parse(s string) (Version, error) {
 	for _, word := range strings.Fields(s) {
 		if word[0] < '0' || word[0] > '9' {
 			continue
 		}
 		if n, err := strconv.Atoi(word); err == nil && n >= 10000 {
-			return VersionFromNum(n), nil
+			return FromNum(n), nil
 		}
 		major, rest := leadingInt(word)
 		if major <= 0 {
@@ -63,9 +63,9 @@ func leadingInt(s string) (n int, rest string) {
 	return n, s[i:]
 }
 
-// VersionFromNum converts server_version_num (160014 for 16.14, 90624 for
+// FromNum converts server_version_num (160014 for 16.14, 90624 for
 // 9.6.24) into a Version. Zero or negative numbers give the zero Version.
-func VersionFromNum(n int) Version {
+func FromNum(n int) Version {
 	switch {
 	case n <= 0:
 		return Version{}
@@ -92,3 +92,6 @@ func (v Version) Compare(w Version) int {
 	}
 	return cmp.Compare(v.Minor, w.Minor)
 }
+
+// AtLeast reports whether v's major version is at least major.
+func (v Version) AtLeast(major int) bool { return v.Major >= major }

@@ -1,5 +1,0 @@
-package reproduce
-
-import "errors"
-
-var errNotYet = errors.New("this experiment is being written; see issue 4")
