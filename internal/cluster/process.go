@@ -1,60 +1,45 @@
 package cluster
 
 import (
-	"bytes"
-	"os"
-	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/lagscope/lagscope/internal/proc"
 )
+
+// procFS is this host's /proc, opened once.
+var procFS = sync.OnceValues(func() (proc.FS, error) { return proc.NewFS("") })
 
 // processAlive reports whether pid exists (zombies count as gone).
 func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
-	}
-	return b[i+2] != 'Z' && b[i+2] != 'X'
-}
-
-// cmdline returns the argv of pid.
-func cmdline(pid int) []string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil {
-		return nil
-	}
-	var args []string
-	for _, a := range bytes.Split(bytes.TrimRight(b, "\x00"), []byte{0}) {
-		args = append(args, string(a))
-	}
-	return args
+	fs, err := procFS()
+	return err == nil && fs.Alive(pid)
 }
 
 // isLagscope reports whether pid runs a lagscope binary (or a Go test binary
 // of this module, which also makes labs).
 func isLagscope(pid int) bool {
-	args := cmdline(pid)
-	if len(args) == 0 {
+	fs, err := procFS()
+	if err != nil {
 		return false
 	}
-	exe, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
-	return bytes.Contains([]byte(args[0]+" "+exe), []byte("lagscope")) ||
-		bytes.HasSuffix([]byte(exe), []byte(".test"))
+	args, err := fs.Cmdline(pid)
+	if err != nil || len(args) == 0 {
+		return false
+	}
+	exe := fs.Executable(pid)
+	return strings.Contains(args[0]+" "+exe, "lagscope") || strings.HasSuffix(exe, ".test")
 }
 
 // serverOf reports whether pid is a postgres server whose data directory is dataDir.
 func serverOf(pid int, dataDir string) bool {
-	if !processAlive(pid) {
+	fs, err := procFS()
+	if err != nil || !fs.Alive(pid) {
 		return false
 	}
-	args := cmdline(pid)
+	args, _ := fs.Cmdline(pid)
 	for i, a := range args {
 		if a == "-D" && i+1 < len(args) && args[i+1] == dataDir {
 			return true

@@ -295,11 +295,7 @@ func TestIntegrationScenarios(t *testing.T) {
 		if rate == 0 {
 			rate = 4_000_000
 		}
-		n := repeats()
-		if runOnce[label] && os.Getenv("LAGSCOPE_TEST_BY_HAND") == "" {
-			n = 1
-		}
-		for i := 1; i <= n; i++ {
+		for i := 1; i <= repeats(); i++ {
 			t.Run(fmt.Sprintf("%s/run%d", label, i), func(t *testing.T) {
 				if s.PubReadLimit > 0 || s.SubReadLimit > 0 {
 					if err := ReadLimitAvailable(""); err != nil {
@@ -342,11 +338,6 @@ func TestIntegrationScenarios(t *testing.T) {
 		}
 	}
 }
-
-// runOnce are the cases that run once whatever LAGSCOPE_TEST_REPEAT says,
-// unless $LAGSCOPE_TEST_BY_HAND is set: their 3 runs of 3 are made by hand
-// (LAGSCOPE_TEST_BY_HAND=1 LAGSCOPE_TEST_REPEAT=3), to keep CI's time.
-var runOnce = map[string]bool{"cpu-quota": true, "big-txn": true, "open-txn": true, "wal-read-io": true, "sync-standby": true, "slow-consumer": true, "lazy-confirmer": true, "lost-slot": true, "standby-slots": true, "sub-read-io": true, "sub-cpu-io": true, "big-txn-decoding": true}
 
 // alsoRight names, per case, a second verdict that is as true to the state
 // the lab made as the scenario's: an apply worker splitting its time

@@ -8,6 +8,7 @@ func TestRedact(t *testing.T) {
 		{"a quoted keyword password is hidden", "password='s e c' host=a", "password=xxxxx host=a"},
 		{"a URI password is hidden", "postgres://bob:hunter2@db:5432/x", "postgres://bob:xxxxx@db:5432/x"},
 		{"text without a password is unchanged", "host=a user=bob", "host=a user=bob"},
+		{"a URI password with a raw @ is hidden whole (url.Parse takes the last @)", "postgres://bob:p@ss@db/x", "postgres://bob:xxxxx@db/x"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,7 +2,11 @@ package pg
 
 import "regexp"
 
-var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)|(://[^:/@\s]*:)([^@\s]*)(@)`)
+// passwordRE finds a password in a keyword/value connection string (bare
+// or quoted, with backslash escapes) and in a URI's user info. The user
+// info runs to the last '@' of the URI, as Go's url.Parse (and so pgx)
+// reads it: a password with a raw '@' is hidden whole.
+var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)|(://[^:/@\s]*:)(\S*)(@)`)
 
 // Redact removes passwords from text that may contain a connection string.
 func Redact(s string) string {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,37 +86,42 @@ func (fs FS) CPUThrottle(pid int) (Throttle, error) {
 
 func hasController(list, name string) bool { return slices.Contains(strings.Split(list, ","), name) }
 
-// readCPUStat parses a cgroup cpu.stat; one without throttling counters
+// readCPUStat reads a cgroup cpu.stat; one without throttling counters
 // (v2 without the cpu controller enabled) is an error.
 func readCPUStat(path string) (Throttle, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Throttle{}, err
 	}
-	var t Throttle
-	found := false
+	t, ok := parseCPUStat(data)
+	if !ok {
+		return Throttle{}, fmt.Errorf("%s: no nr_periods (no cpu controller)", path)
+	}
+	return t, nil
+}
+
+// parseCPUStat parses cpu.stat's "key value" lines (v1 and v2); ok is
+// false without nr_periods. Lines it does not know are skipped.
+func parseCPUStat(data []byte) (t Throttle, ok bool) {
 	for _, line := range strings.Split(string(data), "\n") {
-		k, v, ok := strings.Cut(line, " ")
-		if !ok {
+		k, v, cut := strings.Cut(line, " ")
+		if !cut {
 			continue
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
+		if err != nil || n < 0 {
 			continue
 		}
 		switch k {
 		case "nr_periods":
-			t.Periods, found = n, true
+			t.Periods, ok = n, true
 		case "nr_throttled":
 			t.Throttled = n
 		case "throttled_usec": // v2
-			t.ThrottledTime = time.Duration(n) * time.Microsecond
+			t.ThrottledTime = time.Duration(min(n, math.MaxInt64/int64(time.Microsecond))) * time.Microsecond
 		case "throttled_time": // v1, nanoseconds
 			t.ThrottledTime = time.Duration(n)
 		}
 	}
-	if !found {
-		return Throttle{}, fmt.Errorf("%s: no nr_periods (no cpu controller)", path)
-	}
-	return t, nil
+	return t, ok
 }

@@ -23,7 +23,12 @@ const probeBatch = time.Second
 // instant's offset from the statement's start in seconds; a row with a NULL
 // pid stands for an instant at which none of the backends existed.
 // OFFSET 0 keeps the planner from flattening the subqueries, so every
-// instant is evaluated in order: sleep, clear, read. The second column is
+// instant is evaluated in order: sleep, clear, read. Each lateral subquery
+// refers to g.n, unique per instant: a Memoize node (14+) caches a lateral
+// subquery's rows by the values it refers to, and when only w.ahead was
+// referred to, two instants whose ahead came out equal to the microsecond
+// shared one evaluation: no sleep, and an earlier instant's time and wait
+// events repeated (2 of 10 batches of 24 on 16.14). The second column is
 // how late the session woke from its sleep, in ms (NULL when it did not
 // sleep): on a saturated CPU a woken process waits for one.
 const waitBatchSQL = pg.Marker + `SELECT z.t, CASE WHEN w.ahead > 0 THEN (z.woke - g.n * $3::float8) * 1000 END,
@@ -33,7 +38,7 @@ CROSS JOIN LATERAL (
 	SELECT g.n * $3::float8 - extract(epoch FROM clock_timestamp() - statement_timestamp())::float8 AS ahead
 	OFFSET 0) AS w
 CROSS JOIN LATERAL (
-	SELECT pg_sleep(greatest(0, w.ahead))::text AS slept,
+	SELECT g.n AS n, pg_sleep(greatest(0, w.ahead))::text AS slept,
 		extract(epoch FROM clock_timestamp() - statement_timestamp())::float8 AS woke,
 		pg_stat_clear_snapshot()::text AS cleared,
 		extract(epoch FROM clock_timestamp() - statement_timestamp())::float8 AS t
@@ -41,7 +46,7 @@ CROSS JOIN LATERAL (
 LEFT JOIN LATERAL (
 	SELECT s.pid, s.wait_event_type, s.wait_event, s.state
 	FROM unnest($1::int[]) AS p(pid), LATERAL pg_stat_get_activity(p.pid) AS s
-	WHERE z.t IS NOT NULL
+	WHERE z.t IS NOT NULL AND z.n = g.n
 	OFFSET 0) AS a ON true
 ORDER BY g.n`
 

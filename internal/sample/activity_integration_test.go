@@ -68,7 +68,11 @@ func TestIntegrationWaitBatchSeesEachInstant(t *testing.T) {
 			states = append(states, s)
 		}
 		if i > 0 && !p.At.After(probes[i-1].At) {
-			t.Errorf("probe %d at %v, not after probe %d", i, p.At, i-1)
+			var offs []string
+			for _, q := range probes {
+				offs = append(offs, q.At.Sub(start).String()+"/"+q.Waits[0].State)
+			}
+			t.Errorf("probe %d at %v, not after probe %d: %v", i, p.At, i-1, offs)
 		}
 	}
 	span := probes[n-1].At.Sub(probes[0].At)

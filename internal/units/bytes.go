@@ -22,6 +22,10 @@ func FormatBytes(n float64) string {
 	if n < 0 {
 		sign, n = "-", -n
 	}
+	if n >= 999.5e18 {
+		// Beyond the units: a number no byte count reaches, kept short.
+		return sign + strconv.FormatFloat(n, 'g', 3, 64) + " B"
+	}
 	i := 0
 	for i < len(siUnits)-1 && math.Round(n) >= 1000 { // would print as 1000 or more
 		n /= 1000

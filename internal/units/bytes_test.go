@@ -23,6 +23,8 @@ func TestFormatBytes(t *testing.T) {
 		{"gigabytes print in GB", 3_250_000_000, "3.2 GB"},
 		{"negative counts keep their sign", -1_500_000, "-1.5 MB"},
 		{"NaN prints as NaN", math.NaN(), "NaN B"},
+		{"exabytes are the last unit", 999e18, "999 EB"},
+		{"beyond the units a number stays short (found by FuzzFormatBytes)", math.MaxFloat64, "1.8e+308 B"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

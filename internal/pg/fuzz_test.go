@@ -1,0 +1,59 @@
+package pg
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// forms writes password pw into every way a connection string carries one:
+// keyword/value bare (when libpq takes it bare) and quoted (libpq escapes
+// ' and \ with a backslash), URI user info and query parameter
+// (percent-encoded).
+func forms(pw string) []string {
+	quoted := "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw) + "'"
+	out := []string{
+		"host=db1 PASSWORD = " + quoted + " dbname=app",
+		"password=" + quoted,
+		"postgres://bob:" + url.PathEscape(pw) + "@db1:5432/app?sslmode=require",
+		"postgresql://bob:" + url.QueryEscape(pw) + "@db1/app",
+		"postgres://bob@db1/app?password=" + url.QueryEscape(pw) + "&sslmode=disable",
+	}
+	if !strings.ContainsAny(pw, " \t\n\r\v\f'\\") {
+		out = append(out, "host=db1 password="+pw+" dbname=app")
+	}
+	return out
+}
+
+// No form of a connection string shows any part of its password after
+// Redact, neither in the text nor in the error pgx makes of it (pgx's own
+// errors pass through RedactErr, which keeps their chain). The fuzzed part
+// sits between two markers that appear nowhere else, so a leak of the
+// password's head or tail shows as a marker.
+func FuzzRedactHidesThePassword(f *testing.F) {
+	for _, pw := range []string{"hunter2", "p@ss word", "it's", `back\slash`, "per%cent", "a'b'c", "x=y z", "e:@/?#&", ""} {
+		f.Add(pw)
+	}
+	f.Fuzz(func(t *testing.T, mid string) {
+		if strings.ContainsFunc(mid, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			return // control characters do not survive libpq's parser either
+		}
+		pw := "Zq9" + mid + "Xk7"
+		for _, s := range forms(pw) {
+			out := Redact(s)
+			if _, perr := pgx.ParseConfig(s); perr != nil {
+				rerr := RedactErr(perr)
+				if !errors.Is(rerr, perr) {
+					t.Fatalf("RedactErr lost the chain of %v", perr)
+				}
+				out += "\n" + rerr.Error()
+			}
+			if strings.Contains(out, "Zq9") || strings.Contains(out, "Xk7") {
+				t.Fatalf("part of password %q shows in %q (from %q)", pw, out, s)
+			}
+		}
+	})
+}
