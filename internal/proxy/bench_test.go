@@ -10,7 +10,7 @@ import (
 )
 
 // The shared test machine is noisy, so timed tests use generous tolerances;
-// the ±3% accuracy target is shown by 'lagscope proxy --bench' (docs/proxy.md).
+// the ±3% accuracy target is shown by 'lagscope proxy bench' (docs/proxy.md).
 
 func TestBenchHoldsALimitedRate(t *testing.T) {
 	if testing.Short() {
