@@ -14,6 +14,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/pg"
 )
 
 // Config is the exporter's pairs file (--config):
@@ -71,7 +72,7 @@ func ParseConfig(b []byte) (Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
-		return Config{}, fmt.Errorf("pairs file: %s (see 'lagscope exporter --help' for the format)", oneLine(err.Error()))
+		return Config{}, fmt.Errorf("pairs file: %s (see 'lagscope exporter --help' for the format)", oneLine(pg.Redact(err.Error())))
 	}
 	if len(c.Pairs) == 0 {
 		return Config{}, fmt.Errorf("pairs file: no pairs: list at least one under 'pairs:' (name, publisher, subscriber)")
