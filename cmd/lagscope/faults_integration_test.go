@@ -76,14 +76,14 @@ func TestIntegrationFaultMatrix(t *testing.T) {
 			apply: func(t *testing.T, p *lab.Pair) func() {
 				return holdOpen(t, p.Sub.ConnString(lab.Database), "LOCK TABLE pg_catalog.pg_subscription IN ACCESS EXCLUSIVE MODE")
 			}},
-		{name: "max_connections exhausted on the publisher", exits: []int{2}, want: "too many",
+		{name: "max_connections exhausted on the publisher", exits: []int{2}, want: "max_connections",
 			apply: func(t *testing.T, p *lab.Pair) func() { return exhaust(t, p.Pub.ConnString(lab.Database)+" user="+monitorRole) }},
 		{name: "publisher restarted inside the window", exits: []int{0, 1}, want: "publisher",
 			during: func(t *testing.T, p *lab.Pair) { restart(t, p.Pub.Stop, p.Pub.StartAgain) }},
 		{name: "subscriber restarted inside the window", exits: []int{0, 1}, want: "subscriber",
 			during: func(t *testing.T, p *lab.Pair) { restart(t, p.Sub.Stop, p.Sub.StartAgain) }},
 		// Last: it leaves the pair without its slot.
-		{name: "slot dropped", exits: []int{1}, want: "lab_sub",
+		{name: "slot dropped", exits: []int{2}, want: `uses slot "lab_sub", which the publisher does not have`,
 			apply: func(t *testing.T, p *lab.Pair) func() {
 				exec1(t, p.Sub.ConnString(lab.Database), "ALTER SUBSCRIPTION lab_sub DISABLE")
 				waitInactive(t, p.Pub.ConnString(lab.Database), "lab_sub")
@@ -101,6 +101,9 @@ func TestIntegrationFaultMatrix(t *testing.T) {
 				}
 			}
 			o := runDiagnose(ctx, t, bin, p, f.during)
+			if f.during != nil {
+				t.Logf("report:\n%s", o.stdout)
+			}
 			row := fmt.Sprintf("| %s | %d | %.1f s | %s |", f.name, o.exit, o.took.Seconds(), firstLine(o))
 			table = append(table, row)
 			t.Log(row)

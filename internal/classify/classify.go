@@ -167,6 +167,16 @@ func finish(v Verdict, in Input) Verdict {
 	if in.Gaps > 0 {
 		v.Caveats = append(v.Caveats, fmt.Sprintf("%d sampling gap(s): a server restarted or a connection dropped", in.Gaps))
 		v.Confidence *= 0.85
+		if v.Name == Stalled {
+			// A restart drops the walsender and the apply worker (an apply
+			// error, a stopped position): an interrupted path looks stopped
+			// (the fault matrix's publisher restart: stalled at 0.81).
+			v.Confidence = math.Min(v.Confidence, 0.5)
+			v.Caveats = append(v.Caveats, "a path interrupted by a restart looks stopped for a while: diagnose again once both servers have run through a whole window")
+		}
+	}
+	if s.PositionWentBack {
+		v.Caveats = append(v.Caveats, "the slot's confirmed position went back during the window (the publisher restarted and read it from disk): the confirmed rate counts from the lower position")
 	}
 	if n := s.Walsender.Probes + s.Apply.Probes; n < 100 && v.Name != CaughtUp && v.Name != Stalled && v.Name != InitialSync {
 		v.Confidence *= 0.7 + 0.3*float64(n)/100

@@ -296,3 +296,16 @@ func TestACPUAndIOMixNamesBothParts(t *testing.T) {
 		}
 	}
 }
+
+// A path interrupted by a restart looks stopped: with a sampling gap a
+// stall is named at 0.5 at most (the fault matrix's publisher restart).
+func TestAStallAcrossASamplingGapIsUnsure(t *testing.T) {
+	in := path(proc(0.01, 0, map[string]float64{evWaitForWAL: 0.95}), proc(0.01, 0, map[string]float64{evApplyMain: 0.95}))
+	in.Summary.Consumed, in.Summary.Decoded, in.Summary.Generated = 0, 0, 5e6
+	sure := Classify(in)
+	in.Gaps = 1
+	v := Classify(in)
+	if v.Name != Stalled || sure.Confidence <= 0.5 || v.Confidence > 0.5 || !strings.Contains(strings.Join(v.Caveats, " "), "restart") {
+		t.Errorf("without a gap %s %.2f, with one %s %.2f %q: want stalled, sure without, at most 0.5 with", sure.Name, sure.Confidence, v.Name, v.Confidence, v.Caveats)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -122,9 +123,6 @@ func preflight(ctx context.Context, connect sample.Connector, o Options) ([]stri
 	if err != nil {
 		return nil, fmt.Errorf("publisher: list slots: %w", pg.RedactErr(err))
 	}
-	if len(all) == 0 {
-		return nil, fmt.Errorf("%w: the publisher has no logical replication slot (is this the publisher? CREATE SUBSCRIPTION makes one)", ErrNothingToDiagnose)
-	}
 	want := o.Slot
 	if o.Subscriber != "" {
 		sub, err := connect(ctx, sample.Subscriber)
@@ -147,8 +145,14 @@ func preflight(ctx context.Context, connect sample.Connector, o Options) ([]stri
 			}
 			want = slot
 		}
+		if err := slotsMissing(ctx, sub, all, o.Subscription); err != nil {
+			return nil, err
+		}
 	} else if o.Subscription != "" {
 		return nil, fmt.Errorf("--subscription needs --subscriber")
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("%w: the publisher has no logical replication slot (is this the publisher? CREATE SUBSCRIPTION makes one)", ErrNothingToDiagnose)
 	}
 	if want == "" {
 		return nil, nil
@@ -159,6 +163,33 @@ func preflight(ctx context.Context, connect sample.Connector, o Options) ([]stri
 		}
 	}
 	return nil, fmt.Errorf("%w: the publisher has no logical slot %q (it has: %v)", ErrNothingToDiagnose, want, all)
+}
+
+// ErrSlotMissing means an enabled subscription uses a slot the publisher
+// does not have: its apply worker fails to start streaming until it does.
+var ErrSlotMissing = errors.New("a subscription's slot is missing")
+
+// slotsMissing names the first enabled subscription of the subscriber's
+// database (only name, when set) whose slot is not among the publisher's
+// logical slots.
+func slotsMissing(ctx context.Context, sub *pg.Conn, have []string, name string) error {
+	rows, err := sub.Query(ctx, pg.Marker+`SELECT subname, subslotname FROM pg_subscription
+		WHERE subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		AND subenabled AND subslotname IS NOT NULL AND ($1 = '' OR subname = $1) ORDER BY 1`, name)
+	if err != nil {
+		return fmt.Errorf("subscriber: list subscriptions: %w", pg.RedactErr(err))
+	}
+	subs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct{ Name, Slot string }])
+	if err != nil {
+		return fmt.Errorf("subscriber: list subscriptions: %w", pg.RedactErr(err))
+	}
+	for _, s := range subs {
+		if !slices.Contains(have, s.Slot) {
+			return fmt.Errorf("%w: subscription %s uses slot %q, which the publisher does not have (dropped, or this is another publisher): its apply worker fails until the slot exists; the changes since it was dropped are lost to the subscriber, so recreate the slot and resynchronise the tables, or recreate the subscription",
+				ErrSlotMissing, s.Name, s.Slot)
+		}
+	}
+	return nil
 }
 
 // Build turns a recording into a report: one classified path per slot

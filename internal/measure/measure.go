@@ -53,6 +53,10 @@ type Summary struct {
 	// window; -1 when unknown.
 	PubHostBusy float64 `json:"pub_host_busy"`
 	SubHostBusy float64 `json:"sub_host_busy"`
+	// PositionWentBack says the slowest selected slot's confirmed position
+	// was lower at the window's end than at its start (a publisher restart):
+	// Consumed is 0 then.
+	PositionWentBack bool `json:"position_went_back,omitempty"`
 	// PubCPU and SubCPU are the servers' CPU contention measured from
 	// inside them (CPU bursts, wake-up lateness): the stand-in for /proc.
 	PubCPU Contention `json:"pub_cpu_contention"`
@@ -151,7 +155,13 @@ func Summarise(rec *sample.Recording, f Filter) Summary {
 	c0, ok0 := minConfirmed(first, f)
 	c1, ok1 := minConfirmed(last, f)
 	if ok0 && ok1 {
-		s.Consumed = float64(int64(c1)-int64(c0)) / sec
+		if c1 < c0 {
+			// A restarted publisher reads its slots' positions from disk,
+			// behind what they had reached.
+			s.PositionWentBack = true
+		} else {
+			s.Consumed = float64(c1-c0) / sec
+		}
 	}
 	if s0, _ := senderPos(first, f); s0 != 0 {
 		if s1, _ := senderPos(last, f); s1 >= s0 {

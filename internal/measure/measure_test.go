@@ -170,3 +170,13 @@ func TestTickLagIsOneSlotAtOneTick(t *testing.T) {
 		t.Errorf("TickLag %+v, want %+v", got, want)
 	}
 }
+
+// A publisher restarted inside the window reads its slot's confirmed
+// position from disk, behind where it was: no negative rate.
+func TestAConfirmedPositionThatWentBackIsNoNegativeRate(t *testing.T) {
+	rec := &sample.Recording{Ticks: []sample.Tick{tick(0, 100e6, 90e6, 90e6, 90e6), tick(6, 101e6, 80e6, 80e6, 80e6)}}
+	s := Summarise(rec, Filter{})
+	if !s.PositionWentBack || s.Consumed != 0 {
+		t.Errorf("position went back %v, consumed %v B/s: want true and 0", s.PositionWentBack, s.Consumed)
+	}
+}

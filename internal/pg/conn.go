@@ -92,6 +92,9 @@ func describe(cfg *pgx.ConnConfig) string {
 func connErrText(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
+		if pe.Code == "53300" { // too_many_connections
+			return pe.Message + ": the server has no connection slot free (max_connections); lagscope needs one session per server: end idle sessions, or keep slots for monitoring roles (16+: reserved_connections and pg_use_reserved_connections)"
+		}
 		return pe.Message
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n") // pgx lists every fallback it tried
