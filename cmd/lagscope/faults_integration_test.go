@@ -77,7 +77,9 @@ func TestIntegrationFaultMatrix(t *testing.T) {
 				return holdOpen(t, p.Sub.ConnString(lab.Database), "LOCK TABLE pg_catalog.pg_subscription IN ACCESS EXCLUSIVE MODE")
 			}},
 		{name: "max_connections exhausted on the publisher", exits: []int{2}, want: "max_connections",
-			apply: func(t *testing.T, p *lab.Pair) func() { return exhaust(t, p.Pub.ConnString(lab.Database)+" user="+monitorRole) }},
+			apply: func(t *testing.T, p *lab.Pair) func() {
+				return exhaust(t, p.Pub.ConnString(lab.Database)+" user="+monitorRole)
+			}},
 		{name: "publisher restarted inside the window", exits: []int{0, 1}, want: "publisher",
 			during: func(t *testing.T, p *lab.Pair) { restart(t, p.Pub.Stop, p.Pub.StartAgain) }},
 		{name: "subscriber restarted inside the window", exits: []int{0, 1}, want: "subscriber",
