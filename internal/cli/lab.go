@@ -78,6 +78,7 @@ type labFlags struct {
 	json        bool
 	backlogTime time.Duration
 	waitSamp    bool // --pg-wait-sampling
+	tls         bool
 }
 
 func (f *labFlags) bind(c *cobra.Command) {
@@ -90,6 +91,7 @@ func (f *labFlags) bind(c *cobra.Command) {
 	fl.BoolVar(&f.busy, "busy", false, "layout scenarios: keep the load running while measuring")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of tables")
 	fl.DurationVar(&f.backlogTime, "backlog-time", 0, "how long to build the backlog (default: a share of --duration fitting the scenario)")
+	fl.BoolVar(&f.tls, "tls", false, "give both servers a certificate from a throwaway CA (ca.crt in the lab directory): the connection strings printed use sslmode=verify-full")
 	fl.BoolVar(&f.waitSamp, "pg-wait-sampling", false, "load pg_wait_sampling on both servers (needs its package, e.g. postgresql-15-pg-wait-sampling): diagnose then reads wait events from its history")
 }
 
@@ -121,7 +123,7 @@ func (f *labFlags) resolve(name string) (lab.Scenario, lab.RunOptions, error) {
 		Clients:     f.clients,
 		BacklogTime: f.backlogTime,
 		Pair: lab.PairOptions{Bin: srv.bin, PubCPUs: srv.pub, SubCPUs: srv.sub, Rows: f.rows,
-			LinkRate: f.rate, Binary: true, Streaming: "on", WaitSampling: f.waitSamp},
+			LinkRate: f.rate, Binary: true, Streaming: "on", WaitSampling: f.waitSamp, TLS: f.tls},
 	}
 	return s, o, nil
 }

@@ -129,8 +129,8 @@ Scenarios:
 func diagnoseDuring(d time.Duration, noProc bool, rec **sample.Recording) func(context.Context, *lab.Pair) (any, error) {
 	return func(ctx context.Context, p *lab.Pair) (any, error) {
 		rep, r, err := diagnose.Run(ctx, diagnose.Options{
-			Publisher:  p.Pub.ConnString(lab.Database),
-			Subscriber: p.Sub.ConnString(lab.Database),
+			Publisher:  p.ConnString(p.Pub),
+			Subscriber: p.ConnString(p.Sub),
 			Duration:   d, ProbeHz: 20, Tick: time.Second, NoProc: noProc,
 		})
 		if err != nil {

@@ -25,7 +25,8 @@ Ctrl-C (or 'lagscope lab down' from another terminal) removes it.
 Scenarios:
 ` + scenarioHelp(),
 		Example: `  lagscope lab up walsender-starved
-  lagscope lab up network --rate 4MB/s --json`,
+  lagscope lab up network --rate 4MB/s --json
+  lagscope lab up caught-up --tls    # connection strings with sslmode=verify-full`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, ro, err := o.resolve(args[0])
@@ -44,8 +45,8 @@ Scenarios:
 			defer p.Close()
 			defer load.Stop()
 			conns := map[string]string{
-				"publisher":  p.Pub.ConnString(lab.Database),
-				"subscriber": p.Sub.ConnString(lab.Database),
+				"publisher":  p.ConnString(p.Pub),
+				"subscriber": p.ConnString(p.Sub),
 			}
 			if o.json {
 				b, _ := json.Marshal(conns)

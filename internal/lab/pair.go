@@ -23,6 +23,10 @@ const Database = "lab"
 
 // PairOptions describe a publisher/subscriber pair to build.
 type PairOptions struct {
+	// TLS gives both servers a certificate for localhost and 127.0.0.1 from
+	// a throwaway CA (Pair.CAFile): ConnString then reaches them over TCP
+	// with sslmode=verify-full.
+	TLS     bool
 	Bin     string // server binaries (initdb, postgres)
 	Base    string // lab base directory ("" = cluster.BaseDir())
 	Purpose string // written into the lab marker
@@ -86,6 +90,9 @@ type Pair struct {
 	// Subscriptions are the subscription names; each one's slot has the same name.
 	Subscriptions []string
 	Opts          PairOptions
+	// CAFile is the certificate of the CA that signed the servers'
+	// certificates (with Opts.TLS; "" without).
+	CAFile string
 	// lock is the subscriber session holding a table lock (nil = none).
 	lock *lockHolder
 	hogs *hogs
@@ -143,6 +150,11 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 	}
 	if p.Sub, err = l.Create(ctx, cluster.Options{Name: "subscriber", Bin: o.Bin, CPUs: o.SubCPUs, Settings: o.SubSettings}); err != nil {
 		return p, err
+	}
+	if o.TLS {
+		if err = p.giveCertificates(); err != nil {
+			return p, err
+		}
 	}
 	for _, c := range []*cluster.Cluster{p.Pub, p.Sub} {
 		if err = c.Start(ctx); err != nil {

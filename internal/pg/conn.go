@@ -2,6 +2,7 @@ package pg
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -97,6 +98,9 @@ func connErrText(err error) string {
 		}
 		return pe.Message
 	}
+	if msg := tlsErrText(err); msg != "" {
+		return msg
+	}
 	msg, _, _ := strings.Cut(err.Error(), "\n") // pgx lists every fallback it tried
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "timeout"):
@@ -107,4 +111,28 @@ func connErrText(err error) string {
 		return "no server socket there: is PostgreSQL running, and are host (socket directory) and port right?"
 	}
 	return msg
+}
+
+// tlsErrText explains why the server's certificate was refused, in one
+// line that says what to do; "" when err is not about the certificate.
+func tlsErrText(err error) string {
+	var host x509.HostnameError
+	var auth x509.UnknownAuthorityError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &host):
+		names := append([]string{}, host.Certificate.DNSNames...)
+		for _, ip := range host.Certificate.IPAddresses {
+			names = append(names, ip.String())
+		}
+		return fmt.Sprintf("the server's certificate is not for host %q but for %s (sslmode=verify-full checks the name): connect with a name the certificate carries, or give the server a certificate for this one",
+			host.Host, strings.Join(names, ", "))
+	case errors.As(err, &auth):
+		return "the server's certificate is signed by a CA that sslrootcert does not hold (unknown authority): point sslrootcert at the file of the CA that signed it"
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return fmt.Sprintf("the server's certificate has expired or is not valid yet (%s): renew it, or check this host's clock", invalid.Detail)
+	case strings.Contains(err.Error(), "server refused TLS connection"):
+		return "the server does not offer TLS (ssl = off) while the connection string requires it (sslmode=require or stronger)"
+	}
+	return ""
 }
