@@ -83,6 +83,16 @@ func ParseConfig(b []byte) (Config, error) {
 // Monitors turns the file into the monitors' options, checked. getenv
 // reads the *_password_env variables (os.Getenv outside tests).
 func (c Config) Monitors(getenv func(string) string) ([]monitor.Options, error) {
+	out, err := c.monitors(getenv)
+	if err != nil {
+		// The connection strings hold the passwords from the environment
+		// by now: no error shows them.
+		return nil, pg.RedactErr(err)
+	}
+	return out, nil
+}
+
+func (c Config) monitors(getenv func(string) string) ([]monitor.Options, error) {
 	seen := map[string]bool{}
 	var out []monitor.Options
 	for i, p := range c.Pairs {

@@ -6,7 +6,7 @@ import "regexp"
 // or quoted, with backslash escapes) and in a URI's user info. The user
 // info runs to the last '@' of the URI, as Go's url.Parse (and so pgx)
 // reads it: a password with a raw '@' is hidden whole.
-var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)|(://[^:/@\s]*:)(\S*)(@)`)
+var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)|(://[^:/@\s]*:)(\S+)(@)`)
 
 // Redact removes passwords from text that may contain a connection string.
 func Redact(s string) string {
