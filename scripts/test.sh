@@ -28,9 +28,9 @@ go test -short -count=1 ./...
 
 # The --quick seed reproductions (internal/reproduce) run on one version only
 # (LAGSCOPE_REPRODUCE_VERSION, default 16: the first with an index path for
-# REPLICA IDENTITY FULL) to keep the suite near 42 minutes on 2 vCPUs
-# (2026-12-02, fresh clones: 18.7 minutes to the end of 15, 24.0 for 16
-# alone with vet and unit tests; CI's budget is 45).
+# REPLICA IDENTITY FULL) to keep the suite near 37 minutes on 2 vCPUs
+# (2026-12-02, a fresh clone: 36.8 minutes, of which about 16.5 to the end
+# of 15 with vet and unit tests; CI's budget is 45).
 reproduce_on=${LAGSCOPE_REPRODUCE_VERSION:-16}
 for v in $versions; do
 	bin=$(bash scripts/get-postgres.sh "$v")
