@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/labtest/labpair"
+)
+
+// secret is the password of the role the secrets test connects as; it
+// must appear in no output, log, saved file or metric.
+const (
+	secretRole = "lagscope_sec"
+	secret     = "Zq9-s3cret-Xk7"
+)
+
+// TestIntegrationNoCommandShowsThePassword runs every command and format
+// the suite exercises against a pair whose servers ask for a password
+// over TCP, with the password in a keyword/value string, in a URI and in
+// PGPASSWORD, and searches everything they print and write for it. Each
+// run must have worked (a verdict, a report, metrics): a run that failed to
+// connect proves nothing.
+func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
+	labpair.Once(t)
+	bin := buildLagscope(t)
+	p := labpair.Up(t, "caught-up")
+	for _, c := range []struct{ dsn, dataDir string }{
+		{p.Pub.ConnString(lab.Database), p.Pub.DataDir}, {p.Sub.ConnString(lab.Database), p.Sub.DataDir},
+	} {
+		exec1(t, c.dsn, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s' IN ROLE pg_monitor", secretRole, secret))
+		requirePassword(t, c.dataDir)
+		exec1(t, c.dsn, "SELECT pg_reload_conf()")
+	}
+	time.Sleep(time.Second) // the reload is asynchronous
+	kw := func(port int) string {
+		return fmt.Sprintf("host=127.0.0.1 port=%d user=%s password=%s dbname=%s", port, secretRole, secret, lab.Database)
+	}
+	uri := func(port int) string {
+		return fmt.Sprintf("postgresql://%s:%s@127.0.0.1:%d/%s", secretRole, secret, port, lab.Database)
+	}
+	bare := func(port int) string {
+		return fmt.Sprintf("host=127.0.0.1 port=%d user=%s dbname=%s", port, secretRole, lab.Database)
+	}
+	pub, sub := p.Pub.Port, p.Sub.Port
+	dir := t.TempDir()
+	file := func(name string) string { return filepath.Join(dir, name) }
+	env := []string{"PGPASSWORD=" + secret}
+	runs := []struct {
+		name string
+		env  []string
+		args []string
+		want string // in stdout: the run worked
+	}{
+		{"diagnose text", nil, []string{"diagnose", "--publisher", kw(pub), "--subscriber", kw(sub), "--duration", "3s", "--save-samples", file("samples.json")}, "VERDICT"},
+		{"diagnose json", nil, []string{"diagnose", "--publisher", uri(pub), "--subscriber", uri(sub), "--duration", "3s", "--json"}, `"verdict"`},
+		{"diagnose markdown", env, []string{"diagnose", "--publisher", bare(pub), "--subscriber", bare(sub), "--duration", "3s", "--format", "markdown"}, "lagscope diagnosis"},
+		{"diagnose html", nil, []string{"diagnose", "--publisher", kw(pub), "--subscriber", uri(sub), "--duration", "3s", "--format", "html"}, "<html"},
+		{"diagnose from samples", nil, []string{"diagnose", "--from-samples", file("samples.json")}, "VERDICT"},
+		{"check text", nil, []string{"check", "--publisher", kw(pub), "--subscriber", kw(sub), "--save-snapshots", file("snapshots.json")}, "checks ok"},
+		{"check json", env, []string{"check", "--publisher", bare(pub), "--subscriber", bare(sub), "--json"}, "{"},
+		{"check from snapshots", nil, []string{"check", "--from-snapshots", file("snapshots.json")}, "checks ok"},
+		{"diagnose to a missing database", nil, []string{"diagnose", "--publisher", strings.Replace(kw(pub), "dbname="+lab.Database, "dbname=nope", 1), "--duration", "2s"}, ""},
+		{"diagnose with a URI to a missing database", nil, []string{"diagnose", "--publisher", strings.Replace(uri(pub), "/"+lab.Database, "/nope", 1), "--duration", "2s"}, ""},
+	}
+	var seen []string
+	for _, r := range runs {
+		cmd := exec.Command(bin, r.args...)
+		cmd.Env = append(os.Environ(), r.env...)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		// Exit 1 is a finding (a verdict, a check that failed): the run worked.
+		worked := err == nil || cmd.ProcessState.ExitCode() == 1
+		if r.want != "" && (!worked || !strings.Contains(out.String(), r.want)) {
+			t.Errorf("%s: %v, stdout lacks %q:\n%s\nstderr:\n%s", r.name, err, r.want, head(out.String()), errOut.String())
+		}
+		if r.want == "" && worked {
+			t.Errorf("%s: worked, want an error", r.name)
+		}
+		seen = append(seen, r.name+" stdout\n"+out.String(), r.name+" stderr\n"+errOut.String())
+	}
+	seen = append(seen, exporterOutput(t, bin, bare(pub), bare(sub), env)...)
+	seen = append(seen, watchOutput(t, bin, kw(pub), kw(sub))...)
+	for _, f := range []string{"samples.json", "snapshots.json"} {
+		b, err := os.ReadFile(file(f))
+		if err != nil {
+			t.Errorf("%s was not written: %v", f, err)
+		}
+		seen = append(seen, f+"\n"+string(b))
+	}
+	for _, s := range seen {
+		if strings.Contains(s, secret) {
+			name, _, _ := strings.Cut(s, "\n")
+			t.Errorf("the password shows in %s:\n%s", name, head(s))
+		}
+	}
+	t.Logf("searched %d outputs and files for the password", len(seen))
+}
+
+// requirePassword makes the server ask secretRole for its password over
+// TCP (scram-sha-256); the lab's own sessions keep the socket and trust.
+func requirePassword(t *testing.T, dataDir string) {
+	t.Helper()
+	hba := filepath.Join(dataDir, "pg_hba.conf")
+	st, err := os.Stat(dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := "local all all trust\nhost all " + secretRole + " 127.0.0.1/32 scram-sha-256\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n"
+	if err := os.WriteFile(hba, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		if err := os.Chown(hba, int(sys.Uid), int(sys.Gid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// exporterOutput runs the exporter with the password in PGPASSWORD for a
+// few steps and returns its log and a scrape of its metrics.
+func exporterOutput(t *testing.T, bin, pub, sub string, env []string) []string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "exporter", "--publisher", pub, "--subscriber", sub, "--listen", addr,
+		"--window", "4s", "--step", "2s", "--name", "secrets")
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var metrics string
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && !strings.Contains(metrics, "lagscope_verdict{") {
+		time.Sleep(time.Second)
+		if r, err := http.Get("http://" + addr + "/metrics"); err == nil {
+			b, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			metrics = string(b)
+		}
+	}
+	if !strings.Contains(metrics, "lagscope_verdict{") {
+		t.Errorf("the exporter served no verdict within 30 s; log:\n%s", out.String())
+	}
+	cmd.Process.Signal(os.Interrupt)
+	waitExit(cmd)
+	return []string{"exporter log\n" + out.String(), "exporter metrics\n" + metrics}
+}
+
+// watchOutput runs 'watch --plain' for two steps and returns what it printed.
+func watchOutput(t *testing.T, bin, pub, sub string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "watch", "--plain", "--publisher", pub, "--subscriber", sub, "--window", "4s", "--step", "2s")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Second)
+	cmd.Process.Signal(os.Interrupt)
+	waitExit(cmd)
+	if !strings.Contains(out.String(), "lab_sub") {
+		t.Errorf("watch printed no path in 10 s:\n%s", out.String())
+	}
+	return []string{"watch output\n" + out.String()}
+}
+
+// waitExit waits up to 10 s for cmd to exit after a signal, then kills it.
+func waitExit(cmd *exec.Cmd) {
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+func head(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "..."
+	}
+	return s
+}
