@@ -35,9 +35,12 @@ type Proxy struct {
 	active     atomic.Int64
 	dialErrors atomic.Uint64
 
+	gate gate // closed by Freeze, open again after Restore
+
 	mu     sync.Mutex
 	open   map[net.Conn]struct{} // every relayed connection, both ends
 	closed bool                  // set once shutdown has closed everything
+	cut    bool                  // set by Cut: new clients are closed at once
 
 	closeErr error
 	once     sync.Once
@@ -156,12 +159,12 @@ func (p *Proxy) shutdown() {
 	}
 }
 
-// track registers c so shutdown closes it; it reports false (and closes c)
-// when the proxy is already shutting down.
+// track registers c so shutdown (and Cut) closes it; it reports false (and
+// closes c) when the proxy is shutting down or cut.
 func (p *Proxy) track(c net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
+	if p.closed || p.cut {
 		c.Close()
 		return false
 	}
@@ -203,7 +206,10 @@ func (p *Proxy) acceptLoop() {
 		backoff = 5 * time.Millisecond
 		p.conns.Add(1)
 		if !p.track(c) {
-			return
+			if p.ctx.Err() != nil {
+				return
+			}
+			continue // cut: the client was closed
 		}
 		p.wg.Add(1)
 		go func() {
@@ -221,6 +227,9 @@ func (p *Proxy) relay(c net.Conn) {
 	defer p.untrack(c)
 	defer c.Close()
 
+	if p.gate.wait(p.ctx) != nil {
+		return
+	}
 	d := net.Dialer{Timeout: dialTimeout}
 	u, err := d.DialContext(p.ctx, network(p.upstream), p.upstream)
 	if err != nil {
@@ -249,8 +258,8 @@ func (p *Proxy) relay(c net.Conn) {
 		})
 	}
 	errc := make(chan error, 2)
-	go func() { errc <- pump(p.ctx, &p.up, u, c, abort) }()
-	go func() { errc <- pump(p.ctx, &p.down, c, u, abort) }()
+	go func() { errc <- pump(p.ctx, &p.up, &p.gate, u, c, abort) }()
+	go func() { errc <- pump(p.ctx, &p.down, &p.gate, c, u, abort) }()
 	for range 2 {
 		if err := <-errc; err != nil {
 			abort()

@@ -28,8 +28,9 @@ type closeWriter interface {
 // When a rate is set, the reader takes tokens (WaitN) for every chunk before
 // handing it to the writer. On a write error pump calls abort, which must
 // close both connections so the reader stops too. It returns nil when src
-// ended cleanly (EOF) and everything was written.
-func pump(ctx context.Context, l *link, dst, src net.Conn, abort func()) error {
+// ended cleanly (EOF) and everything was written. While g is closed (the
+// link frozen) what was read waits.
+func pump(ctx context.Context, l *link, g *gate, dst, src net.Conn, abort func()) error {
 	slots := make(chan []byte, pipelineDepth) // free buffers; nil = not allocated yet
 	for range pipelineDepth {
 		slots <- nil
@@ -38,7 +39,7 @@ func pump(ctx context.Context, l *link, dst, src net.Conn, abort func()) error {
 	werr := make(chan error, 1)
 	go func() { werr <- writeChunks(l, dst, full, slots, abort) }()
 
-	rerr := readChunks(ctx, l, src, full, slots)
+	rerr := readChunks(ctx, l, g, src, full, slots)
 	close(full)
 	if err := <-werr; err != nil {
 		return err
@@ -56,7 +57,7 @@ func pump(ctx context.Context, l *link, dst, src net.Conn, abort func()) error {
 
 // readChunks reads src into free buffers and queues them on full, paying the
 // limiter first. It returns nil at EOF.
-func readChunks(ctx context.Context, l *link, src net.Conn, full chan<- []byte, slots chan []byte) error {
+func readChunks(ctx context.Context, l *link, g *gate, src net.Conn, full chan<- []byte, slots chan []byte) error {
 	grown := firstChunk
 	for {
 		buf := <-slots
@@ -67,6 +68,9 @@ func readChunks(ctx context.Context, l *link, src net.Conn, full chan<- []byte, 
 		}
 		k, err := src.Read(buf[:n])
 		if k > 0 {
+			if werr := g.wait(ctx); werr != nil {
+				return werr
+			}
 			if lim != nil {
 				if werr := waitTokens(ctx, lim, k); werr != nil {
 					return werr
