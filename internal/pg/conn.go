@@ -73,7 +73,10 @@ func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
 // Close ends the session.
 func (c *Conn) Close() {
 	if c != nil && c.Conn != nil {
-		c.Conn.Close(context.Background())
+		// Bounded: on a frozen path even the goodbye may not get out.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		c.Conn.Close(ctx)
 	}
 }
 

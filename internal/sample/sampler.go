@@ -192,16 +192,28 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording
 	}
 }
 
+// readTimeout bounds one tick's reads on a side (and a reconnect): the
+// server cancels a slow statement after its statement_timeout, so a read
+// still unanswered a second later is on a dead or frozen connection (a
+// path that drops packets without a FIN or RST), which would otherwise
+// hold the tick until the window ends.
+const readTimeout = pg.DefaultStatementTimeout + time.Second
+
 // read does tick k on one side, reconnecting after a failure. It reports
 // whether the side answered.
 func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o Options) bool {
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
+	// The positions (one round trip) and a reconnect answer within
+	// readTimeout; the best-effort reads after them get their own.
+	runCtx := ctx
+	ctx, cancel := context.WithTimeoutCause(runCtx, readTimeout, noAnswer(readTimeout))
+	defer cancel()
 	if s.conn == nil {
 		c, err := s.connect(ctx, s.name)
 		if err != nil {
-			if ctx.Err() == nil && s.gapFrom.IsZero() {
-				s.gapFrom, s.gapErr = tk.At, pg.Redact(err.Error())
+			if runCtx.Err() == nil && s.gapFrom.IsZero() {
+				s.gapFrom, s.gapErr = tk.At, gapCause(ctx, err)
 			}
 			return false
 		}
@@ -218,16 +230,20 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 			// progress (a timeout of pg_blocking_pids) leaves those out
 			// of this tick instead of losing the tick; a broken
 			// connection fails the next tick's reads.
-			tk.Blockers, _ = readBlockers(ctx, s.conn, pidList(keys))
-			tk.Copies, _ = readCopyProgress(ctx, s.conn, syncPIDs(keys))
+			bctx, cancel := context.WithTimeout(runCtx, readTimeout)
+			tk.Blockers, _ = readBlockers(bctx, s.conn, pidList(keys))
+			cancel()
+			bctx, cancel = context.WithTimeout(runCtx, readTimeout)
+			tk.Copies, _ = readCopyProgress(bctx, s.conn, syncPIDs(keys))
+			cancel()
 		}
 	}
 	if err != nil {
-		if ctx.Err() != nil {
+		if runCtx.Err() != nil {
 			return false
 		}
 		if s.gapFrom.IsZero() {
-			s.gapFrom, s.gapErr = tk.At, pg.Redact(err.Error())
+			s.gapFrom, s.gapErr = tk.At, gapCause(ctx, err)
 		}
 		s.conn.Close()
 		s.conn = nil
@@ -250,7 +266,10 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 	// After the positions and /proc, so that those stay on the tick.
 	if !o.NoBurst && k%burstEvery == 0 {
 		// Best effort, as above: a failed burst leaves this tick without one.
-		if ms, err := readBurst(ctx, s.conn); err == nil {
+		bctx, cancel := context.WithTimeout(runCtx, readTimeout)
+		ms, err := readBurst(bctx, s.conn)
+		cancel()
+		if err == nil {
 			if s.name == Publisher {
 				tk.PubBurst = ms
 			} else {
@@ -259,6 +278,24 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 		}
 	}
 	return true
+}
+
+// noAnswer is why a read timed out on the client's side: no answer
+// within its duration.
+type noAnswer time.Duration
+
+func (d noAnswer) Error() string {
+	return fmt.Sprintf("no answer within %s (a frozen or broken network path: the server cancels a slow statement after %s)", time.Duration(d), pg.DefaultStatementTimeout)
+}
+
+// gapCause is the redacted cause of a failed read: noAnswer when the
+// read's own timeout cut it.
+func gapCause(ctx context.Context, err error) string {
+	var na noAnswer
+	if errors.As(context.Cause(ctx), &na) {
+		return na.Error()
+	}
+	return pg.Redact(err.Error())
 }
 
 // pidList returns the backends' pids.
@@ -374,7 +411,7 @@ var errNoConn = errors.New("no connection until the next tick")
 // probe runs one batch on the side's connection (see withConn).
 func (s *session) probe(ctx context.Context, pids []int32, n int, interval time.Duration) ([]Probe, error) {
 	var p []Probe
-	err := s.withConn(ctx, probeBatch+5*time.Second, func(qctx context.Context) (err error) {
+	err := s.withConn(ctx, probeBatch+readTimeout, func(qctx context.Context) (err error) {
 		p, err = readWaitBatch(qctx, s.conn, s.name, pids, n, interval)
 		return err
 	})
@@ -385,7 +422,7 @@ func (s *session) probe(ctx context.Context, pids []int32, n int, interval time.
 // read; a failure drops the connection as a failed probe does.
 func (s *session) readHistory(ctx context.Context, pids []int32) ([]Probe, error) {
 	var p []Probe
-	err := s.withConn(ctx, 5*time.Second, func(qctx context.Context) error {
+	err := s.withConn(ctx, readTimeout, func(qctx context.Context) error {
 		var newest time.Time
 		var err error
 		if p, newest, err = readHistory(qctx, s.conn, s.name, pids, s.histSince); err == nil {
@@ -406,13 +443,13 @@ func (s *session) withConn(ctx context.Context, timeout time.Duration, read func
 	if s.conn == nil {
 		return errNoConn
 	}
-	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	qctx, cancel := context.WithTimeoutCause(context.WithoutCancel(ctx), timeout, noAnswer(timeout))
 	defer cancel()
 	at := time.Now()
 	err := read(qctx)
 	if err != nil {
 		if s.gapFrom.IsZero() {
-			s.gapFrom, s.gapErr = at, pg.Redact(err.Error())
+			s.gapFrom, s.gapErr = at, gapCause(qctx, err)
 		}
 		s.conn.Close()
 		s.conn = nil
