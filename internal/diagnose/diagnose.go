@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/pg"
@@ -56,7 +54,7 @@ func Run(ctx context.Context, o Options) (report.Report, *sample.Recording, erro
 		return report.Report{}, nil, err
 	}
 	connect := o.Connector()
-	slots, err := preflight(ctx, connect, o)
+	slots, err := Preflight(ctx, connect, o)
 	if err != nil {
 		return report.Report{}, nil, err
 	}
@@ -90,106 +88,6 @@ func (o Options) SampleOptions(d time.Duration) sample.Options {
 		}
 	}
 	return so
-}
-
-// Preflight checks both servers (wal_level, slots, subscriptions) with
-// connect and returns the slots to diagnose (nil: every logical slot).
-func Preflight(ctx context.Context, connect sample.Connector, o Options) ([]string, error) {
-	return preflight(ctx, connect, o)
-}
-
-// preflight checks both servers once: wal_level, slots, subscriptions, and
-// resolves which slots to diagnose.
-func preflight(ctx context.Context, connect sample.Connector, o Options) ([]string, error) {
-	pub, err := connect(ctx, sample.Publisher)
-	if err != nil {
-		return nil, err
-	}
-	defer pub.Close()
-	var level string
-	if err := pub.QueryRow(ctx, pg.Marker+"SELECT current_setting('wal_level')").Scan(&level); err != nil {
-		return nil, fmt.Errorf("publisher: read wal_level: %w", pg.RedactErr(err))
-	}
-	var inRecovery bool
-	_ = pub.QueryRow(ctx, pg.Marker+"SELECT pg_is_in_recovery()").Scan(&inRecovery)
-	if level != "logical" && !inRecovery {
-		return nil, fmt.Errorf("publisher has wal_level = %s: logical replication needs wal_level = logical (ALTER SYSTEM SET wal_level = logical; then restart)", level)
-	}
-	rows, err := pub.Query(ctx, pg.Marker+"SELECT slot_name FROM pg_replication_slots WHERE slot_type = 'logical' ORDER BY 1")
-	if err != nil {
-		return nil, fmt.Errorf("publisher: list slots: %w", pg.RedactErr(err))
-	}
-	all, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("publisher: list slots: %w", pg.RedactErr(err))
-	}
-	want := o.Slot
-	if o.Subscriber != "" {
-		sub, err := connect(ctx, sample.Subscriber)
-		if err != nil {
-			return nil, err
-		}
-		defer sub.Close()
-		var n int
-		if err := sub.QueryRow(ctx, pg.Marker+"SELECT count(*) FROM pg_subscription WHERE subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())").Scan(&n); err != nil {
-			return nil, fmt.Errorf("subscriber: list subscriptions: %w", pg.RedactErr(err))
-		}
-		if n == 0 {
-			return nil, fmt.Errorf("%w: the subscriber's database has no subscription (connect to the database where CREATE SUBSCRIPTION ran)", ErrNothingToDiagnose)
-		}
-		if o.Subscription != "" {
-			var slot string
-			err := sub.QueryRow(ctx, pg.Marker+"SELECT coalesce(subslotname, '') FROM pg_subscription WHERE subname = $1", o.Subscription).Scan(&slot)
-			if err != nil {
-				return nil, fmt.Errorf("subscriber: no subscription named %q in this database", o.Subscription)
-			}
-			want = slot
-		}
-		if err := slotsMissing(ctx, sub, all, o.Subscription); err != nil {
-			return nil, err
-		}
-	} else if o.Subscription != "" {
-		return nil, fmt.Errorf("--subscription needs --subscriber")
-	}
-	if len(all) == 0 {
-		return nil, fmt.Errorf("%w: the publisher has no logical replication slot (is this the publisher? CREATE SUBSCRIPTION makes one)", ErrNothingToDiagnose)
-	}
-	if want == "" {
-		return nil, nil
-	}
-	for _, s := range all {
-		if s == want {
-			return []string{want}, nil
-		}
-	}
-	return nil, fmt.Errorf("%w: the publisher has no logical slot %q (it has: %v)", ErrNothingToDiagnose, want, all)
-}
-
-// ErrSlotMissing means an enabled subscription uses a slot the publisher
-// does not have: its apply worker fails to start streaming until it does.
-var ErrSlotMissing = errors.New("a subscription's slot is missing")
-
-// slotsMissing names the first enabled subscription of the subscriber's
-// database (only name, when set) whose slot is not among the publisher's
-// logical slots.
-func slotsMissing(ctx context.Context, sub *pg.Conn, have []string, name string) error {
-	rows, err := sub.Query(ctx, pg.Marker+`SELECT subname, subslotname FROM pg_subscription
-		WHERE subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-		AND subenabled AND subslotname IS NOT NULL AND ($1 = '' OR subname = $1) ORDER BY 1`, name)
-	if err != nil {
-		return fmt.Errorf("subscriber: list subscriptions: %w", pg.RedactErr(err))
-	}
-	subs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct{ Name, Slot string }])
-	if err != nil {
-		return fmt.Errorf("subscriber: list subscriptions: %w", pg.RedactErr(err))
-	}
-	for _, s := range subs {
-		if !slices.Contains(have, s.Slot) {
-			return fmt.Errorf("%w: subscription %s uses slot %q, which the publisher does not have (dropped, or this is another publisher): its apply worker fails until the slot exists; the changes since it was dropped are lost to the subscriber, so recreate the slot and resynchronise the tables, or recreate the subscription",
-				ErrSlotMissing, s.Name, s.Slot)
-		}
-	}
-	return nil
 }
 
 // Build turns a recording into a report: one classified path per slot

@@ -86,16 +86,14 @@ func Run(ctx context.Context, o Options) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			up := map[string]bool{}
+			up, failing := map[string]bool{}, ""
 			// A pair whose watching fails in a way lagscope did not foresee
 			// is started again after a pause: the others keep being served.
 			for ctx.Err() == nil {
 				watchPair(ctx, o.Log, p, func(u monitor.Update) {
 					col.Update(u)
 					logChanges(o.Log, u, up, p.Diagnose.Subscriber != "")
-					if u.Err != nil {
-						o.Log.Debug("step failed", "pair", u.Pair, "error", u.Err.Error())
-					}
+					failing = logFailure(o.Log, u, failing)
 				})
 				select {
 				case <-ctx.Done():
@@ -131,6 +129,22 @@ func watchPair(ctx context.Context, log *slog.Logger, p monitor.Options, publish
 		}
 	}()
 	monitor.Run(ctx, p, publish)
+}
+
+// logFailure logs a failed step's error once while it stays the same, and
+// the first step that works after it; it returns the error now logged.
+func logFailure(log *slog.Logger, u monitor.Update, failing string) string {
+	switch {
+	case u.Err != nil && u.Err.Error() != failing:
+		log.Warn("step failed", "pair", u.Pair, "error", u.Err.Error())
+		return u.Err.Error()
+	case u.Err != nil:
+		log.Debug("step failed", "pair", u.Pair, "error", u.Err.Error())
+		return failing
+	case failing != "":
+		log.Info("steps work again", "pair", u.Pair)
+	}
+	return ""
 }
 
 // logChanges logs a server reached or lost, once per change.

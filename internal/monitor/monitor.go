@@ -169,11 +169,12 @@ func (w *watcher) failed(u Update, err error) Update {
 	for side, why := range w.down {
 		u.Down[side] = why
 	}
-	if len(u.Down) == 0 && !errors.Is(err, diagnose.ErrNothingToDiagnose) {
+	answered := errors.Is(err, diagnose.ErrNothingToDiagnose) || errors.Is(err, diagnose.ErrInRecovery)
+	if len(u.Down) == 0 && !answered {
 		// Connected but could not read (privileges, wal_level): blame the
 		// publisher, where preflight and sampling start. A server with no
-		// slot (or subscription) left answered: it is up, with nothing to
-		// watch (Err says so).
+		// slot (or subscription) left, or a standby, answered: it is up,
+		// with nothing to watch (Err says so).
 		u.Down[sample.Publisher] = pg.Redact(err.Error())
 	}
 	return u
