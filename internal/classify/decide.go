@@ -20,6 +20,9 @@ func decide(in Input, st []Stage) Verdict {
 		v.Cause = cause
 		return v
 	}
+	if v, ok := frozenLink(in, ws, ap); ok {
+		return v
+	}
 	if s.Walsender.Probes+s.Apply.Probes < MinProbes && !nothingMoves(in) {
 		v := newVerdict(Inconclusive, 0.3, fmt.Sprintf("only %d wait-event probes of the walsender and %d of the apply worker", s.Walsender.Probes, s.Apply.Probes))
 		v.Cause = "too few probes: sample longer"

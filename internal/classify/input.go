@@ -3,6 +3,7 @@ package classify
 import (
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/measure"
@@ -50,6 +51,10 @@ type Input struct {
 	// Reported is what the consumer last reported to the walsender (nil
 	// without a walsender at the window's end).
 	Reported *Reported
+	// SilentS is how long the apply worker was seen receiving nothing
+	// (its last_msg_receipt_time stood still from the first tick to the
+	// last, one worker throughout), seconds; 0 when it received anything.
+	SilentS float64
 }
 
 // Reported is how far the positions a consumer reports (pg_stat_replication
@@ -94,6 +99,7 @@ func inputFor(rec *sample.Recording, slot string) Input {
 	in.Gaps = len(rec.Gaps)
 	var first, last *sample.Slot
 	var firstSub, lastSub *sample.Sub
+	var firstSubAt, lastSubAt time.Time
 	var e txnEnds
 	var lags []int64
 	lastPID := -1
@@ -116,9 +122,10 @@ func inputFor(rec *sample.Recording, slot string) Input {
 			for j := range t.Subs {
 				if t.Subs[j].Slot == slot || (in.Sync != nil && t.Subs[j].OID == in.Sync.SubOID) {
 					if firstSub == nil {
-						firstSub = &t.Subs[j]
+						firstSub, firstSubAt = &t.Subs[j], t.At
 					}
 					s := &t.Subs[j]
+					lastSubAt = t.At
 					if lastPID >= 0 && s.WorkerPID != lastPID {
 						in.WorkerChanges++
 					}
@@ -137,6 +144,9 @@ func inputFor(rec *sample.Recording, slot string) Input {
 		in.ApplyErrors = lastSub.ApplyErrors - firstSub.ApplyErrors
 		in.SyncErrors = lastSub.SyncErrors - firstSub.SyncErrors
 		in.NotReady = lastSub.NotReady
+		if in.WorkerChanges == 0 && lastSub.WorkerPID != 0 && sameTime(firstSub.LastMsgReceiptAt, lastSub.LastMsgReceiptAt) {
+			in.SilentS = lastSubAt.Sub(firstSubAt).Seconds()
+		}
 	}
 	in.MedianLag = median(lags)
 	in.FlushLagS = flushLag(rec, last)
@@ -154,6 +164,9 @@ func inputFor(rec *sample.Recording, slot string) Input {
 	in.Txn = largeTxn(e)
 	return in
 }
+
+// sameTime reports two times both known and equal.
+func sameTime(a, b *time.Time) bool { return a != nil && b != nil && a.Equal(*b) }
 
 // sentOf is the sent_lsn of the walsender pid at tick t (0 when none).
 func sentOf(t *sample.Tick, pid int) lsn.LSN {

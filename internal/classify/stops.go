@@ -1,6 +1,9 @@
 package classify
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // configStall says why nothing can move whatever the processes do, or ""
 // when the path is configured to run.
@@ -54,4 +57,33 @@ func lostCause(reason string) string {
 func nothingMoves(in Input) bool {
 	s := in.Summary
 	return s.Progress() <= 0 && s.Generated > 0 && in.MedianLag > CaughtUpLag
+}
+
+// FrozenAfter is how long an apply worker that waits for data must have
+// received nothing, while the walsender was blocked writing to it, for the
+// connection between them to count as frozen.
+const FrozenAfter = 3.0
+
+// frozenLink names a replication connection that carries nothing: the
+// walsender is blocked writing to its socket, the apply worker waits for
+// data, and the worker received no message (not even a keepalive) for the
+// whole window while WAL was generated. A slow link still delivers (the
+// receipt time moves); an apply worker that holds up the socket itself
+// (a lock, a busy CPU) is not waiting for data.
+func frozenLink(in Input, ws, ap Stage) (Verdict, bool) {
+	s := in.Summary
+	if !in.HasSubscriber || in.SilentS < FrozenAfter || s.Generated <= 0 || s.Consumed > 0 ||
+		!ws.Known() || ws.Blocked < LinkBlocked || !ap.Known() || ap.Starved < MostProbes {
+		return Verdict{}, false
+	}
+	v := newVerdict(Stalled, math.Min(0.9, confidence(ws.Blocked-LinkBlocked, ap.Starved-MostProbes)),
+		fmt.Sprintf("the apply worker received nothing for %s (last_msg_receipt_time stood still) while %.1f MB/s of WAL was generated", secs(in.SilentS), mb(s.Generated)),
+		fmt.Sprintf("walsender blocked on the socket (%s) %s of the time; apply worker waiting for data (%s) in %s of probes", evWriteData, pct(ws.Blocked), evApplyMain, pct(ap.Starved)))
+	v.Cause = "the replication connection carries nothing: the walsender cannot write to it and the subscriber receives nothing, as when a network path drops packets without closing the connection (lost firewall or NAT state, a hung proxy); the walsender ends it after wal_sender_timeout (60 s by default) and the subscription connects again"
+	v.Helps = []string{
+		"find what holds the path between publisher and subscriber (firewall or NAT idle timeouts, a proxy or load balancer)",
+		"a shorter wal_sender_timeout and wal_receiver_timeout, or TCP keepalives in the subscription's connection string (keepalives_idle=...), notice a dead connection sooner",
+	}
+	v.NotHelps = []string{"more bandwidth: the link carries nothing, not too little", "CPU or schema changes on either side"}
+	return v, true
 }
