@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/labtest"
@@ -29,15 +29,25 @@ const (
 )
 
 // fault is one row of the fault matrix: what breaks (apply, undone by the
-// function it returns; nil when nothing needs undoing), optionally at a
-// moment inside the window (during, 2 s in), and what diagnose may answer.
+// function it returns; nil when nothing needs undoing), or what breaks at a
+// moment inside the window (during, 2 s in, undone when the row ends), and
+// what diagnose and the exporter may answer.
 type fault struct {
 	name   string
-	apply  func(t *testing.T, p *lab.Pair) (undo func())
-	during func(t *testing.T, p *lab.Pair)
+	apply  func(t *testing.T, e *faultEnv) (undo func())
+	during func(t *testing.T, e *faultEnv) (undo func())
+	// target are the servers diagnose is pointed at (nil: the pair's,
+	// through lagscope's links).
+	target func(e *faultEnv) (pub, sub string)
 	// exits are the exit codes allowed; want, text the output must hold.
 	exits []int
 	want  string
+	// shows is what the exporter (watching the pair throughout) must serve
+	// while the fault lasts; nil: that it answers.
+	shows *metricWant
+	// record names the state whose samples the run saves in
+	// $LAGSCOPE_RECORD_DIR (as <record>-pg<major>-diag.json), when set.
+	record string
 }
 
 // outcome is what one diagnose run did.
@@ -50,81 +60,140 @@ type outcome struct {
 
 // TestIntegrationFaultMatrix breaks a lab pair in the ways production
 // pairs break, one at a time, and runs diagnose as a pg_monitor role
-// against each: no panic, no hang past the window and its timeouts, and
-// either a report that names what was lost or a one-line error with its
-// documented exit code (docs/reliability.md holds the table this logs).
+// against each, while an exporter watches the pair as the same role: no
+// panic, no hang past the window and its timeouts, and either a report
+// that names what was lost or a one-line error with its documented exit
+// code; the exporter keeps answering, shows the fault, and recovers once
+// it is undone (docs/reliability.md holds the table this logs).
 func TestIntegrationFaultMatrix(t *testing.T) {
 	bin := buildLagscope(t)
-	p := labpair.Up(t, "caught-up")
-	ctx := context.Background()
+	p := labpair.Up(t, "caught-up", func(o *lab.PairOptions) { o.Link = true })
 	for _, c := range []string{p.Pub.ConnString(lab.Database), p.Sub.ConnString(lab.Database)} {
 		exec1(t, c, "CREATE ROLE "+monitorRole+" LOGIN IN ROLE pg_monitor")
 	}
-	faults := []fault{
-		{name: "none (baseline)", exits: []int{0, 1}, want: "lab_sub"},
-		{name: "subscription disabled", exits: []int{1}, want: "disabled",
-			apply: func(t *testing.T, p *lab.Pair) func() {
-				exec1(t, p.Sub.ConnString(lab.Database), "ALTER SUBSCRIPTION lab_sub DISABLE")
-				return func() { exec1(t, p.Sub.ConnString(lab.Database), "ALTER SUBSCRIPTION lab_sub ENABLE") }
-			}},
-		{name: "pg_monitor revoked", exits: []int{2}, want: "pg_monitor",
-			apply: func(t *testing.T, p *lab.Pair) func() {
-				exec1(t, p.Pub.ConnString(lab.Database), "REVOKE pg_monitor FROM "+monitorRole)
-				return func() { exec1(t, p.Pub.ConnString(lab.Database), "GRANT pg_monitor TO "+monitorRole) }
-			}},
-		{name: "statement timeout hit (pg_subscription locked on the subscriber)", exits: []int{0, 1, 2}, want: "",
-			apply: func(t *testing.T, p *lab.Pair) func() {
-				return holdOpen(t, p.Sub.ConnString(lab.Database), "LOCK TABLE pg_catalog.pg_subscription IN ACCESS EXCLUSIVE MODE")
-			}},
-		{name: "max_connections exhausted on the publisher", exits: []int{2}, want: "max_connections",
-			apply: func(t *testing.T, p *lab.Pair) func() {
-				return exhaust(t, p.Pub.ConnString(lab.Database)+" user="+monitorRole)
-			}},
-		{name: "publisher restarted inside the window", exits: []int{0, 1}, want: "publisher",
-			during: func(t *testing.T, p *lab.Pair) { restart(t, p.Pub.Stop, p.Pub.StartAgain) }},
-		{name: "subscriber restarted inside the window", exits: []int{0, 1}, want: "subscriber",
-			during: func(t *testing.T, p *lab.Pair) { restart(t, p.Sub.Stop, p.Sub.StartAgain) }},
-		// Last: it leaves the pair without its slot.
-		{name: "slot dropped", exits: []int{2}, want: `uses slot "lab_sub", which the publisher does not have`,
-			apply: func(t *testing.T, p *lab.Pair) func() {
-				exec1(t, p.Sub.ConnString(lab.Database), "ALTER SUBSCRIPTION lab_sub DISABLE")
-				waitInactive(t, p.Pub.ConnString(lab.Database), "lab_sub")
-				exec1(t, p.Pub.ConnString(lab.Database), "SELECT pg_drop_replication_slot('lab_sub')")
-				exec1(t, p.Sub.ConnString(lab.Database), "ALTER SUBSCRIPTION lab_sub ENABLE")
-				return nil
-			}},
-	}
+	e := newFaultEnv(t, p)
+	x := startFaultExporter(t, bin, e)
+	x.untilUp(t)
 	var table []string
-	for _, f := range faults {
+	for _, f := range faults() {
 		t.Run(f.name, func(t *testing.T) {
 			if f.apply != nil {
-				if undo := f.apply(t, p); undo != nil {
+				if undo := f.apply(t, e); undo != nil {
 					defer undo()
 				}
 			}
-			o := runDiagnose(ctx, t, bin, p, f.during)
+			pub, sub := e.pubDSN(), e.subDSN()
+			if f.target != nil {
+				pub, sub = f.target(e)
+			}
+			var during func()
 			if f.during != nil {
+				during = func() {
+					if undo := f.during(t, e); undo != nil {
+						t.Cleanup(undo)
+					}
+				}
+			}
+			args := []string{"diagnose", "--publisher", pub, "--subscriber", sub, "--duration", faultWindow.String()}
+			if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && f.record != "" {
+				name := fmt.Sprintf("%s-pg%d-diag.json", f.record, labtest.Servers(t).Version.Major)
+				args = append(args, "--save-samples", filepath.Join(dir, name))
+			}
+			o := runDiagnose(t, bin, args, during)
+			if o.stdout != "" {
 				t.Logf("report:\n%s", o.stdout)
 			}
-			row := fmt.Sprintf("| %s | %d | %.1f s | %s |", f.name, o.exit, o.took.Seconds(), firstLine(o))
+			shown := x.check(t, f.shows)
+			row := fmt.Sprintf("| %s | %d | %.1f s | %s | %s |", f.name, o.exit, o.took.Seconds(), firstLine(o), shown)
 			table = append(table, row)
 			t.Log(row)
 			checkOutcome(t, f, o)
 		})
+		if f.name != lastFault {
+			// Undone: the subscription streams again, the exporter
+			// reaches both servers and steps.
+			t.Run(f.name+": the pair and the exporter recover", func(t *testing.T) {
+				waitStreaming(t, p.Pub.ConnString(lab.Database), "lab_sub")
+				x.untilUp(t)
+			})
+		}
 	}
+	x.stop(t)
 	t.Logf("fault matrix on PostgreSQL %s:\n%s", labtest.Servers(t).Version, strings.Join(table, "\n"))
 }
 
-// runDiagnose runs diagnose against the pair as monitorRole, calling
-// during 2 s into the window.
-func runDiagnose(ctx context.Context, t *testing.T, bin string, p *lab.Pair, during func(*testing.T, *lab.Pair)) outcome {
+// lastFault leaves the pair broken (its slot dropped): it comes last.
+const lastFault = "slot dropped"
+
+// faults are the matrix's rows, in the order they run.
+func faults() []fault {
+	up := func(server string, v float64) *metricWant {
+		return &metricWant{name: "lagscope_up", labels: map[string]string{"server": server}, value: v}
+	}
+	verdict := func(v string) *metricWant {
+		return &metricWant{name: "lagscope_verdict", labels: map[string]string{"verdict": v}, value: 1}
+	}
+	return []fault{
+		{name: "none (baseline)", exits: []int{0, 1}, want: "lab_sub", shows: up("subscriber", 1)},
+		{name: "subscription disabled", exits: []int{1}, want: "disabled", shows: verdict("stalled"),
+			apply: func(t *testing.T, e *faultEnv) func() {
+				exec1(t, e.p.Sub.ConnString(lab.Database), "ALTER SUBSCRIPTION lab_sub DISABLE")
+				return func() { exec1(t, e.p.Sub.ConnString(lab.Database), "ALTER SUBSCRIPTION lab_sub ENABLE") }
+			}},
+		{name: "pg_monitor revoked", exits: []int{2}, want: "pg_monitor", shows: up("publisher", 0),
+			apply: func(t *testing.T, e *faultEnv) func() {
+				exec1(t, e.p.Pub.ConnString(lab.Database), "REVOKE pg_monitor FROM "+monitorRole)
+				return func() { exec1(t, e.p.Pub.ConnString(lab.Database), "GRANT pg_monitor TO "+monitorRole) }
+			}},
+		{name: "statement timeout hit (pg_subscription locked on the subscriber)", exits: []int{0, 1, 2}, shows: up("subscriber", 0),
+			apply: func(t *testing.T, e *faultEnv) func() {
+				return holdOpen(t, e.p.Sub.ConnString(lab.Database), "LOCK TABLE pg_catalog.pg_subscription IN ACCESS EXCLUSIVE MODE")
+			}},
+		// The exporter keeps the session it had (it may show up 1).
+		{name: "max_connections exhausted on the publisher", exits: []int{2}, want: "max_connections",
+			apply: func(t *testing.T, e *faultEnv) func() {
+				return exhaust(t, e.p.Pub.ConnString(lab.Database)+" user="+monitorRole)
+			}},
+		{name: "link to the publisher cut inside the window", exits: []int{0, 1}, want: "publisher not sampled", shows: up("publisher", 0),
+			during: func(t *testing.T, e *faultEnv) func() { e.pubLink.Cut(); return e.pubLink.Restore }},
+		{name: "link to the publisher frozen inside the window (no FIN)", exits: []int{0, 1}, want: "publisher not sampled", shows: up("publisher", 0),
+			during: func(t *testing.T, e *faultEnv) func() { e.pubLink.Freeze(); return e.pubLink.Restore }},
+		{name: "link to the subscriber frozen inside the window (no FIN)", exits: []int{0, 1}, want: "subscriber not sampled", shows: up("subscriber", 0),
+			during: func(t *testing.T, e *faultEnv) func() { e.subLink.Freeze(); return e.subLink.Restore }},
+		{name: "replication link cut", exits: []int{1}, want: "stalled", shows: verdict("stalled"),
+			apply: func(t *testing.T, e *faultEnv) func() { e.p.Proxy.Cut(); return e.p.Proxy.Restore }},
+		{name: "replication link frozen (no FIN)", exits: []int{1}, want: "the replication connection carries nothing", shows: verdict("stalled"), record: "frozen-link",
+			apply: func(t *testing.T, e *faultEnv) func() { e.p.Proxy.Freeze(); return e.p.Proxy.Restore }},
+		// After the rows that need the load: a restart of the publisher
+		// (and the copy a standby is made from) ends it.
+		{name: "publisher restarted inside the window", exits: []int{0, 1}, want: "publisher",
+			during: func(t *testing.T, e *faultEnv) func() { restart(t, e.p.Pub.Stop, e.p.Pub.StartAgain); return nil }},
+		{name: "subscriber restarted inside the window", exits: []int{0, 1}, want: "subscriber",
+			during: func(t *testing.T, e *faultEnv) func() { restart(t, e.p.Sub.Stop, e.p.Sub.StartAgain); return nil }},
+		{name: "publisher is a standby (in recovery)", exits: []int{2}, want: "in recovery",
+			apply:  func(t *testing.T, e *faultEnv) func() { return e.addStandby(t, e.p.Pub) },
+			target: func(e *faultEnv) (string, string) { return e.standbyDSN(), e.subDSN() }},
+		{name: "subscriber is a standby (in recovery)", exits: []int{2}, want: "in recovery",
+			apply:  func(t *testing.T, e *faultEnv) func() { return e.addStandby(t, e.p.Sub) },
+			target: func(e *faultEnv) (string, string) { return e.pubDSN(), e.standbyDSN() }},
+		{name: lastFault, exits: []int{2}, want: `uses slot "lab_sub", which the publisher does not have`, shows: verdict("stalled"),
+			apply: func(t *testing.T, e *faultEnv) func() {
+				exec1(t, e.p.Sub.ConnString(lab.Database), "ALTER SUBSCRIPTION lab_sub DISABLE")
+				waitInactive(t, e.p.Pub.ConnString(lab.Database), "lab_sub")
+				exec1(t, e.p.Pub.ConnString(lab.Database), "SELECT pg_drop_replication_slot('lab_sub')")
+				exec1(t, e.p.Sub.ConnString(lab.Database), "ALTER SUBSCRIPTION lab_sub ENABLE")
+				return nil
+			}},
+	}
+}
+
+// runDiagnose runs lagscope with args (diagnose), calling during (when
+// not nil) 2 s after it started.
+func runDiagnose(t *testing.T, bin string, args []string, during func()) outcome {
 	t.Helper()
-	cctx, cancel := context.WithTimeout(ctx, faultWindow+faultSlack+30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), faultWindow+faultSlack+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, bin, "diagnose",
-		"--publisher", p.Pub.ConnString(lab.Database)+" user="+monitorRole,
-		"--subscriber", p.Sub.ConnString(lab.Database)+" user="+monitorRole,
-		"--duration", faultWindow.String())
+	cmd := exec.CommandContext(ctx, bin, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	start := time.Now()
@@ -133,7 +202,7 @@ func runDiagnose(ctx context.Context, t *testing.T, bin string, p *lab.Pair, dur
 	}
 	if during != nil {
 		time.Sleep(2 * time.Second)
-		during(t, p)
+		during()
 	}
 	err := cmd.Wait()
 	o := outcome{took: time.Since(start), stdout: out.String(), stderr: errOut.String()}
@@ -185,91 +254,4 @@ func firstLine(o outcome) string {
 		}
 	}
 	return "(no verdict line)"
-}
-
-func exec1(t *testing.T, dsn, stmt string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := lab.Exec(ctx, dsn, stmt); err != nil {
-		t.Fatalf("%s: %v", stmt, err)
-	}
-}
-
-// holdOpen runs stmt in a transaction it keeps open until the returned
-// function ends it.
-func holdOpen(t *testing.T, dsn, stmt string) func() {
-	t.Helper()
-	ctx := context.Background()
-	c, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := c.Begin(ctx)
-	if err == nil {
-		_, err = tx.Exec(ctx, stmt)
-	}
-	if err != nil {
-		c.Close(ctx)
-		t.Fatalf("%s: %v", stmt, err)
-	}
-	return func() { tx.Rollback(ctx); c.Close(ctx) }
-}
-
-// exhaust opens sessions as dsn's role until the server refuses one, and
-// returns the function that closes them.
-func exhaust(t *testing.T, dsn string) func() {
-	t.Helper()
-	ctx := context.Background()
-	var conns []*pgx.Conn
-	closeAll := func() {
-		for _, c := range conns {
-			c.Close(ctx)
-		}
-	}
-	for range 1000 {
-		c, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			if strings.Contains(err.Error(), "too many") || strings.Contains(err.Error(), "remaining connection slots") {
-				t.Logf("the server refused session %d: %v", len(conns)+1, err)
-				return closeAll
-			}
-			closeAll()
-			t.Fatalf("session %d: %v", len(conns)+1, err)
-		}
-		conns = append(conns, c)
-	}
-	closeAll()
-	t.Fatal("1000 sessions and the server took them all")
-	return nil
-}
-
-// restart stops a server and starts it again a second later.
-func restart(t *testing.T, stop func() error, start func(context.Context) error) {
-	t.Helper()
-	if err := stop(); err != nil {
-		t.Fatalf("stop: %v", err)
-	}
-	time.Sleep(time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := start(ctx); err != nil {
-		t.Fatalf("start again: %v", err)
-	}
-}
-
-// waitInactive waits until slot has no walsender (at most 30 s).
-func waitInactive(t *testing.T, dsn, slot string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		active, err := lab.Query[bool](ctx, dsn, "SELECT coalesce(bool_or(active), false) FROM pg_replication_slots WHERE slot_name = '"+slot+"'")
-		cancel()
-		if err == nil && !active {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("slot %s still active after 30 s", slot)
 }

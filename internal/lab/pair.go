@@ -186,7 +186,9 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 		}
 		upstream := fmt.Sprintf("%s/.s.PGSQL.%d", p.Pub.SocketDir, p.Pub.Port)
 		listen := fmt.Sprintf("%s/.s.PGSQL.%d", linkDir, p.Pub.Port)
-		if p.Proxy, err = proxy.Start(ctx, proxy.Options{Listen: listen, Upstream: upstream, Rate: o.LinkRate}); err != nil {
+		// The link lives as long as the pair (Close ends it), not as long
+		// as the context that set the pair up.
+		if p.Proxy, err = proxy.Start(context.WithoutCancel(ctx), proxy.Options{Listen: listen, Upstream: upstream, Rate: o.LinkRate}); err != nil {
 			return p, fmt.Errorf("start link proxy: %w", err)
 		}
 		via = linkDir

@@ -131,9 +131,11 @@ func Run(ctx context.Context, s Scenario, o RunOptions) (*Result, error) {
 	return measureScenario(ctx, p, s, o)
 }
 
-// pairOptions sets what the scenario decides about the pair.
+// pairOptions sets what the scenario decides about the pair. A link the
+// caller asked for stays (at its rate), for tests that break it.
 func (s Scenario) pairOptions(o *PairOptions) {
-	o.Layout, o.Link, o.RowFilter, o.SubIndexes = s.Layout, s.Link, s.RowFilter, s.SubIndexes
+	o.Layout, o.RowFilter, o.SubIndexes = s.Layout, s.RowFilter, s.SubIndexes
+	o.Link = o.Link || s.Link
 	if s.FullIdentity {
 		o.ReplicaIdentityFull, o.SubNoKey = true, true
 	}

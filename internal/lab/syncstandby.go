@@ -44,7 +44,7 @@ func (p *Pair) AddSyncStandby(ctx context.Context, rate units.ByteRate, log io.W
 	}
 	upstream := fmt.Sprintf("%s/.s.PGSQL.%d", p.Sub.SocketDir, p.Sub.Port)
 	listen := fmt.Sprintf("%s/.s.PGSQL.%d", linkDir, p.Sub.Port)
-	if sb.link, err = proxy.Start(ctx, proxy.Options{Listen: listen, Upstream: upstream, Rate: rate}); err != nil {
+	if sb.link, err = proxy.Start(context.WithoutCancel(ctx), proxy.Options{Listen: listen, Upstream: upstream, Rate: rate}); err != nil {
 		return fmt.Errorf("start the standby's link: %w", err)
 	}
 	fmt.Fprintf(log, "lab: the subscriber gets a synchronous standby (%s) behind a %s link\n", SubStandbyName, rate)

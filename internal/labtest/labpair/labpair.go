@@ -15,18 +15,22 @@ import (
 )
 
 // Up brings up a pair of 50,000 rows in scenario, pinned to CPU 0
-// (publisher) and 1 (subscriber), skipping like labtest.Servers.
-func Up(t *testing.T, scenario string) *lab.Pair {
+// (publisher) and 1 (subscriber), skipping like labtest.Servers; each of
+// opts may change the pair's options first (e.g. give it a link).
+func Up(t *testing.T, scenario string, opts ...func(*lab.PairOptions)) *lab.Pair {
 	t.Helper()
 	dir, pgbench := labtest.PGBench(t)
 	s, err := lab.Lookup(scenario, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	po := lab.PairOptions{Bin: dir.Bin, PubCPUs: []int{0}, SubCPUs: []int{1}, Rows: 50_000, Binary: true, Streaming: "on"}
+	for _, o := range opts {
+		o(&po)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, load, err := lab.Up(ctx, s, lab.RunOptions{PGBench: pgbench, Duration: 10 * time.Second, Log: labtest.Log{T: t},
-		Pair: lab.PairOptions{Bin: dir.Bin, PubCPUs: []int{0}, SubCPUs: []int{1}, Rows: 50_000, Binary: true, Streaming: "on"}})
+	p, load, err := lab.Up(ctx, s, lab.RunOptions{PGBench: pgbench, Duration: 10 * time.Second, Log: labtest.Log{T: t}, Pair: po})
 	if err != nil {
 		t.Fatalf("lab up %s: %v", scenario, err)
 	}
