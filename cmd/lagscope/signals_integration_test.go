@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/pgbin"
+	"github.com/lagscope/lagscope/internal/proc"
 )
 
 // buildLagscope builds the binary once per test into a temporary directory.
@@ -69,15 +69,10 @@ func startLabRun(t *testing.T, bin, base string) (*exec.Cmd, *bytes.Buffer, []in
 	return nil, nil, nil
 }
 
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil && !zombie(pid) }
-
-func zombie(pid int) bool {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
+// alive reports whether pid runs (neither gone nor a zombie).
+func alive(pid int) bool {
+	fs, err := proc.NewFS("")
+	return err == nil && fs.Alive(pid)
 }
 
 // assertClean fails unless no server of servers runs and base holds no lab.
