@@ -53,36 +53,49 @@ type subFact struct {
 }
 
 // readFacts reads the facts from the publisher and, when subscriber, the
-// subscriber.
+// subscriber, each within pg.SetupTimeout.
 func readFacts(ctx context.Context, connect sample.Connector, subscriber bool) (facts, error) {
 	f := facts{subscriber: subscriber}
-	pub, err := connect(ctx, sample.Publisher)
-	if err != nil {
+	if err := readSide(ctx, connect, sample.Publisher, func(ctx context.Context, pub *pg.Conn) error {
+		if err := pub.QueryRow(ctx, pg.Marker+"SELECT current_setting('wal_level'), pg_is_in_recovery()").Scan(&f.walLevel, &f.pubInRecovery); err != nil {
+			return fmt.Errorf("read wal_level: %w", err)
+		}
+		var err error
+		if f.slots, err = collect[slotFact](ctx, pub, "SELECT slot_name, active FROM pg_replication_slots WHERE slot_type = 'logical' ORDER BY 1"); err != nil {
+			return fmt.Errorf("list slots: %w", err)
+		}
+		return nil
+	}); err != nil || !subscriber {
 		return f, err
 	}
-	defer pub.Close()
-	if err := pub.QueryRow(ctx, pg.Marker+"SELECT current_setting('wal_level'), pg_is_in_recovery()").Scan(&f.walLevel, &f.pubInRecovery); err != nil {
-		return f, fmt.Errorf("publisher: read wal_level: %w", pg.RedactErr(err))
-	}
-	if f.slots, err = collect[slotFact](ctx, pub, "SELECT slot_name, active FROM pg_replication_slots WHERE slot_type = 'logical' ORDER BY 1"); err != nil {
-		return f, fmt.Errorf("publisher: list slots: %w", pg.RedactErr(err))
-	}
-	if !subscriber {
-		return f, nil
-	}
-	sub, err := connect(ctx, sample.Subscriber)
+	err := readSide(ctx, connect, sample.Subscriber, func(ctx context.Context, sub *pg.Conn) error {
+		if err := sub.QueryRow(ctx, pg.Marker+"SELECT pg_is_in_recovery()").Scan(&f.subInRecovery); err != nil {
+			return fmt.Errorf("read pg_is_in_recovery(): %w", err)
+		}
+		var err error
+		if f.subs, err = collect[subFact](ctx, sub, `SELECT subname, coalesce(subslotname, ''), subenabled FROM pg_subscription
+			WHERE subdbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY 1`); err != nil {
+			return fmt.Errorf("list subscriptions: %w", err)
+		}
+		return nil
+	})
+	return f, err
+}
+
+// readSide opens a session to side and runs read on it, within
+// pg.SetupTimeout; read's error comes back as a redacted sample.SideError.
+func readSide(ctx context.Context, connect sample.Connector, side string, read func(context.Context, *pg.Conn) error) error {
+	ctx, cancel := pg.WithAnswerTimeout(ctx, pg.SetupTimeout)
+	defer cancel()
+	c, err := connect(ctx, side)
 	if err != nil {
-		return f, err
+		return err
 	}
-	defer sub.Close()
-	if err := sub.QueryRow(ctx, pg.Marker+"SELECT pg_is_in_recovery()").Scan(&f.subInRecovery); err != nil {
-		return f, fmt.Errorf("subscriber: read pg_is_in_recovery(): %w", pg.RedactErr(err))
+	defer c.Close()
+	if err := read(ctx, c); err != nil {
+		return &sample.SideError{Side: side, Err: pg.RedactErr(pg.Unanswered(ctx, err))}
 	}
-	if f.subs, err = collect[subFact](ctx, sub, `SELECT subname, coalesce(subslotname, ''), subenabled FROM pg_subscription
-		WHERE subdbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY 1`); err != nil {
-		return f, fmt.Errorf("subscriber: list subscriptions: %w", pg.RedactErr(err))
-	}
-	return f, nil
+	return nil
 }
 
 func collect[T any](ctx context.Context, c *pg.Conn, query string) ([]T, error) {

@@ -170,11 +170,18 @@ func (w *watcher) failed(u Update, err error) Update {
 		u.Down[side] = why
 	}
 	answered := errors.Is(err, diagnose.ErrNothingToDiagnose) || errors.Is(err, diagnose.ErrInRecovery)
-	if len(u.Down) == 0 && !answered {
-		// Connected but could not read (privileges, wal_level): blame the
-		// publisher, where preflight and sampling start. A server with no
-		// slot (or subscription) left, or a standby, answered: it is up,
-		// with nothing to watch (Err says so).
+	var side *sample.SideError
+	switch {
+	case len(u.Down) > 0:
+	case answered:
+		// A server with no slot (or subscription) left, or a standby,
+		// answered: it is up, with nothing to watch (Err says so).
+	case errors.As(err, &side):
+		// Connected, then could not read (privileges, no answer).
+		u.Down[side.Side] = pg.Redact(err.Error())
+	default:
+		// Connected but could not read (wal_level, a preflight query):
+		// blame the publisher, where preflight and sampling start.
 		u.Down[sample.Publisher] = pg.Redact(err.Error())
 	}
 	return u

@@ -70,3 +70,29 @@ func TestAServerWithNothingToWatchIsUpAndOneThatCannotBeReadIsDown(t *testing.T)
 		t.Errorf("an unreadable publisher: down %v, want it named", u.Down)
 	}
 }
+
+func TestTheSideThatFailedAfterConnectingIsTheOneDown(t *testing.T) {
+	w := &watcher{down: map[string]string{}}
+	cases := []struct {
+		name string
+		err  error
+		down []string // the sides named down
+	}{
+		{"a subscriber that stops answering", &sample.SideError{Side: sample.Subscriber, Err: errors.New("no answer within 11s")}, []string{sample.Subscriber}},
+		{"a publisher whose role lost pg_monitor", &sample.SideError{Side: sample.Publisher, Err: sample.ErrNoWaitVisibility}, []string{sample.Publisher}},
+		{"a standby given as the subscriber answered", fmt.Errorf("subscriber: %w: point --subscriber at the primary", diagnose.ErrInRecovery), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			u := w.failed(Update{Pair: "p"}, c.err)
+			if len(u.Down) != len(c.down) || u.Err == nil {
+				t.Fatalf("down %v (err %v), want %v and the step failed", u.Down, u.Err, c.down)
+			}
+			for _, side := range c.down {
+				if u.Down[side] == "" {
+					t.Errorf("down %v, want %s named", u.Down, side)
+				}
+			}
+		})
+	}
+}

@@ -58,9 +58,11 @@ func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
 		return nil, fmt.Errorf("connect to %s (%s): %w", role, describe(cfg), &RedactedError{Err: err, Text: connErrText(err)})
 	}
 	var num int
-	if err := c.QueryRow(ctx, Marker+"SELECT current_setting('server_version_num')::int").Scan(&num); err != nil {
+	qctx, cancel := WithAnswerTimeout(ctx, ReadTimeout)
+	defer cancel()
+	if err := c.QueryRow(qctx, Marker+"SELECT current_setting('server_version_num')::int").Scan(&num); err != nil {
 		c.Close(context.Background())
-		return nil, fmt.Errorf("read %s server version: %w", role, RedactErr(err))
+		return nil, fmt.Errorf("read %s server version: %w", role, RedactErr(Unanswered(qctx, err)))
 	}
 	v := pgversion.FromNum(num)
 	if v.Major < 13 {

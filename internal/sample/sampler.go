@@ -104,23 +104,10 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 	}
 	rec := &Recording{Version: RecordingVersion}
 	for _, s := range sides {
-		var err error
-		if s.conn, err = connect(ctx, s.name); err != nil {
-			closeAll(sides)
-			return nil, err
-		}
-		ok, err := checkVisibility(ctx, s.conn)
+		srv, err := s.open(ctx, o)
 		if err != nil {
 			closeAll(sides)
-			return nil, fmt.Errorf("%s: check the role's privileges: %w", s.name, err)
-		}
-		if !ok {
-			closeAll(sides)
-			return nil, fmt.Errorf("%s: %w", s.name, ErrNoWaitVisibility)
-		}
-		srv := Server{Version: s.conn.Version.String(), Major: s.conn.Version.Major}
-		if !o.NoWaitSampling && hasWaitSampling(ctx, s.conn) {
-			s.history, srv.WaitSource = true, WaitSampling
+			return nil, err
 		}
 		switch {
 		case o.Proc == nil:
@@ -166,6 +153,39 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 	return rec, nil
 }
 
+// open opens the side's session and checks what it can see, within
+// pg.SetupTimeout (a frozen path would otherwise hold it for ever).
+func (s *session) open(ctx context.Context, o Options) (Server, error) {
+	ctx, cancel := pg.WithAnswerTimeout(ctx, pg.SetupTimeout)
+	defer cancel()
+	var err error
+	if s.conn, err = s.connect(ctx, s.name); err != nil {
+		return Server{}, err
+	}
+	ok, err := checkVisibility(ctx, s.conn)
+	if err != nil {
+		return Server{}, &SideError{Side: s.name, Err: fmt.Errorf("check the role's privileges: %w", pg.Unanswered(ctx, err))}
+	}
+	if !ok {
+		return Server{}, &SideError{Side: s.name, Err: ErrNoWaitVisibility}
+	}
+	srv := Server{Version: s.conn.Version.String(), Major: s.conn.Version.Major}
+	if !o.NoWaitSampling && hasWaitSampling(ctx, s.conn) {
+		s.history, srv.WaitSource = true, WaitSampling
+	}
+	return srv, nil
+}
+
+// SideError is a failure of one side's session before the window, after
+// it connected.
+type SideError struct {
+	Side string // Publisher or Subscriber
+	Err  error
+}
+
+func (e *SideError) Error() string { return e.Side + ": " + e.Err.Error() }
+func (e *SideError) Unwrap() error { return e.Err }
+
 // tickLoop reads both sides at rec.Start + k*o.Tick, k = 0, 1, ...
 func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording, o Options) {
 	for k := 0; ; k++ {
@@ -192,22 +212,15 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording
 	}
 }
 
-// readTimeout bounds one tick's reads on a side (and a reconnect): the
-// server cancels a slow statement after its statement_timeout, so a read
-// still unanswered a second later is on a dead or frozen connection (a
-// path that drops packets without a FIN or RST), which would otherwise
-// hold the tick until the window ends.
-const readTimeout = pg.DefaultStatementTimeout + time.Second
-
 // read does tick k on one side, reconnecting after a failure. It reports
 // whether the side answered.
 func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o Options) bool {
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
 	// The positions (one round trip) and a reconnect answer within
-	// readTimeout; the best-effort reads after them get their own.
+	// pg.ReadTimeout; the best-effort reads after them get their own.
 	runCtx := ctx
-	ctx, cancel := context.WithTimeoutCause(runCtx, readTimeout, noAnswer(readTimeout))
+	ctx, cancel := pg.WithAnswerTimeout(runCtx, pg.ReadTimeout)
 	defer cancel()
 	if s.conn == nil {
 		c, err := s.connect(ctx, s.name)
@@ -230,10 +243,10 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 			// progress (a timeout of pg_blocking_pids) leaves those out
 			// of this tick instead of losing the tick; a broken
 			// connection fails the next tick's reads.
-			bctx, cancel := context.WithTimeout(runCtx, readTimeout)
+			bctx, cancel := context.WithTimeout(runCtx, pg.ReadTimeout)
 			tk.Blockers, _ = readBlockers(bctx, s.conn, pidList(keys))
 			cancel()
-			bctx, cancel = context.WithTimeout(runCtx, readTimeout)
+			bctx, cancel = context.WithTimeout(runCtx, pg.ReadTimeout)
 			tk.Copies, _ = readCopyProgress(bctx, s.conn, syncPIDs(keys))
 			cancel()
 		}
@@ -266,7 +279,7 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 	// After the positions and /proc, so that those stay on the tick.
 	if !o.NoBurst && k%burstEvery == 0 {
 		// Best effort, as above: a failed burst leaves this tick without one.
-		bctx, cancel := context.WithTimeout(runCtx, readTimeout)
+		bctx, cancel := context.WithTimeout(runCtx, pg.ReadTimeout)
 		ms, err := readBurst(bctx, s.conn)
 		cancel()
 		if err == nil {
@@ -280,22 +293,10 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 	return true
 }
 
-// noAnswer is why a read timed out on the client's side: no answer
-// within its duration.
-type noAnswer time.Duration
-
-func (d noAnswer) Error() string {
-	return fmt.Sprintf("no answer within %s (a frozen or broken network path: the server cancels a slow statement after %s)", time.Duration(d), pg.DefaultStatementTimeout)
-}
-
-// gapCause is the redacted cause of a failed read: noAnswer when the
+// gapCause is the redacted cause of a failed read: pg.NoAnswer when the
 // read's own timeout cut it.
 func gapCause(ctx context.Context, err error) string {
-	var na noAnswer
-	if errors.As(context.Cause(ctx), &na) {
-		return na.Error()
-	}
-	return pg.Redact(err.Error())
+	return pg.Redact(pg.Unanswered(ctx, err).Error())
 }
 
 // pidList returns the backends' pids.
@@ -411,7 +412,7 @@ var errNoConn = errors.New("no connection until the next tick")
 // probe runs one batch on the side's connection (see withConn).
 func (s *session) probe(ctx context.Context, pids []int32, n int, interval time.Duration) ([]Probe, error) {
 	var p []Probe
-	err := s.withConn(ctx, probeBatch+readTimeout, func(qctx context.Context) (err error) {
+	err := s.withConn(ctx, probeBatch+pg.ReadTimeout, func(qctx context.Context) (err error) {
 		p, err = readWaitBatch(qctx, s.conn, s.name, pids, n, interval)
 		return err
 	})
@@ -422,7 +423,7 @@ func (s *session) probe(ctx context.Context, pids []int32, n int, interval time.
 // read; a failure drops the connection as a failed probe does.
 func (s *session) readHistory(ctx context.Context, pids []int32) ([]Probe, error) {
 	var p []Probe
-	err := s.withConn(ctx, readTimeout, func(qctx context.Context) error {
+	err := s.withConn(ctx, pg.ReadTimeout, func(qctx context.Context) error {
 		var newest time.Time
 		var err error
 		if p, newest, err = readHistory(qctx, s.conn, s.name, pids, s.histSince); err == nil {
@@ -443,7 +444,7 @@ func (s *session) withConn(ctx context.Context, timeout time.Duration, read func
 	if s.conn == nil {
 		return errNoConn
 	}
-	qctx, cancel := context.WithTimeoutCause(context.WithoutCancel(ctx), timeout, noAnswer(timeout))
+	qctx, cancel := pg.WithAnswerTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	at := time.Now()
 	err := read(qctx)
