@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"net"
 	"sync"
 )
 
@@ -61,14 +60,7 @@ func (p *Proxy) Freeze() { p.gate.freeze() }
 // Cut closes every relayed connection (both ends see the close at once) and
 // closes each new client as soon as it is accepted, until Restore.
 func (p *Proxy) Cut() {
-	p.mu.Lock()
-	p.cut = true
-	conns := make([]net.Conn, 0, len(p.open))
-	for c := range p.open {
-		conns = append(conns, c)
-	}
-	p.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range p.mark(func() { p.cut = true }) {
 		c.Close()
 	}
 }

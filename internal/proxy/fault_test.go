@@ -27,20 +27,28 @@ func roundTrip(c net.Conn, r *bufio.Reader, d time.Duration) error {
 	return err
 }
 
-func TestFreezeHoldsEveryByteWithoutClosingAndRestoreLetsThemThrough(t *testing.T) {
-	p := startProxy(t, listen(t, echo), 0)
+// echoing connects to p (relaying to an echo server) and makes one round
+// trip; the connection closes when the test ends.
+func echoing(t *testing.T, p *Proxy) (net.Conn, *bufio.Reader) {
+	t.Helper()
 	c, err := net.Dial("tcp", p.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
 	r := bufio.NewReader(c)
 	if err := roundTrip(c, r, 5*time.Second); err != nil {
-		t.Fatalf("before the freeze: %v", err)
+		t.Fatalf("before the fault: %v", err)
 	}
+	return c, r
+}
+
+func TestFreezeHoldsEveryByteWithoutClosingAndRestoreLetsThemThrough(t *testing.T) {
+	p := startProxy(t, listen(t, echo), 0)
+	c, r := echoing(t, p)
 
 	p.Freeze()
-	err = roundTrip(c, r, 300*time.Millisecond)
+	err := roundTrip(c, r, 300*time.Millisecond)
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("a round trip through a frozen link = %v, want a timeout (no answer, no close)", err)
 	}
@@ -72,15 +80,7 @@ func TestFreezeHoldsEveryByteWithoutClosingAndRestoreLetsThemThrough(t *testing.
 
 func TestCutClosesEveryConnectionAndRefusesNewOnesUntilRestore(t *testing.T) {
 	p := startProxy(t, listen(t, echo), 0)
-	c, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	r := bufio.NewReader(c)
-	if err := roundTrip(c, r, 5*time.Second); err != nil {
-		t.Fatalf("before the cut: %v", err)
-	}
+	c, r := echoing(t, p)
 
 	p.Cut()
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))

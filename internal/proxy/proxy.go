@@ -144,19 +144,26 @@ func (p *Proxy) Close() error {
 // shutdown closes the listener and every open connection. It runs once, from
 // the watcher goroutine, when p.ctx is done.
 func (p *Proxy) shutdown() {
-	p.mu.Lock()
-	p.closed = true
-	conns := make([]net.Conn, 0, len(p.open))
-	for c := range p.open {
-		conns = append(conns, c)
-	}
-	p.mu.Unlock()
+	conns := p.mark(func() { p.closed = true })
 	if err := p.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 		p.closeErr = fmt.Errorf("close listener %s: %w", p.ln.Addr(), err)
 	}
 	for _, c := range conns {
 		c.Close()
 	}
+}
+
+// mark sets a state under the lock (closed, cut) and returns the open
+// connections then, for the caller to close.
+func (p *Proxy) mark(set func()) []net.Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	set()
+	conns := make([]net.Conn, 0, len(p.open))
+	for c := range p.open {
+		conns = append(conns, c)
+	}
+	return conns
 }
 
 // track registers c so shutdown (and Cut) closes it; it reports false (and
