@@ -36,21 +36,17 @@ const (
 )
 
 // metricWant is a series the exporter must serve: name with labels (and
-// pair="faults") at value, or (grows) one whose value rises.
+// pair="faults") at value.
 type metricWant struct {
 	name   string
 	labels map[string]string
 	value  float64
-	grows  bool
 }
 
 func (m *metricWant) String() string {
 	ls := slices.Sorted(maps.Keys(m.labels))
 	for i, k := range ls {
 		ls[i] = k + "=" + m.labels[k]
-	}
-	if m.grows {
-		return fmt.Sprintf("%s{%s} rising", m.name, strings.Join(ls, ","))
 	}
 	return fmt.Sprintf("%s{%s}=%g", m.name, strings.Join(ls, ","), m.value)
 }
@@ -135,8 +131,7 @@ func (m *metricWant) value1(series map[string][]*model.Sample) (float64, bool) {
 func (x *faultExporter) check(t *testing.T, want *metricWant) string {
 	t.Helper()
 	start := time.Now()
-	var first float64
-	for i := 0; ; i++ {
+	for {
 		series, err := x.scrape()
 		if err != nil {
 			t.Errorf("the exporter did not answer a scrape within %s: %v", scrapeTimeout, err)
@@ -149,10 +144,7 @@ func (x *faultExporter) check(t *testing.T, want *metricWant) string {
 			return "answers; " + verdictOf(series)
 		}
 		v, ok := want.value1(series)
-		if i == 0 {
-			first = v
-		}
-		if ok && (want.grows && v > first || !want.grows && v == want.value) {
+		if ok && v == want.value {
 			return fmt.Sprintf("%s after %.1f s; %s", want, time.Since(start).Seconds(), verdictOf(series))
 		}
 		if time.Since(start) > 2*exporterWindow+scrapeTimeout {
