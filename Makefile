@@ -2,11 +2,19 @@
 SHELL := /bin/bash
 GO ?= go
 BIN := bin/lagscope
+PREFIX ?= /usr/local
+# 'lagscope version' names the commit when this is a git checkout (false in a
+# tarball, or where git refuses the directory: the binary then says "devel").
+VCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo true || echo false)
 
-.PHONY: build deps demo test unit integration vet clean
+.PHONY: build install deps demo test unit integration vet clean
 
+# A static binary (no cgo): copy it to any Linux x86-64 host.
 build:
-	$(GO) build -o $(BIN) ./cmd/lagscope
+	CGO_ENABLED=0 $(GO) build -buildvcs=$(VCS) -o $(BIN) ./cmd/lagscope
+
+install: build
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lagscope
 
 # Installs PostgreSQL 15 (Debian) when missing; PG 16 for the integration tests comes from npm.
 deps:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +24,18 @@ import (
 // must appear in no output, log, saved file or metric.
 const (
 	secretRole = "lagscope_sec"
-	secret     = "Zq9-s3cret-Xk7"
+	secret     = `Zq9-s3 cr'e\t-Xk7` // a space, a quote, a backslash: escaped, quoted and encoded forms differ
+)
+
+// secretParts are the pieces of secret whose presence in any output is a
+// leak (a half-masked password shows one of them).
+var secretParts = []string{"Zq9", "Xk7", "s3 cr", "e\\t"}
+
+// kvQuoted and kvEscaped are secret as a libpq keyword/value value, quoted
+// and bare with backslash escapes.
+var (
+	kvQuoted  = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(secret) + "'"
+	kvEscaped = strings.NewReplacer(`\`, `\\`, `'`, `\'`, " ", `\ `).Replace(secret)
 )
 
 // TestIntegrationNoCommandShowsThePassword runs every command and format
@@ -39,16 +51,22 @@ func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
 	for _, c := range []struct{ dsn, dataDir string }{
 		{p.Pub.ConnString(lab.Database), p.Pub.DataDir}, {p.Sub.ConnString(lab.Database), p.Sub.DataDir},
 	} {
-		exec1(t, c.dsn, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s' IN ROLE pg_monitor", secretRole, secret))
+		exec1(t, c.dsn, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s' IN ROLE pg_monitor", secretRole, strings.ReplaceAll(secret, "'", "''")))
 		requirePassword(t, c.dataDir)
 		exec1(t, c.dsn, "SELECT pg_reload_conf()")
 	}
 	time.Sleep(time.Second) // the reload is asynchronous
 	kw := func(port int) string {
-		return fmt.Sprintf("host=127.0.0.1 port=%d user=%s password=%s dbname=%s", port, secretRole, secret, lab.Database)
+		return fmt.Sprintf("host=127.0.0.1 port=%d user=%s password=%s dbname=%s", port, secretRole, kvQuoted, lab.Database)
+	}
+	kwEscaped := func(port int) string {
+		return fmt.Sprintf("host=127.0.0.1 port=%d user=%s password=%s dbname=%s", port, secretRole, kvEscaped, lab.Database)
 	}
 	uri := func(port int) string {
-		return fmt.Sprintf("postgresql://%s:%s@127.0.0.1:%d/%s", secretRole, secret, port, lab.Database)
+		return fmt.Sprintf("postgresql://%s:%s@127.0.0.1:%d/%s", secretRole, url.PathEscape(secret), port, lab.Database)
+	}
+	uriQuery := func(port int) string {
+		return fmt.Sprintf("postgresql://%s@127.0.0.1:%d/%s?password=%s", secretRole, port, lab.Database, strings.ReplaceAll(url.QueryEscape(secret), "+", "%20")) // libpq reads no + as a space
 	}
 	bare := func(port int) string {
 		return fmt.Sprintf("host=127.0.0.1 port=%d user=%s dbname=%s", port, secretRole, lab.Database)
@@ -71,6 +89,14 @@ func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
 		{"check text", nil, []string{"check", "--publisher", kw(pub), "--subscriber", kw(sub), "--save-snapshots", file("snapshots.json")}, "checks ok"},
 		{"check json", env, []string{"check", "--publisher", bare(pub), "--subscriber", bare(sub), "--json"}, "{"},
 		{"check from snapshots", nil, []string{"check", "--from-snapshots", file("snapshots.json")}, "checks ok"},
+		{"diagnose escaped, check URI query", nil, []string{"diagnose", "--publisher", kwEscaped(pub), "--subscriber", uriQuery(sub), "--duration", "3s"}, "VERDICT"},
+		{"check escaped", nil, []string{"check", "--publisher", kwEscaped(pub), "--subscriber", uriQuery(sub)}, "checks ok"},
+		{"parse error after an escaped password", nil, []string{"diagnose", "--publisher", kwEscaped(pub) + " port=x"}, ""},
+		{"parse error after a quoted password", nil, []string{"check", "--publisher", kw(pub) + " sslmode=bogus"}, ""},
+		{"parse error: an unterminated quote", nil, []string{"diagnose", "--publisher", "port=x password=" + kvQuoted[:len(kvQuoted)-1]}, ""},
+		{"parse error: a URI with the raw password", nil, []string{"diagnose", "--publisher", "postgres://u:" + secret + "@127.0.0.1:x/db"}, ""},
+		{"parse error: a URI-encoded password", nil, []string{"watch", "--plain", "--publisher", strings.Replace(uri(pub), "127.0.0.1", "127.0.0.1:x", 1)}, ""},
+		{"a wrong password after the right one's form", nil, []string{"diagnose", "--publisher", strings.Replace(kw(pub), kvQuoted, "'wrong "+kvQuoted[1:], 1), "--duration", "2s"}, ""},
 		{"diagnose to a missing database", nil, []string{"diagnose", "--publisher", strings.Replace(kw(pub), "dbname="+lab.Database, "dbname=nope", 1), "--duration", "2s"}, ""},
 		{"diagnose with a URI to a missing database", nil, []string{"diagnose", "--publisher", strings.Replace(uri(pub), "/"+lab.Database, "/nope", 1), "--duration", "2s"}, ""},
 	}
@@ -91,6 +117,7 @@ func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
 		}
 		seen = append(seen, r.name+" stdout\n"+out.String(), r.name+" stderr\n"+errOut.String())
 	}
+	seen = append(seen, connectionFailures(t, bin, pub, kw(pub), bare(pub))...)
 	seen = append(seen, exporterOutput(t, bin, bare(pub), bare(sub), env)...)
 	seen = append(seen, watchOutput(t, bin, kw(pub), kw(sub))...)
 	for _, f := range []string{"samples.json", "snapshots.json"} {
@@ -101,9 +128,11 @@ func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
 		seen = append(seen, f+"\n"+string(b))
 	}
 	for _, s := range seen {
-		if strings.Contains(s, secret) {
-			name, _, _ := strings.Cut(s, "\n")
-			t.Errorf("the password shows in %s:\n%s", name, head(s))
+		for _, part := range secretParts {
+			if strings.Contains(s, part) {
+				name, _, _ := strings.Cut(s, "\n")
+				t.Errorf("the password (%q) shows in %s:\n%s", part, name, head(s))
+			}
 		}
 	}
 	t.Logf("searched %d outputs and files for the password", len(seen))
@@ -203,4 +232,72 @@ func head(s string) string {
 		return s[:2000] + "..."
 	}
 	return s
+}
+
+// connectionFailures runs diagnose and check against real closed ports,
+// an unknown host, a wrong or missing password, a role and a database that
+// do not exist, and a server that does not answer: each must fail with
+// exit code 2 and one line that names the cause. It returns their outputs
+// for the password search.
+func connectionFailures(t *testing.T, bin string, port int, good, bare string) []string {
+	t.Helper()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := closed.Addr().(*net.TCPAddr).Port
+	closed.Close()
+	// A listener nobody accepts from: the kernel completes the handshake,
+	// then nothing answers.
+	mute, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mute.Close()
+	mutePort := mute.Addr().(*net.TCPAddr).Port
+	wrong := strings.Replace(good, kvQuoted, "'not-it'", 1)
+	cases := []struct {
+		name string
+		env  []string
+		dsn  string
+		want []string // the line holds one of these
+	}{
+		{"closed port", nil, fmt.Sprintf("host=127.0.0.1 port=%d dbname=x", closedPort), []string{fmt.Sprintf("connection refused at 127.0.0.1:%d", closedPort)}},
+		{"unknown host", nil, "host=nosuch.invalid port=5432 dbname=x", []string{"host nosuch.invalid is unknown", "cannot resolve host nosuch.invalid"}},
+		{"no server socket", nil, "host=/nonexistent-lagscope port=5432", []string{"no server socket /nonexistent-lagscope/.s.PGSQL.5432"}},
+		{"wrong password in the string", nil, wrong, []string{`password authentication failed for user "` + secretRole + `": the password for role ` + secretRole + ` came from the connection string`}},
+		{"wrong password in PGPASSWORD", []string{"PGPASSWORD=not-it"}, bare, []string{"came from PGPASSWORD"}},
+		{"no password", []string{"PGPASSFILE=/nonexistent"}, bare, []string{"no password was given for role " + secretRole}},
+		{"unknown role", nil, strings.Replace(bare, "user="+secretRole, "user=nobody_here", 1), []string{`role "nobody_here" does not exist: connect as a role that exists`}},
+		{"missing database", nil, strings.Replace(good, "dbname="+lab.Database, "dbname=nope", 1), []string{`database "nope" does not exist: check dbname`}},
+		{"no answer", nil, fmt.Sprintf("host=127.0.0.1 port=%d dbname=x connect_timeout=1", mutePort), []string{fmt.Sprintf("no answer from 127.0.0.1:%d within 1s (the connect timeout)", mutePort)}},
+	}
+	var seen []string
+	for _, c := range cases {
+		for _, cmdName := range []string{"diagnose", "check"} {
+			cmd := exec.Command(bin, cmdName, "--publisher", c.dsn)
+			cmd.Env = append(os.Environ(), c.env...)
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			start := time.Now()
+			cmd.Run()
+			line := strings.TrimSpace(errOut.String())
+			seen = append(seen, cmdName+" "+c.name+"\n"+out.String()+errOut.String())
+			if code := cmd.ProcessState.ExitCode(); code != 2 {
+				t.Errorf("%s, %s: exit code %d, want 2 (%s)", cmdName, c.name, code, line)
+			}
+			if strings.Count(line, "\n") > 0 || !strings.HasPrefix(line, "lagscope: ") {
+				t.Errorf("%s, %s: want one line starting 'lagscope: ', got:\n%s", cmdName, c.name, line)
+			}
+			found := false
+			for _, w := range c.want {
+				found = found || strings.Contains(line, w)
+			}
+			if !found {
+				t.Errorf("%s, %s: %q names none of %q", cmdName, c.name, line, c.want)
+			}
+			t.Logf("%s, %s (%.1f s): %s", cmdName, c.name, time.Since(start).Seconds(), line)
+		}
+	}
+	return seen
 }

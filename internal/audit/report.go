@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/buildinfo"
 	"github.com/lagscope/lagscope/internal/report"
 )
 
@@ -18,13 +19,15 @@ const ReportKind = "check"
 
 // Report is the outcome of one 'lagscope check' run.
 type Report struct {
-	SchemaVersion int       `json:"schema_version"`
-	Tool          string    `json:"tool"` // "lagscope"
-	Kind          string    `json:"kind"` // "check"
-	Taken         time.Time `json:"taken"`
-	Publisher     *Server   `json:"publisher,omitempty"`
-	Subscriber    *Server   `json:"subscriber,omitempty"`
-	Summary       Summary   `json:"summary"`
+	SchemaVersion int    `json:"schema_version"`
+	Tool          string `json:"tool"` // "lagscope"
+	// ToolVersion is the lagscope that made the report (buildinfo.Version).
+	ToolVersion string    `json:"tool_version,omitempty"`
+	Kind        string    `json:"kind"` // "check"
+	Taken       time.Time `json:"taken"`
+	Publisher   *Server   `json:"publisher,omitempty"`
+	Subscriber  *Server   `json:"subscriber,omitempty"`
+	Summary     Summary   `json:"summary"`
 	// Results has one entry per check, in the order of All.
 	Results []Result `json:"results"`
 }
@@ -48,7 +51,7 @@ type Summary struct {
 
 // NewReport builds the report of results over s.
 func NewReport(s Snapshots, results []Result) Report {
-	r := Report{SchemaVersion: SchemaVersion, Tool: "lagscope", Kind: ReportKind, Results: results}
+	r := Report{SchemaVersion: SchemaVersion, Tool: "lagscope", ToolVersion: buildinfo.Version(), Kind: ReportKind, Results: results}
 	if p := s.Publisher; p != nil {
 		r.Publisher = &Server{Version: p.Version.String(), Database: p.Database}
 		r.Taken = p.Taken

@@ -68,8 +68,7 @@ lagscope). A role with pg_monitor is enough; a part of the catalogs the role
 may not read makes the checks that need it "not checked", not the run fail.
 Give both sides to check how they match; either alone runs its own checks.
 
-Exit codes: 0 no errors or warnings (info findings allowed), 1 errors or
-warnings found, 2 usage or connection error, 3 other failure.`,
+` + exitCodesHelp(),
 		Example: `  lagscope check --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor'
   lagscope check --publisher postgres://monitor@pub/app --format markdown
   lagscope check --publisher ... --subscriber ... --json > check.json && lagscope check --input check.json
@@ -135,7 +134,7 @@ func (o *checkOptions) report(cmd *cobra.Command) (audit.Report, error) {
 			if cmd.Context().Err() != nil {
 				return audit.Report{}, &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted while reading the catalogs")}
 			}
-			return audit.Report{}, &ExitError{Code: ExitUsage, Err: err}
+			return audit.Report{}, runError(err)
 		}
 	}
 	if o.saveSnapshots != "" {

@@ -12,5 +12,6 @@ func subcommands() []*cobra.Command {
 		newWatchCmd(),
 		newLabCmd(),
 		newProxyCmd(),
+		newVersionCmd(),
 	}
 }

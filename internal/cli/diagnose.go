@@ -72,8 +72,7 @@ enough on both sides.
 Connection strings are libpq keyword/value strings or URIs; PG* environment
 variables and ~/.pgpass apply. Passwords never appear in the output.
 
-Exit codes: 0 every path caught up (or copying a table's initial data), 1 a
-bottleneck or a stop was named, 2 usage or connection error, 3 other failure.`,
+` + exitCodesHelp(),
 		Example: `  lagscope diagnose --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor'
   lagscope diagnose --publisher postgres://monitor@pub/app --duration 30s --format markdown
   lagscope diagnose --publisher 'host=pub dbname=app' --json > run.json && lagscope report --input run.json
@@ -94,7 +93,7 @@ bottleneck or a stop was named, 2 usage or connection error, 3 other failure.`,
 				if cmd.Context().Err() != nil {
 					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before enough samples were taken")}
 				}
-				return &ExitError{Code: ExitUsage, Err: err}
+				return runError(err)
 			}
 			if o.save != "" {
 				if err := saveJSON(o.save, rec); err != nil {
@@ -135,12 +134,13 @@ func diagnoseFromSamples(cmd *cobra.Command, o *diagnoseOptions) error {
 	return renderDiagnosis(cmd, rep, o.format)
 }
 
-// renderDiagnosis writes the report and turns a named bottleneck into exit code 1.
+// renderDiagnosis writes the report and turns a path that is not caught
+// up into exit code 1.
 func renderDiagnosis(cmd *cobra.Command, rep report.Report, format string) error {
 	if err := report.Render(cmd.OutOrStdout(), rep, format); err != nil {
 		return err
 	}
-	if rep.Bottleneck() {
+	if rep.Finding() {
 		return &ExitError{Code: ExitFinding, Err: errSilent}
 	}
 	return nil

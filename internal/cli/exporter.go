@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -23,6 +24,9 @@ type exporterOptions struct {
 // Validate builds the pairs from the flags or the --config file.
 func (o *exporterOptions) Validate() error {
 	d := o.pair.Diagnose
+	if err := checkListen(o.Listen); err != nil {
+		return err
+	}
 	switch {
 	case o.config != "" && (d.Publisher != "" || d.Subscriber != ""):
 		return Usagef("--config lists the pairs: drop --publisher and --subscriber (or drop --config)")
@@ -137,4 +141,19 @@ listen address), 3 the HTTP server failed.`,
 	f.DurationVar(&o.window, "window", monitor.DefaultWindow, "how much of the recent past each verdict weighs")
 	f.DurationVar(&o.step, "step", monitor.DefaultStep, "how often the verdict is re-evaluated (at least 2s, at most --window)")
 	return c
+}
+
+// checkListen refuses a --listen that is not host:port with a port number.
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		var n int
+		if _, err = fmt.Sscanf(port, "%d", &n); err == nil && (n < 0 || n > 65535 || fmt.Sprint(n) != port) {
+			err = errors.New("bad port")
+		}
+	}
+	if err != nil {
+		return Usagef("--listen %q: use host:port, such as 127.0.0.1:9752 or :9752 for every interface", addr)
+	}
+	return nil
 }

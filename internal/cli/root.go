@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/lagscope/lagscope/internal/buildinfo"
+	"github.com/lagscope/lagscope/internal/pg"
 )
 
 // Exit codes shared by every command.
@@ -40,21 +43,17 @@ func ExitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	if errors.Is(err, errFlag) {
-		return ExitUsage
-	}
 	return ExitFailure
 }
 
-// Message is the one-line text shown for err.
+// Message is the text shown for err, without any password lagscope was
+// given (pg.Redact: the last guard, every error passes it).
 func Message(err error) string {
 	if err == nil {
 		return ""
 	}
-	return err.Error()
+	return pg.Redact(err.Error())
 }
-
-var errFlag = errors.New("flag error")
 
 // NewRoot builds the whole command tree. Subcommands are listed here explicitly.
 func NewRoot() *cobra.Command {
@@ -68,13 +67,19 @@ limits the drain, with its evidence and what will and will not help.
 
 It only observes the servers it diagnoses (read-only sessions; a role with
 pg_monitor is enough). Its lab creates disposable publisher/subscriber clusters
-on this machine that reproduce each bottleneck on demand.`,
+on this machine that reproduce each bottleneck on demand.
+
+` + exitCodesHelp(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildinfo.Read().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w: %v (see '%s --help')", errFlag, err, c.CommandPath())
+		return Usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(subcommands()...)
+	root.SetHelpCommand(helpCommand(root))
+	strictArgs(root)
 	return root
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"os"
 	"time"
 
@@ -54,6 +55,9 @@ with pg_monitor is enough. Exit codes: 0 quit (q, Ctrl-C), 2 usage error.`,
 			o.Out, o.In = cmd.OutOrStdout(), cmd.InOrStdin()
 			o.Terminal = !o.plain && isTerminal(o.Out)
 			if err := watch.Run(cmd.Context(), o.Options); err != nil {
+				if errors.Is(err, watch.ErrNeverReached) {
+					return Usage(err)
+				}
 				return &ExitError{Code: ExitFailure, Err: err}
 			}
 			return nil

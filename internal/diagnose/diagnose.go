@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/buildinfo"
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/pg"
@@ -36,10 +37,18 @@ func (o Options) Validate() error {
 	if o.Publisher == "" {
 		return errors.New("--publisher is required (a connection string such as 'host=db1 dbname=app' or postgres://db1/app)")
 	}
+	if err := pg.CheckConnString(o.Publisher, "publisher"); err != nil {
+		return err
+	}
+	if o.Subscriber != "" {
+		if err := pg.CheckConnString(o.Subscriber, "subscriber"); err != nil {
+			return err
+		}
+	}
 	if o.Duration < 2*time.Second {
 		return fmt.Errorf("--duration %s is too short: use at least 2s (default 10s)", o.Duration)
 	}
-	if o.ProbeHz <= 0 || o.ProbeHz > 100 {
+	if !(o.ProbeHz >= 1 && o.ProbeHz <= 100) { // NaN fails too
 		return fmt.Errorf("--probe-hz %g: use a rate between 1 and 100", o.ProbeHz)
 	}
 	return nil
@@ -93,7 +102,7 @@ func (o Options) SampleOptions(d time.Duration) sample.Options {
 // Build turns a recording into a report: one classified path per slot
 // (restricted to slots when not empty). It is pure.
 func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report {
-	r := report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope", Start: rec.Start,
+	r := report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope", ToolVersion: buildinfo.Version(), Start: rec.Start,
 		WindowS: rec.End.Sub(rec.Start).Seconds(), ProbeHz: probeHz,
 		Publisher: server(rec, rec.Publisher, sample.Publisher)}
 	if rec.Subscriber != nil {

@@ -82,16 +82,16 @@ func readFacts(ctx context.Context, connect sample.Connector, subscriber bool) (
 	return f, err
 }
 
-// readSide opens a session to side and runs read on it, within
-// pg.SetupTimeout; read's error comes back as a redacted sample.SideError.
+// readSide opens a session to side (Connect bounds itself) and runs read
+// on it within pg.SetupTimeout; read's error comes back as a redacted sample.SideError.
 func readSide(ctx context.Context, connect sample.Connector, side string, read func(context.Context, *pg.Conn) error) error {
-	ctx, cancel := pg.WithAnswerTimeout(ctx, pg.SetupTimeout)
-	defer cancel()
 	c, err := connect(ctx, side)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	ctx, cancel := pg.WithAnswerTimeout(ctx, pg.SetupTimeout)
+	defer cancel()
 	if err := read(ctx, c); err != nil {
 		return &sample.SideError{Side: side, Err: pg.RedactErr(pg.Unanswered(ctx, err))}
 	}

@@ -2,12 +2,13 @@ package exporter
 
 import (
 	"runtime"
-	"runtime/debug"
+
 	"sort"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lagscope/lagscope/internal/buildinfo"
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -48,7 +49,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect sends the current value of every series.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
-	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, buildVersion(), runtime.Version())
+	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, buildinfo.Version(), runtime.Version())
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	names := make([]string, 0, len(c.pairs))
@@ -155,21 +156,4 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// buildVersion is the module version or VCS revision lagscope was built from.
-func buildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			return s.Value[:12]
-		}
-	}
-	return "devel"
 }

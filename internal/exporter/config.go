@@ -128,6 +128,7 @@ func withPassword(pair, side, dsn, env string, getenv func(string) string) (stri
 	if dsn == "" {
 		return "", nil
 	}
+	pg.Remember(dsn)
 	if _, err := pgx.ParseConfig(dsn); err != nil {
 		return "", fmt.Errorf("pair %s: %s connection string does not parse: use 'host=... dbname=... user=...' or postgres://host/db", pair, side)
 	}
@@ -138,6 +139,7 @@ func withPassword(pair, side, dsn, env string, getenv func(string) string) (stri
 		return dsn, nil
 	}
 	pw := getenv(env)
+	pg.Remember("password='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw) + "'")
 	if pw == "" {
 		return "", fmt.Errorf("pair %s: %s_password_env names %s, which is not set", pair, side, env)
 	}

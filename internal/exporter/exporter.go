@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -74,7 +75,10 @@ func Run(ctx context.Context, o Options) error {
 	})
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
-		return fmt.Errorf("--listen %s: %v (is another exporter running? choose another address)", o.Listen, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("--listen %s: the address is in use (another exporter, or another program): choose another address", o.Listen)
+		}
+		return fmt.Errorf("--listen %s: %v", o.Listen, err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(o.Log.Handler(), slog.LevelWarn)}
 	if o.Ready != nil {

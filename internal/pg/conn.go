@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lagscope/lagscope/internal/pgversion"
 )
@@ -22,6 +21,8 @@ const Marker = "/* lagscope */ "
 const (
 	DefaultConnectTimeout   = 5 * time.Second
 	DefaultStatementTimeout = 2 * time.Second
+	// MaxConnectTimeout caps a connect_timeout the connection string sets.
+	MaxConnectTimeout = time.Minute
 )
 
 // Conn is an observing session on one server.
@@ -34,15 +35,32 @@ type Conn struct {
 	Local bool
 }
 
-// Connect opens a read-only observing session. role names the server in errors.
-func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
+// CheckConnString says why dsn does not parse (nil when it does), as
+// Connect would, without connecting; it remembers dsn's passwords.
+func CheckConnString(dsn, role string) error {
+	_, err := parse(dsn, role)
+	return err
+}
+
+func parse(dsn, role string) (*pgx.ConnConfig, error) {
+	Remember(dsn)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%s connection string: %w (use 'host=... dbname=...' or 'postgres://host/db')", role, RedactErr(err))
+		return nil, connectFailure{fmt.Errorf("%s connection string: %w (use 'host=... dbname=...' or 'postgres://host/db')", role, &RedactedError{Err: err, Text: parseErrText(err)})}
 	}
-	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > DefaultConnectTimeout {
+	return cfg, nil
+}
+
+// Connect opens a read-only observing session. role names the server in errors.
+func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
+	cfg, err := parse(dsn, role)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = DefaultConnectTimeout
 	}
+	cfg.ConnectTimeout = min(cfg.ConnectTimeout, MaxConnectTimeout)
 	rp := cfg.RuntimeParams
 	rp["application_name"] = "lagscope"
 	rp["default_transaction_read_only"] = "on"
@@ -55,19 +73,19 @@ func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
 	local := isLocal(cfg.Host)
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s (%s): %w", role, describe(cfg), &RedactedError{Err: err, Text: connErrText(err)})
+		return nil, connectFailure{fmt.Errorf("connect to %s (%s): %w", role, describe(cfg), &RedactedError{Err: err, Text: connErrText(err, dsn, cfg)})}
 	}
 	var num int
 	qctx, cancel := WithAnswerTimeout(ctx, ReadTimeout)
 	defer cancel()
 	if err := c.QueryRow(qctx, Marker+"SELECT current_setting('server_version_num')::int").Scan(&num); err != nil {
 		c.Close(context.Background())
-		return nil, fmt.Errorf("read %s server version: %w", role, RedactErr(Unanswered(qctx, err)))
+		return nil, connectFailure{fmt.Errorf("read %s server version: %w", role, RedactErr(Unanswered(qctx, err)))}
 	}
 	v := pgversion.FromNum(num)
 	if v.Major < 13 {
 		c.Close(context.Background())
-		return nil, fmt.Errorf("%s runs PostgreSQL %s: lagscope needs 13 or newer", role, v)
+		return nil, connectFailure{fmt.Errorf("%s runs PostgreSQL %s: lagscope needs 13 or newer", role, v)}
 	}
 	return &Conn{Conn: c, Role: role, Version: v, Local: local}, nil
 }
@@ -92,30 +110,6 @@ func isLocal(host string) bool {
 
 func describe(cfg *pgx.ConnConfig) string {
 	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s", cfg.Host, cfg.Port, cfg.User, cfg.Database)
-}
-
-// connErrText turns a connection error into one line that says what to check.
-func connErrText(err error) string {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		if pe.Code == "53300" { // too_many_connections
-			return pe.Message + ": the server has no connection slot free (max_connections); lagscope needs one session per server: end idle sessions, or keep slots for monitoring roles (16+: reserved_connections and pg_use_reserved_connections)"
-		}
-		return pe.Message
-	}
-	if msg := tlsErrText(err); msg != "" {
-		return msg
-	}
-	msg, _, _ := strings.Cut(err.Error(), "\n") // pgx lists every fallback it tried
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "timeout"):
-		return fmt.Sprintf("no answer within %s: check the host, the port and firewalls", DefaultConnectTimeout)
-	case strings.Contains(msg, "connection refused"):
-		return "connection refused: is PostgreSQL running and listening on that host and port?"
-	case strings.Contains(msg, "no such file or directory"):
-		return "no server socket there: is PostgreSQL running, and are host (socket directory) and port right?"
-	}
-	return msg
 }
 
 // tlsErrText explains why the server's certificate was refused, in one

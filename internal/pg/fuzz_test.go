@@ -1,6 +1,7 @@
 package pg
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"strings"
@@ -25,11 +26,18 @@ func forms(pw string) []string {
 	if !strings.ContainsAny(pw, " \t\n\r\v\f'\\") {
 		out = append(out, "host=db1 password="+pw+" dbname=app")
 	}
-	return out
+	bare := strings.NewReplacer(`\`, `\\`, `'`, `\'`, " ", `\ `).Replace(pw)
+	return append(out,
+		"host=db1 password="+bare+" dbname=app",     // libpq's backslash escapes
+		"host=db1 port=x password="+bare,            // and a parse error after it
+		"host=db1 password="+quoted[:len(quoted)-1], // an unterminated quote
+		"postgres://bob:"+pw+"@db1:x/app",           // raw, and a parse error
+	)
 }
 
 // No form of a connection string shows any part of its password after
-// Redact, neither in the text nor in the error pgx makes of it (pgx's own
+// Redact, neither in the text nor in the error pgx makes of it, nor in
+// what Connect says of a string that does not parse (pgx's own
 // errors pass through RedactErr, which keeps their chain). The fuzzed part
 // sits between two markers that appear nowhere else, so a leak of the
 // password's head or tail shows as a marker.
@@ -50,6 +58,10 @@ func FuzzRedactHidesThePassword(f *testing.F) {
 					t.Fatalf("RedactErr lost the chain of %v", perr)
 				}
 				out += "\n" + rerr.Error()
+				// What Connect says of a string that does not parse.
+				if _, cerr := Connect(context.Background(), s, "publisher"); cerr != nil {
+					out += "\n" + cerr.Error()
+				}
 			}
 			if strings.Contains(out, "Zq9") || strings.Contains(out, "Xk7") {
 				t.Fatalf("part of password %q shows in %q (from %q)", pw, out, s)

@@ -1,16 +1,25 @@
 package pg
 
-import "regexp"
+import (
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
 
 // passwordRE finds a password in a keyword/value connection string (bare
-// or quoted, with backslash escapes) and in a URI's user info. The user
+// with backslash escapes, or quoted, an unterminated quote running to the
+// end) and in a URI's user info. The user
 // info runs to the last '@' of the URI, as Go's url.Parse (and so pgx)
 // reads it: a password with a raw '@' is hidden whole.
-var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)|(://[^:/@\s]*:)(\S+)(@)`)
+var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'?|(?:\\.|\\$|[^\s\\])+)|(://[^:/@\s]*:)(\S+)(@)`)
 
-// Redact removes passwords from text that may contain a connection string.
+// Redact removes passwords from text: every password Remember noted,
+// wherever and in whatever form it shows, then anything that stands as a
+// password in a connection string.
 func Redact(s string) string {
-	return passwordRE.ReplaceAllStringFunc(s, func(m string) string {
+	return passwordRE.ReplaceAllStringFunc(scrub(s), func(m string) string {
 		sub := passwordRE.FindStringSubmatch(m)
 		if sub[1] != "" {
 			return sub[1] + "xxxxx"
@@ -33,7 +42,14 @@ func (e *RedactedError) Error() string {
 	if e.Text != "" {
 		return Redact(e.Text)
 	}
-	return Redact(e.Err.Error())
+	text := e.Err.Error()
+	var pce *pgconn.ParseConfigError
+	if errors.As(e.Err, &pce) {
+		// pgx quotes the string it could not parse, masked at best effort:
+		// say why without quoting it.
+		text = strings.Replace(text, pce.Error(), "cannot parse the connection string: "+parseErrText(pce), 1)
+	}
+	return Redact(text)
 }
 
 // Unwrap returns the wrapped error.

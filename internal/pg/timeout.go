@@ -13,8 +13,9 @@ import (
 // drops packets without a FIN or RST), which no server-side timeout ends.
 const ReadTimeout = DefaultStatementTimeout + time.Second
 
-// SetupTimeout bounds opening a session and its first reads.
-const SetupTimeout = DefaultConnectTimeout + 2*ReadTimeout
+// SetupTimeout bounds a session's first reads after Connect (which bounds
+// itself: the connect timeout, then ReadTimeout for the version).
+const SetupTimeout = 2 * ReadTimeout
 
 // NoAnswer is the cause of a deadline lagscope set on its own reads: no
 // answer within its duration.

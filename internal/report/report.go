@@ -19,16 +19,18 @@ const SchemaVersion = 3
 
 // Report is one diagnose run.
 type Report struct {
-	SchemaVersion int       `json:"schema_version"`
-	Tool          string    `json:"tool"` // "lagscope"
-	Start         time.Time `json:"start"`
-	WindowS       float64   `json:"window_s"`
-	ProbeHz       float64   `json:"probe_hz"`
-	Publisher     Server    `json:"publisher"`
-	Subscriber    *Server   `json:"subscriber,omitempty"`
-	Paths         []Path    `json:"paths"`
-	Gaps          []string  `json:"gaps,omitempty"`
-	Notes         []string  `json:"notes,omitempty"`
+	SchemaVersion int    `json:"schema_version"`
+	Tool          string `json:"tool"` // "lagscope"
+	// ToolVersion is the lagscope that made the report (buildinfo.Version).
+	ToolVersion string    `json:"tool_version,omitempty"`
+	Start       time.Time `json:"start"`
+	WindowS     float64   `json:"window_s"`
+	ProbeHz     float64   `json:"probe_hz"`
+	Publisher   Server    `json:"publisher"`
+	Subscriber  *Server   `json:"subscriber,omitempty"`
+	Paths       []Path    `json:"paths"`
+	Gaps        []string  `json:"gaps,omitempty"`
+	Notes       []string  `json:"notes,omitempty"`
 }
 
 // Server describes an observed server.
@@ -68,12 +70,13 @@ type Path struct {
 	Series *measure.Series `json:"series,omitempty"`
 }
 
-// Bottleneck reports whether any path has a verdict other than caught-up
-// (or a table's initial copy in progress, or a consumer that confirms late:
-// neither is a finding about speed).
-func (r Report) Bottleneck() bool {
+// Finding reports whether any path is not caught up: a verdict other than
+// caught-up or a table's initial copy in progress (a consumer that confirms
+// late and an inconclusive window are findings: lag an operator must look
+// at).
+func (r Report) Finding() bool {
 	for _, p := range r.Paths {
-		if p.Name != classify.CaughtUp && p.Name != classify.InitialSync && p.Name != classify.ConfirmationLag {
+		if p.Name != classify.CaughtUp && p.Name != classify.InitialSync {
 			return true
 		}
 	}

@@ -154,14 +154,15 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 }
 
 // open opens the side's session and checks what it can see, within
-// pg.SetupTimeout (a frozen path would otherwise hold it for ever).
+// pg.SetupTimeout after connecting (a frozen path would otherwise hold it
+// for ever; Connect bounds itself).
 func (s *session) open(ctx context.Context, o Options) (Server, error) {
-	ctx, cancel := pg.WithAnswerTimeout(ctx, pg.SetupTimeout)
-	defer cancel()
 	var err error
 	if s.conn, err = s.connect(ctx, s.name); err != nil {
 		return Server{}, err
 	}
+	ctx, cancel := pg.WithAnswerTimeout(ctx, pg.SetupTimeout)
+	defer cancel()
 	ok, err := checkVisibility(ctx, s.conn)
 	if err != nil {
 		return Server{}, &SideError{Side: s.name, Err: fmt.Errorf("check the role's privileges: %w", pg.Unanswered(ctx, err))}

@@ -30,18 +30,50 @@ type Options struct {
 	SaveDir string
 }
 
-// Run watches until ctx ends or, on a terminal, the user quits.
+// ErrNeverReached is Run's error when no step worked within the first
+// window: the pair is unreachable or not what was asked for.
+var ErrNeverReached = errors.New("no step worked")
+
+// giveUp watches the steps of the first window: Run gives up when none of
+// them worked by its end, with the last step's reason.
+type giveUp struct {
+	start   time.Time
+	window  time.Duration
+	reached bool
+	err     error
+}
+
+// see notes u and says whether to give up.
+func (g *giveUp) see(u monitor.Update) bool {
+	if u.Err == nil {
+		g.reached = true
+	}
+	if !g.reached && u.At.Sub(g.start) >= g.window {
+		g.err = fmt.Errorf("%w within the first window (%s), giving up: %v", ErrNeverReached, g.window, u.Err)
+		return true
+	}
+	return false
+}
+
+// Run watches until ctx ends or, on a terminal, the user quits; it gives
+// up with ErrNeverReached when no step worked in the first window.
 func Run(ctx context.Context, o Options) error {
 	st := NewState(o.Monitor.Pair)
 	mo := o.Monitor
+	g := &giveUp{start: time.Now(), window: mo.Window}
 	if !o.Terminal {
-		monitor.Run(ctx, mo, func(u monitor.Update) {
+		mctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		monitor.Run(mctx, mo, func(u monitor.Update) {
 			st.Update(u)
 			for _, l := range Lines(st) {
 				fmt.Fprintln(o.Out, l)
 			}
+			if g.see(u) {
+				cancel()
+			}
 		})
-		return nil
+		return g.err
 	}
 	m := &model{state: st, view: View{Width: 100, Now: time.Now(), Window: mo.Window, Step: mo.Step},
 		save: func(r *sample.Recording) (string, error) { return save(o.SaveDir, mo.Pair, r) }}
@@ -52,11 +84,19 @@ func Run(ctx context.Context, o Options) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		monitor.Run(mctx, mo, func(u monitor.Update) { p.Send(updateMsg(u)) })
+		monitor.Run(mctx, mo, func(u monitor.Update) {
+			p.Send(updateMsg(u))
+			if g.see(u) {
+				p.Quit()
+			}
+		})
 	}()
 	_, err := p.Run()
 	cancel()
 	wg.Wait()
+	if g.err != nil {
+		return g.err
+	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
