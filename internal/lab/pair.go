@@ -110,6 +110,8 @@ type Pair struct {
 	// evictor keeps the subscriber's data out of the page cache (nil =
 	// none).
 	evictor *cacheEvictor
+	// held is the steps the pair holds, oldest first (liftAll lifts them).
+	held []Step
 }
 
 // NewPair builds a pair. On error everything made so far is removed.
@@ -301,12 +303,8 @@ func (p *Pair) Close() error {
 	if p == nil {
 		return nil
 	}
-	p.ReleaseLock()
-	p.StopHogs()
-	p.EndOpenTransaction()
+	p.liftAll()
 	p.closeStandbyLink()
-	p.stopConsumer()
-	p.evictor.stop()
 	if p.Proxy != nil {
 		p.Proxy.Close()
 	}

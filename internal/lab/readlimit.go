@@ -85,10 +85,10 @@ func diskOf(path string) (string, error) {
 	return dev, nil
 }
 
-// evictWAL drops the server's WAL files from the page cache (flushing
+// evictWALFiles drops the server's WAL files from the page cache (flushing
 // them first), so that a walsender must read them from disk: as on a
 // server whose memory went to other files since the WAL was written.
-func evictWAL(dataDir string) error {
+func evictWALFiles(dataDir string) error {
 	files, err := filepath.Glob(filepath.Join(dataDir, "pg_wal", "0*"))
 	if err != nil {
 		return err

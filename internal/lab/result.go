@@ -69,7 +69,7 @@ func (r *Result) fill(rec *sample.Recording, p *Pair, sc Scenario, o RunOptions)
 	r.GeneratedMBps = units.MBPerSecond(s.Generated)
 	r.DecodedMBps = units.MBPerSecond(s.Decoded)
 	r.Walsender, r.Apply, r.Lag, r.HostBusy = s.Walsender, s.Apply, s.Lag, s.PubHostBusy
-	r.DrainedEarly = rec.End.Sub(rec.Start) < o.Duration-o.Tick && len(rec.Ticks) > 0 && drained(rec.Ticks[len(rec.Ticks)-1], sc.drainedBelow())
+	r.DrainedEarly = rec.End.Sub(rec.Start) < o.Duration-o.Tick && len(rec.Ticks) > 0 && sc.UntilBelow > 0 && drained(rec.Ticks[len(rec.Ticks)-1], sc.UntilBelow)
 	if r.DrainedEarly {
 		r.Notes = append(r.Notes, fmt.Sprintf("the backlog drained after %.0f s, before the %s window ended: use a longer --backlog-time", s.WindowS, o.Duration))
 	}

@@ -1,0 +1,230 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/lsn"
+	"github.com/lagscope/lagscope/internal/sleep"
+	"github.com/lagscope/lagscope/internal/units"
+)
+
+// A Step is one thing a scenario does to its pair, in the order the
+// scenario lists them: build a backlog, start a load, hold a fault, enable
+// the subscriptions. A step whose effect lasts (a lock held, CPU hogs, a
+// cache evictor, an open transaction, a consumer) has a Lift: the pair
+// keeps the steps it started and lifts them in reverse order, once each,
+// when the window ends (so the backlog can drain) or when it closes.
+type Step struct {
+	Name  string
+	Start func(ctx context.Context, d *driver) error
+	// Lift undoes Start (nil: nothing to undo); it must be safe to call on
+	// a pair where Start failed half-way.
+	Lift func(p *Pair)
+}
+
+// driver is what the steps of one drive share.
+type driver struct {
+	p    *Pair
+	s    Scenario
+	o    RunOptions
+	lo   LoadOptions // the 16-client backlog load
+	load *Load       // the load that keeps running through the window
+	// bigStart is where the large transaction's WAL starts (waitReceived).
+	bigStart lsn.LSN
+}
+
+// drive runs the scenario's steps; the returned Load (nil when none) is
+// the one that keeps running through the window.
+func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (*Load, error) {
+	d := &driver{p: p, s: s, o: o, lo: LoadOptions{PGBench: o.PGBench, Clients: o.Clients, Rows: o.Pair.Rows, CPUs: o.Pair.PubCPUs}}
+	for _, st := range s.Steps {
+		if st.Lift != nil {
+			p.held = append(p.held, st)
+		}
+		if err := st.Start(ctx, d); err != nil {
+			d.load.Stop()
+			return nil, fmt.Errorf("%s: %w", st.Name, err)
+		}
+	}
+	return d.load, nil
+}
+
+// liftAll lifts every step the pair holds, newest first.
+func (p *Pair) liftAll() {
+	for i := len(p.held) - 1; i >= 0; i-- {
+		p.held[i].Lift(p)
+	}
+	p.held = nil
+}
+
+// backlogTime is how long to build a backlog of share times the window,
+// unless RunOptions.BacklogTime says otherwise.
+func (d *driver) backlogTime(share float64) time.Duration {
+	if d.o.BacklogTime > 0 {
+		return d.o.BacklogTime
+	}
+	bt := time.Duration(share * float64(d.o.Duration))
+	// A link faster than 4 MB/s drains the backlog sooner: build it in
+	// proportion (at 8 MB/s a 6 s backlog of 100 MB ran down to 15 MB
+	// within a 10 s window on PostgreSQL 16).
+	if d.s.Link && d.o.Pair.LinkRate > 4_000_000 {
+		bt = time.Duration(float64(bt) * float64(d.o.Pair.LinkRate) / 4_000_000)
+	}
+	return bt
+}
+
+// backlog builds a backlog with the subscriptions disabled: the 16-client
+// load for share times the window, then stopped. The share is sized so the
+// backlog outlasts the window at the scenario's drain speed on a 1-core
+// publisher.
+func backlog(share float64) Step {
+	return Step{Name: "backlog", Start: func(ctx context.Context, d *driver) error {
+		return d.buildBacklog(ctx, share, false)
+	}}
+}
+
+// backlogUnderLoad is backlog whose load keeps running through the window:
+// the publisher's CPUs stay saturated.
+func backlogUnderLoad(share float64) Step {
+	return Step{Name: "backlog under load", Start: func(ctx context.Context, d *driver) error {
+		return d.buildBacklog(ctx, share, true)
+	}}
+}
+
+func (d *driver) buildBacklog(ctx context.Context, share float64, keep bool) error {
+	bt := d.backlogTime(share)
+	fmt.Fprintf(d.o.Log, "lab: building a backlog: %d clients for %s with the subscription disabled\n", d.o.Clients, bt.Round(time.Second))
+	load, err := StartLoad(ctx, d.p.Pub, d.lo)
+	if err != nil {
+		return err
+	}
+	if err := sleep.For(ctx, bt); err != nil || !keep {
+		load.Stop()
+		return err
+	}
+	d.load = load
+	return nil
+}
+
+// fullLoad starts the 16-client load and keeps it running.
+var fullLoad = Step{Name: "full load", Start: func(ctx context.Context, d *driver) (err error) {
+	d.load, err = StartLoad(ctx, d.p.Pub, d.lo)
+	return err
+}}
+
+// lightLoad starts a rate-limited trickle (2 clients at LightTPS) the
+// subscriber keeps up with, and keeps it running.
+var lightLoad = Step{Name: "light load", Start: func(ctx context.Context, d *driver) (err error) {
+	light := d.lo
+	light.Clients, light.TPS = 2, d.o.LightTPS
+	d.load, err = StartLoad(ctx, d.p.Pub, light)
+	return err
+}}
+
+// bigTxn builds the backlog as one transaction that updates every row of
+// hot until about changes rows changed.
+func bigTxn(changes int) Step {
+	return Step{Name: "large transaction", Start: func(ctx context.Context, d *driver) (err error) {
+		d.bigStart, err = d.p.bigTransaction(ctx, d.o.Pair.Rows, changes, d.o.Log)
+		return err
+	}}
+}
+
+// waitReceived waits until the subscriber received the large transaction
+// (sent whole at its commit with streaming off): the window starts then.
+var waitReceived = Step{Name: "wait for the transaction", Start: func(ctx context.Context, d *driver) error {
+	return d.p.waitReceived(ctx, d.bigStart, d.o.Log)
+}}
+
+// fullIdentityBacklog builds full-identity's backlog of single-row updates,
+// sized in apply time (see fullIdentityUpdates).
+func fullIdentityBacklog(share float64) Step {
+	return Step{Name: "backlog of single-row updates", Start: func(ctx context.Context, d *driver) error {
+		return d.p.fullIdentityBacklog(ctx, d.lo, d.backlogTime(share), d.o.Log)
+	}}
+}
+
+// enable enables the subscriptions and waits for their workers.
+var enable = Step{Name: "enable", Start: func(ctx context.Context, d *driver) error {
+	fmt.Fprintf(d.o.Log, "lab: enabling %d subscription(s)\n", len(d.p.Subscriptions))
+	if err := d.p.SetEnabled(ctx, true); err != nil {
+		return err
+	}
+	return d.p.waitWorkers(ctx)
+}}
+
+// enableNoWait enables the subscriptions without waiting for workers that
+// cannot start (their slots are lost).
+var enableNoWait = Step{Name: "enable", Start: func(ctx context.Context, d *driver) error {
+	fmt.Fprintf(d.o.Log, "lab: enabling %d subscription(s)\n", len(d.p.Subscriptions))
+	return d.p.SetEnabled(ctx, true)
+}}
+
+// holdLock has a subscriber session (LockHolderApp) hold LOCK TABLE hot in
+// mode in an open transaction: the apply worker waits on it.
+func holdLock(mode string) Step {
+	return Step{Name: "hold a lock", Start: func(ctx context.Context, d *driver) error {
+		fmt.Fprintf(d.o.Log, "lab: %s holds LOCK TABLE hot IN %s MODE on the subscriber until the window ends\n", LockHolderApp, mode)
+		return d.p.HoldLock(ctx, mode)
+	}, Lift: (*Pair).ReleaseLock}
+}
+
+// cpuHogs runs n CPU-bound sessions (HogApp) on the subscriber's CPU.
+func cpuHogs(n int) Step {
+	return Step{Name: "CPU hogs", Start: func(ctx context.Context, d *driver) error {
+		fmt.Fprintf(d.o.Log, "lab: %d %s session(s) run a CPU-bound query on the subscriber's CPU until the window ends\n", n, HogApp)
+		return d.p.StartHogs(ctx, n)
+	}, Lift: (*Pair).StopHogs}
+}
+
+// evictHotData keeps the subscriber's table and index files out of the
+// page cache (every evictEvery).
+var evictHotData = Step{Name: "evict the subscriber's data", Start: func(ctx context.Context, d *driver) error {
+	fmt.Fprintf(d.o.Log, "lab: dropping the subscriber's table and index files from the page cache every %s until the window ends\n", evictEvery)
+	return d.p.evictHotData(ctx)
+}, Lift: func(p *Pair) { p.evictor.stop(); p.evictor = nil }}
+
+// evictWAL drops the publisher's WAL from the page cache once.
+var evictWAL = Step{Name: "evict the publisher's WAL", Start: func(ctx context.Context, d *driver) error {
+	fmt.Fprintf(d.o.Log, "lab: dropping the publisher's WAL from the page cache\n")
+	return evictWALFiles(d.p.Pub.DataDir)
+}}
+
+// holdOpenTxn holds a publisher transaction of about openTxnChanges row
+// updates open (rolled back when lifted).
+var holdOpenTxn = Step{Name: "open transaction", Start: func(ctx context.Context, d *driver) error {
+	return d.p.OpenTransaction(ctx, d.o.Pair.Rows, d.o.Log)
+}, Lift: (*Pair).EndOpenTransaction}
+
+// consumerSlot replaces the subscriptions with slot ConsumerSlot.
+var consumerSlot = Step{Name: "consumer slot", Start: func(ctx context.Context, d *driver) error {
+	return d.p.useConsumerSlot(ctx)
+}}
+
+// consume starts the lab's client consumer of kind on ConsumerSlot.
+func consume(kind string) Step {
+	return Step{Name: "consumer", Start: func(ctx context.Context, d *driver) error {
+		return d.p.startConsumer(ctx, kind, d.o.Log)
+	}, Lift: (*Pair).stopConsumer}
+}
+
+// standbySlot gives the publisher an absent physical standby whose slot is
+// in synchronized_standby_slots (17+).
+var standbySlot = Step{Name: "absent standby slot", Start: func(ctx context.Context, d *driver) error {
+	return d.p.AddAbsentStandbySlot(ctx, d.o.Log)
+}}
+
+// withSyncStandby gives the subscriber a synchronous standby behind a link of
+// rate (lifted with the pair's other limits before the drain).
+func withSyncStandby(rate units.ByteRate) Step {
+	return Step{Name: "synchronous standby", Start: func(ctx context.Context, d *driver) error {
+		return d.p.AddSyncStandby(ctx, rate, d.o.Log)
+	}}
+}
+
+// loseSlots checkpoints past max_slot_wal_keep_size: the slots are lost.
+var loseSlots = Step{Name: "lose the slots", Start: func(ctx context.Context, d *driver) error {
+	return d.p.loseSlots(ctx, d.o.Log)
+}}

@@ -1,0 +1,63 @@
+package lab
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+// The pair lifts the steps it holds newest first, once each, whether the
+// window ended or the pair closes after a step failed half-way.
+func TestLiftAllLiftsHeldStepsInReverseOnce(t *testing.T) {
+	var lifted []string
+	step := func(name string, fail bool) Step {
+		return Step{Name: name,
+			Start: func(context.Context, *driver) error {
+				if fail {
+					return context.Canceled
+				}
+				return nil
+			},
+			Lift: func(*Pair) { lifted = append(lifted, name) }}
+	}
+	p := &Pair{}
+	s := Scenario{Steps: []Step{step("lock", false), {Name: "no lift", Start: func(context.Context, *driver) error { return nil }}, step("hogs", false), step("evictor", true), step("never started", false)}}
+	if _, err := p.drive(context.Background(), s, RunOptions{}); err == nil {
+		t.Fatal("drive ignored a failed step")
+	}
+	p.liftAll()
+	p.liftAll()
+	if want := []string{"evictor", "hogs", "lock"}; !slices.Equal(lifted, want) {
+		t.Errorf("lifted %v, want %v (newest first, the failed step too, nothing twice, nothing not started)", lifted, want)
+	}
+}
+
+// Every scenario is complete as data: it has steps, each named; it ends
+// in a state where its path runs (a subscription enabled or a consumer
+// started) unless it is the stalled one; a scenario that measures until
+// drained has no load left running.
+func TestScenariosAreCompleteAsData(t *testing.T) {
+	for _, s := range Scenarios {
+		if len(s.Steps) == 0 || s.Verdict == "" || s.Summary == "" {
+			t.Errorf("%s: steps, verdict and summary are required", s.Name)
+		}
+		var names []string
+		for _, st := range s.Steps {
+			if st.Name == "" || st.Start == nil {
+				t.Errorf("%s: a step without a name or a start", s.Name)
+			}
+			names = append(names, st.Name)
+		}
+		runs := slices.Contains(names, "enable") || slices.Contains(names, "consumer")
+		if runs == (s.Verdict == "stalled" && s.Name == "stalled") {
+			t.Errorf("%s: steps %v: the path must run (enable or consumer) unless the scenario keeps it disabled", s.Name, names)
+		}
+		if (s.Consumer != "") != slices.Contains(names, "consumer") {
+			t.Errorf("%s: Consumer %q but steps %v", s.Name, s.Consumer, names)
+		}
+		loads := slices.Contains(names, "full load") || slices.Contains(names, "light load") || slices.Contains(names, "backlog under load")
+		if loads && s.UntilBelow > 0 {
+			t.Errorf("%s: a load keeps running, so the backlog never drains: UntilBelow must be 0", s.Name)
+		}
+	}
+}
