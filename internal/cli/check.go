@@ -21,11 +21,9 @@ type checkOptions struct {
 
 // Validate checks flags and picks the output format.
 func (o *checkOptions) Validate() error {
-	if o.json {
-		o.format = "json"
-	}
-	if _, ok := audit.Renderers[o.format]; !ok {
-		return Usagef("--format %q: use text, markdown, json or html", o.format)
+	var err error
+	if o.format, err = outputFormat(o.format, o.json); err != nil {
+		return err
 	}
 	offline := o.input != "" || o.snapshots != ""
 	if o.input != "" && o.snapshots != "" {
@@ -94,7 +92,7 @@ Give both sides to check how they match; either alone runs its own checks.
 	f := c.Flags()
 	f.StringVar(&o.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
 	f.StringVar(&o.Subscriber, "subscriber", "", "subscriber connection string (the database with the subscriptions)")
-	f.StringVar(&o.format, "format", "text", "output format: text, markdown, json or html (one self-contained page)")
+	f.StringVar(&o.format, "format", "", "output format: text (default), markdown, json or html (one self-contained page)")
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.input, "input", "", "re-render a report saved with --json instead of connecting")
 	f.StringVar(&o.snapshots, "from-snapshots", "", "run the checks on snapshots saved with --save-snapshots instead of connecting")

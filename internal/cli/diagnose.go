@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -22,11 +23,9 @@ type diagnoseOptions struct {
 
 // Validate checks flags and picks the output format.
 func (o *diagnoseOptions) Validate() error {
-	if o.json {
-		o.format = "json"
-	}
-	if _, ok := report.Renderers[o.format]; !ok {
-		return Usagef("--format %q: use text, markdown, json or html", o.format)
+	var err error
+	if o.format, err = outputFormat(o.format, o.json); err != nil {
+		return err
 	}
 	if o.fromSamples != "" {
 		if o.Publisher != "" || o.Subscriber != "" || o.save != "" {
@@ -42,6 +41,11 @@ func (o *diagnoseOptions) Validate() error {
 	}
 	if err := o.Options.Validate(); err != nil {
 		return Usage(err)
+	}
+	if o.save != "" {
+		if err := checkWritable("--save-samples", o.save); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -112,7 +116,7 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
 	f.StringVar(&o.Subscription, "subscription", "", "diagnose only this subscription's slot")
 	f.BoolVar(&o.NoProc, "no-proc", false, "do not read /proc (as for servers on another host or in a container): CPU contention is then measured from inside the servers; with --from-samples, drop the recording's /proc figures")
 	f.BoolVar(&o.NoWaitSampling, "no-wait-sampling", false, "probe wait events with lagscope's own statements even where the pg_wait_sampling extension's history is readable")
-	f.StringVar(&o.format, "format", "text", "output format: text, markdown, json or html (one self-contained page with charts)")
+	f.StringVar(&o.format, "format", "", "output format: text (default), markdown, json or html (one self-contained page with charts)")
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.save, "save-samples", "", "also write the raw samples (JSON) to this file")
 	f.StringVar(&o.fromSamples, "from-samples", "", "re-classify samples saved with --save-samples, without servers")
@@ -162,22 +166,43 @@ func saveJSON(path string, v any) error {
 
 func newReportCmd() *cobra.Command {
 	var input, format string
+	var asJSON bool
 	c := &cobra.Command{
-		Use:   "report --input FILE",
+		Use:   "report [FILE | --input FILE]",
 		Short: "Re-render a saved diagnose report (JSON) as text, markdown, JSON or HTML",
+		Long: `Re-renders a report written by 'lagscope diagnose --json', or the diagnosis
+in a 'lagscope lab run --diagnose --json' result, in another format. FILE "-"
+(or none given, with a pipe on standard input) reads standard input. A check
+report is rendered by 'lagscope check --input FILE', saved samples are
+classified by 'lagscope diagnose --from-samples FILE'.`,
 		Example: `  lagscope diagnose --publisher ... --json > run.json
-  lagscope report --input run.json --format markdown`,
-		Args: cobra.NoArgs,
+  lagscope report run.json --format markdown
+  lagscope diagnose --publisher ... --json | lagscope report --format html > run.html`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if input == "" {
-				return Usagef("--input is required: a file written by 'lagscope diagnose --json'")
+			if len(args) == 1 {
+				if input != "" {
+					return Usagef("give the file once: as an argument or with --input")
+				}
+				input = args[0]
 			}
-			f, err := os.Open(input)
-			if err != nil {
-				return Usagef("open %s: %v", input, err)
+			var err error
+			if format, err = outputFormat(format, asJSON); err != nil {
+				return err
 			}
-			defer f.Close()
-			rep, err := report.Read(f)
+			var rd io.Reader = cmd.InOrStdin()
+			switch {
+			case input == "" && isTerminal(os.Stdin):
+				return Usagef("give a file written by 'lagscope diagnose --json' (or - for standard input)")
+			case input != "" && input != "-":
+				f, err := os.Open(input)
+				if err != nil {
+					return Usagef("open %s: %v", input, err)
+				}
+				defer f.Close()
+				rd = f
+			}
+			rep, err := report.Read(rd)
 			if err != nil {
 				return Usage(err)
 			}
@@ -187,7 +212,8 @@ func newReportCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&input, "input", "", "saved JSON report")
-	c.Flags().StringVar(&format, "format", "text", "text, markdown, json or html")
+	c.Flags().StringVar(&input, "input", "", "saved JSON report (- for standard input)")
+	c.Flags().StringVar(&format, "format", "", "text (default), markdown, json or html")
+	c.Flags().BoolVar(&asJSON, "json", false, "same as --format json")
 	return c
 }

@@ -33,3 +33,32 @@ func TestAReportOfSchema1StillRenders(t *testing.T) {
 		t.Errorf("text rendering of the schema 1 report changed:\n%s", out.String())
 	}
 }
+
+// Read takes what lagscope writes as a diagnosis (a report, a lab run's
+// diagnosis) and refuses its other files with the command that renders
+// them.
+func TestReadTellsLagscopesFilesApart(t *testing.T) {
+	rep, err := os.ReadFile("testdata/schema1-apply-bound-pg16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, in, wantErr string
+	}{
+		{"a diagnose report", string(rep), ""},
+		{"a lab run with its diagnosis", `{"version":1,"scenario":"apply-bound","diagnosis":` + string(rep) + `}`, ""},
+		{"a lab run without one", `{"version":1,"scenario":"network"}`, "lagscope lab run network --diagnose --json"},
+		{"a check report", `{"schema_version":1,"tool":"lagscope","kind":"check","results":[]}`, "lagscope check --input FILE"},
+		{"saved samples", `{"version":6,"ticks":[]}`, "lagscope diagnose --from-samples FILE"},
+		{"something else", `{"a":1}`, "not a lagscope report"},
+	}
+	for _, c := range cases {
+		r, err := Read(bytes.NewReader([]byte(c.in)))
+		switch {
+		case c.wantErr == "" && (err != nil || len(r.Paths) != 1):
+			t.Errorf("%s: %v, %d paths; want the report", c.name, err, len(r.Paths))
+		case c.wantErr != "" && (err == nil || !bytes.Contains([]byte(err.Error()), []byte(c.wantErr))):
+			t.Errorf("%s: error %v, want one naming %q", c.name, err, c.wantErr)
+		}
+	}
+}

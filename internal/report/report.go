@@ -118,10 +118,36 @@ func IndentedJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// Read loads a saved JSON report.
+// Read loads a saved JSON report: a diagnose report, or the diagnosis a
+// 'lab run --diagnose --json' result holds. Another of lagscope's files
+// (a check report, saved samples, a lab run without a diagnosis) is
+// refused with the command that renders it.
 func Read(rd io.Reader) (Report, error) {
+	b, err := io.ReadAll(rd)
+	if err != nil {
+		return Report{}, fmt.Errorf("read report: %w", err)
+	}
+	var kind struct {
+		Kind      string          `json:"kind"`
+		Scenario  string          `json:"scenario"`
+		Diagnosis json.RawMessage `json:"diagnosis"`
+		Ticks     json.RawMessage `json:"ticks"`
+	}
+	if err := json.Unmarshal(b, &kind); err != nil {
+		return Report{}, fmt.Errorf("read report: %w (is it the output of 'lagscope diagnose --json'?)", err)
+	}
+	switch {
+	case kind.Kind == "check":
+		return Report{}, fmt.Errorf("this is a check report: render it with 'lagscope check --input FILE --format text|markdown|json|html'")
+	case kind.Ticks != nil:
+		return Report{}, fmt.Errorf("these are saved samples, not a report: classify them with 'lagscope diagnose --from-samples FILE'")
+	case kind.Scenario != "" && kind.Diagnosis == nil:
+		return Report{}, fmt.Errorf("this lab run result holds no diagnosis: make one with 'lagscope lab run %s --diagnose --json'", kind.Scenario)
+	case kind.Scenario != "":
+		b = kind.Diagnosis
+	}
 	var r Report
-	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+	if err := json.Unmarshal(b, &r); err != nil {
 		return r, fmt.Errorf("read report: %w (is it the output of 'lagscope diagnose --json'?)", err)
 	}
 	if r.Tool != "lagscope" || r.SchemaVersion == 0 {
