@@ -28,6 +28,47 @@ const (
 	ConfirmationLag = "confirmation-lag"
 )
 
+// Spec is what the rest of lagscope derives from a verdict's name: the
+// exporter's label values, the report's exit code, the docs' pages.
+type Spec struct {
+	Name string
+	// Finding says the path is not caught up (diagnose exits 1): every
+	// verdict but caught-up and a table's initial copy.
+	Finding bool
+}
+
+// Table is every verdict, in the order metrics and docs list them: the one
+// list of verdict names (a test checks it against the advice table).
+var Table = []Spec{
+	{Name: CaughtUp}, {Name: Stalled, Finding: true}, {Name: SubscriberApplyCPU, Finding: true},
+	{Name: SubscriberStarved, Finding: true}, {Name: SubscriberWaits, Finding: true},
+	{Name: WalsenderDecodeCPU, Finding: true}, {Name: WalsenderStarved, Finding: true},
+	{Name: WalsenderReadIO, Finding: true}, {Name: WalsenderWaitsStandby, Finding: true},
+	{Name: Network, Finding: true}, {Name: NetworkOrConsumer, Finding: true},
+	{Name: ConfirmationLag, Finding: true}, {Name: LargeTransaction, Finding: true},
+	{Name: InitialSync}, {Name: Inconclusive, Finding: true},
+}
+
+// Names lists Table's verdict names, in its order.
+func Names() []string {
+	out := make([]string, len(Table))
+	for i, s := range Table {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// IsFinding says whether verdict name is a finding (Spec.Finding); an
+// unknown name is one (a report from a newer lagscope).
+func IsFinding(name string) bool {
+	for _, s := range Table {
+		if s.Name == name {
+			return s.Finding
+		}
+	}
+	return true
+}
+
 // advice is what helps and what does not, per verdict.
 type advice struct {
 	headline   string

@@ -112,7 +112,7 @@ func collectPath(gauge func(*prometheus.Desc, float64, ...string), s *PairState,
 	for _, st := range Stages {
 		gauge(descBottleneck, b2f(st == limit), with(st)...)
 	}
-	for _, v := range Verdicts {
+	for _, v := range Verdicts() {
 		gauge(descVerdict, b2f(v == p.Name), with(v)...)
 	}
 	gauge(descConfidence, p.Confidence, l...)

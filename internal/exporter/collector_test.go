@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/monitor"
@@ -121,8 +122,15 @@ func TestARecordedApplyBoundRunExportsTheApplyStageAsTheBottleneck(t *testing.T)
 	if got := one(t, gather(t, col, "lagscope_verdict", map[string]string{"verdict": "subscriber-apply-cpu"}), "verdict"); got != 1 {
 		t.Errorf("lagscope_verdict{verdict=subscriber-apply-cpu} = %g, want 1", got)
 	}
-	if n := len(gather(t, col, "lagscope_verdict", nil)); n != len(Verdicts) {
-		t.Errorf("%d lagscope_verdict series, want every verdict (%d)", n, len(Verdicts))
+	if n := len(gather(t, col, "lagscope_verdict", nil)); n != len(classify.Table) {
+		t.Errorf("%d lagscope_verdict series, want every verdict of classify.Table (%d)", n, len(classify.Table))
+	}
+	// A verdict added to the table alone is exported.
+	saved := classify.Table
+	t.Cleanup(func() { classify.Table = saved })
+	classify.Table = append(append([]classify.Spec{}, saved...), classify.Spec{Name: "a-new-verdict", Finding: true})
+	if got := gather(t, col, "lagscope_verdict", map[string]string{"verdict": "a-new-verdict"}); len(got) != 1 || got[0] != 0 {
+		t.Errorf("lagscope_verdict{verdict=a-new-verdict} = %v, want one series at 0", got)
 	}
 	// Counters add up every step with no second counted twice: the WAL
 	// generated over the recording, whatever the step.

@@ -18,11 +18,9 @@ import (
 // stopped, or nothing stands out). Exactly one is 1 for a diagnosed path.
 var Stages = []string{"walsender", "link", "apply", "parallel_apply", "none"}
 
-// Verdicts are the label values of lagscope_verdict.
-var Verdicts = []string{classify.CaughtUp, classify.Stalled, classify.SubscriberApplyCPU, classify.SubscriberStarved,
-	classify.SubscriberWaits, classify.WalsenderDecodeCPU, classify.WalsenderStarved, classify.WalsenderReadIO,
-	classify.WalsenderWaitsStandby, classify.Network, classify.NetworkOrConsumer, classify.ConfirmationLag,
-	classify.LargeTransaction, classify.InitialSync, classify.Inconclusive}
+// Verdicts are the label values of lagscope_verdict: classify's verdict
+// table, read at each scrape.
+func Verdicts() []string { return classify.Names() }
 
 // stageLabel turns a classify stage name into a label value.
 func stageLabel(s string) string {

@@ -76,7 +76,7 @@ type Path struct {
 // at).
 func (r Report) Finding() bool {
 	for _, p := range r.Paths {
-		if p.Name != classify.CaughtUp && p.Name != classify.InitialSync {
+		if classify.IsFinding(p.Name) {
 			return true
 		}
 	}
