@@ -159,7 +159,7 @@ func newVerdict(name string, conf float64, evidence ...string) Verdict {
 // not be seen.
 func finish(v Verdict, in Input) Verdict {
 	s := in.Summary
-	v.Evidence = append(v.Evidence, fmt.Sprintf("generated %.1f MB/s, decoded %.1f MB/s, confirmed %.1f MB/s over %.0f s (%d ticks)", mb(s.Generated), mb(s.Decoded), mb(s.Consumed), s.WindowS, s.Ticks))
+	v.Evidence = append(v.Evidence, fmt.Sprintf("generated %s, decoded %s, confirmed %s over %.0f s (%d ticks)", units.FormatRate(s.Generated), units.FormatRate(s.Decoded), units.FormatRate(s.Consumed), s.WindowS, s.Ticks))
 	if !in.ProcPub || (in.HasSubscriber && !in.ProcSub) {
 		v.Caveats = append(v.Caveats, "process CPU and run-queue figures were not available for every side (remote host or --no-proc)")
 		v.Confidence *= 0.8
@@ -267,8 +267,6 @@ func pct(v float64) string {
 	}
 	return fmt.Sprintf("%.0f%%", 100*v)
 }
-
-func mb(bps float64) float64 { return bps / 1e6 }
 
 // size prints a byte count the way every lagscope output does.
 func size(n int64) string { return units.FormatBytes(float64(n)) }

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"github.com/lagscope/lagscope/internal/units"
+
 	"fmt"
 	"math"
 )
@@ -16,7 +18,7 @@ func decide(in Input, st []Stage) Verdict {
 	}
 	if cause := configStall(in); cause != "" {
 		v := newVerdict(Stalled, 0.95,
-			fmt.Sprintf("consumed %.1f MB/s while %.1f MB/s of WAL was generated over %s", mb(s.Consumed), mb(s.Generated), win))
+			fmt.Sprintf("consumed %s while %s of WAL was generated over %s", units.FormatRate(s.Consumed), units.FormatRate(s.Generated), win))
 		v.Cause = cause
 		return v
 	}
@@ -77,7 +79,7 @@ func decide(in Input, st []Stage) Verdict {
 	}
 	if nothingMoves(in) {
 		v := newVerdict(Stalled, confidence(Saturated-ws.Utilisation, Saturated-ap.Utilisation),
-			fmt.Sprintf("consumed %.1f MB/s while %.1f MB/s of WAL was generated over %s", mb(s.Consumed), mb(s.Generated), win),
+			fmt.Sprintf("consumed %s while %s of WAL was generated over %s", units.FormatRate(s.Consumed), units.FormatRate(s.Generated), win),
 			walsenderLine(ws), applyLine(ap))
 		v.Cause = "neither the walsender (sent_lsn) nor the slot (confirmed_flush_lsn) advanced during the window, and no stage was busy or waiting on a resource"
 		return v

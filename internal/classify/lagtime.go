@@ -52,7 +52,7 @@ func lagTime(in Input) LagTime {
 	}
 	var parts []string
 	if lt.DrainS > 0 {
-		parts = append(parts, fmt.Sprintf("%s of backlog at the %.1f MB/s it drains (%s advance)", size(s.Lag.Total), mb(rate), basis))
+		parts = append(parts, fmt.Sprintf("%s of backlog at the %s it drains (%s advance)", size(s.Lag.Total), units.FormatRate(rate), basis))
 	} else if lt.DrainS < 0 && s.Lag.Total > 0 {
 		parts = append(parts, fmt.Sprintf("%s of backlog that did not drain during the %s window", size(s.Lag.Total), secs(s.WindowS)))
 	}

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"github.com/lagscope/lagscope/internal/units"
+
 	"fmt"
 	"strings"
 
@@ -127,7 +129,7 @@ func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
 		out.Headline = "a large transaction is being applied: without streaming it is sent whole at its commit, and the subscriber applies it in one go"
 		line := fmt.Sprintf("sent_lsn stood still for the whole window, %s past restart_lsn: the walsender is sending one transaction of up to that much WAL from its reorder buffer while it handles the commit record", size(lt.TxnBytes))
 		if lt.SubWALRate > 0 {
-			line += fmt.Sprintf("; the subscriber wrote %.1f MB/s of its own WAL meanwhile (applying it)", mb(lt.SubWALRate))
+			line += fmt.Sprintf("; the subscriber wrote %s of its own WAL meanwhile (applying it)", units.FormatRate(lt.SubWALRate))
 		}
 		out.Evidence = append(out.Evidence, line,
 			fmt.Sprintf("the slot's unconfirmed WAL (%s) says little here: nothing of the transaction is confirmed before its commit is applied, and a keepalive may have moved confirmed_flush_lsn past it", size(in.Summary.Lag.Total)),

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"github.com/lagscope/lagscope/internal/units"
+
 	"fmt"
 	"regexp"
 	"strconv"
@@ -100,9 +102,9 @@ func syncVerdict(in Input) Verdict {
 	var ev []string
 	switch {
 	case s.Rate > 0:
-		line := fmt.Sprintf("%s: copied %s at %.1f MB/s", table, size(s.Bytes), mb(s.Rate))
+		line := fmt.Sprintf("%s: copied %s at %s", table, size(s.Bytes), units.FormatRate(s.Rate))
 		if s.BytesTotal > 0 {
-			line = fmt.Sprintf("%s: copied %s of %s (%s) at %.1f MB/s", table, size(s.Bytes), size(s.BytesTotal), pct(float64(s.Bytes)/float64(s.BytesTotal)), mb(s.Rate))
+			line = fmt.Sprintf("%s: copied %s of %s (%s) at %s", table, size(s.Bytes), size(s.BytesTotal), pct(float64(s.Bytes)/float64(s.BytesTotal)), units.FormatRate(s.Rate))
 			if left := float64(s.BytesTotal-s.Bytes) / s.Rate; left > 0 {
 				line += fmt.Sprintf(", about %s left", secs(left))
 			}

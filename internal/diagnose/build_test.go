@@ -80,3 +80,19 @@ func TestASavedJSONReportReRendersTheSame(t *testing.T) {
 		t.Error("a JSON file that is not a report was accepted")
 	}
 }
+
+// README's example report is the golden file of the recording it names,
+// word for word: the example cannot drift from what the binary prints.
+func TestTheReadmeExampleIsTheGoldenReport(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("testdata/apply-bound-pg16-diag.text.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```\n"+string(golden)+"```") {
+		t.Errorf("README's example differs from testdata/apply-bound-pg16-diag.text.golden: paste the golden file into it")
+	}
+}

@@ -17,9 +17,9 @@ func RenderText(w io.Writer, r *Result) error {
 		r.Scenario, r.ServerVersion, r.Layout, r.Rows, r.PubCPUs, r.SubCPUs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "window\t%.1f s\n", r.WindowS)
-	fmt.Fprintf(tw, "consumed\t%.1f MB/s of WAL (slowest slot's confirmed_flush_lsn)\n", r.ConsumedMBps)
-	fmt.Fprintf(tw, "decoded\t%.1f MB/s of WAL (slowest walsender's sent_lsn)\n", r.DecodedMBps)
-	fmt.Fprintf(tw, "generated\t%.1f MB/s of WAL (pg_current_wal_lsn)\n", r.GeneratedMBps)
+	fmt.Fprintf(tw, "consumed\t%s of WAL (slowest slot's confirmed_flush_lsn)\n", units.FormatRate(r.ConsumedMBps*1e6))
+	fmt.Fprintf(tw, "decoded\t%s of WAL (slowest walsender's sent_lsn)\n", units.FormatRate(r.DecodedMBps*1e6))
+	fmt.Fprintf(tw, "generated\t%s of WAL (pg_current_wal_lsn)\n", units.FormatRate(r.GeneratedMBps*1e6))
 	fmt.Fprintf(tw, "net\t%+.1f MB/s\n", r.ConsumedMBps-r.GeneratedMBps)
 	if r.HostBusy >= 0 {
 		fmt.Fprintf(tw, "host CPU busy\t%.0f%%\n", 100*r.HostBusy)

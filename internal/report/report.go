@@ -180,17 +180,12 @@ func CatchUp(lag int64, generated, progress float64, basis string, caughtUp bool
 		return "caught up by the window's end", 0
 	}
 	secs := float64(lag) / net
-	return fmt.Sprintf("catching up in about %s: drains %.1f MB/s (%s) - generated %.1f MB/s = %.1f MB/s net",
-		units.FormatSeconds(secs), progress/1e6, basis, generated/1e6, net/1e6), secs
+	return fmt.Sprintf("catching up in about %s: drains %s (%s) - generated %s = %s net",
+		units.FormatSeconds(secs), units.FormatRate(progress), basis, units.FormatRate(generated), units.FormatRate(net)), secs
 }
 
-// rate prints bytes/s as MB/s, or kB/s under 0.1 MB/s.
-func rate(bps float64) string {
-	if bps < 100e3 {
-		return fmt.Sprintf("%.0f kB/s", bps/1e3)
-	}
-	return fmt.Sprintf("%.1f MB/s", bps/1e6)
-}
+// rate prints bytes/s (units.FormatRate).
+func rate(bps float64) string { return units.FormatRate(bps) }
 
 // probeNote says how wait events were sampled.
 func probeNote(hz float64) string {

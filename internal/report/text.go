@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/classify"
@@ -41,7 +42,7 @@ func Text(w io.Writer, r Report) error {
 		}
 		wrap(b, "  lag      ", fmt.Sprintf("%s unconfirmed%s: %s not yet sent, %s sent not flushed, %s flushed not confirmed",
 			size(p.LagBytes), lagTimeNote(p.LagTime), size(p.Lag.NotYetSent), size(p.Lag.SentNotFlushed), size(p.Lag.FlushedNotConfd)))
-		fmt.Fprintf(b, "  rates    generated %.1f MB/s, decoded %.1f MB/s, confirmed %.1f MB/s\n", p.GeneratedMBps, p.DecodedMBps, p.ConsumedMBps)
+		fmt.Fprintf(b, "  rates    generated %s, decoded %s, confirmed %s\n", rate(p.GeneratedMBps*1e6), rate(p.DecodedMBps*1e6), rate(p.ConsumedMBps*1e6))
 		if p.CatchUp != "" {
 			wrap(b, "           ", p.CatchUp)
 		}
@@ -82,7 +83,7 @@ func section(b *strings.Builder, title string, lines []string) {
 func wrap(b *strings.Builder, prefix, text string) {
 	indent := strings.Repeat(" ", len(prefix))
 	line := prefix
-	for _, word := range strings.Fields(text) {
+	for _, word := range words(text) {
 		if len(line) > len(indent) && len(line)+1+len(word) > width {
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 			line = indent
@@ -93,6 +94,27 @@ func wrap(b *strings.Builder, prefix, text string) {
 		line += word
 	}
 	b.WriteString(line + "\n")
+}
+
+// unitRE matches a word that is a unit: wrap keeps it with its number.
+var unitRE = regexp.MustCompile(`^(B|kB|MB|GB|TB|B/s|kB/s|MB/s|GB/s|s|ms|%)[,.;:)]*$`)
+
+// words splits text at spaces, keeping a number and its unit together.
+func words(text string) []string {
+	var out []string
+	for _, w := range strings.Fields(text) {
+		if n := len(out); n > 0 && unitRE.MatchString(w) && startsWithDigit(out[n-1]) {
+			out[n-1] += " " + w
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func startsWithDigit(w string) bool {
+	w = strings.TrimLeft(w, "(~-")
+	return w != "" && w[0] >= '0' && w[0] <= '9'
 }
 
 func procNote(s Server) string {

@@ -44,3 +44,22 @@ func FormatBytes(n float64) string {
 // MBPerSecond converts a rate in bytes per second to megabytes per second
 // (1 MB = 1,000,000 bytes), the unit lagscope's reports use.
 func MBPerSecond(bytesPerSec float64) float64 { return bytesPerSec / 1e6 }
+
+// FormatRate prints a rate in bytes per second with a unit that fits its
+// size, the one way every lagscope output prints a rate: "14.3 MB/s",
+// "612 kB/s" (under 1 MB/s, where one decimal of MB/s would round 0.14 to
+// 0.1), "80 B/s", "1.25 GB/s".
+func FormatRate(bps float64) string {
+	a := math.Abs(bps)
+	switch {
+	case math.IsNaN(bps) || math.IsInf(bps, 0):
+		return FormatBytes(bps) + "/s"
+	case a >= 999.5e6:
+		return strconv.FormatFloat(bps/1e9, 'f', 2, 64) + " GB/s"
+	case a >= 0.9995e6:
+		return strconv.FormatFloat(bps/1e6, 'f', 1, 64) + " MB/s"
+	case a >= 999.5:
+		return strconv.FormatFloat(bps/1e3, 'f', 0, 64) + " kB/s"
+	}
+	return strconv.FormatFloat(bps, 'f', 0, 64) + " B/s"
+}

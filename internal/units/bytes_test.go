@@ -54,3 +54,17 @@ func TestMBPerSecond(t *testing.T) {
 		})
 	}
 }
+
+func TestFormatRateFitsTheUnitToTheSize(t *testing.T) {
+	for _, c := range []struct {
+		in   float64
+		want string
+	}{
+		{14.3e6, "14.3 MB/s"}, {0.14e6, "140 kB/s"}, {999_400, "999 kB/s"}, {999_600, "1.0 MB/s"},
+		{80, "80 B/s"}, {0, "0 B/s"}, {1.25e9, "1.25 GB/s"}, {-2.5e6, "-2.5 MB/s"}, {-300, "-300 B/s"},
+	} {
+		if got := FormatRate(c.in); got != c.want {
+			t.Errorf("FormatRate(%g) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
