@@ -99,12 +99,22 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
 				}
 				return runError(err)
 			}
+			interrupted := cmd.Context().Err() != nil
+			if interrupted {
+				// Ctrl-C inside the window: what was sampled is reported (and
+				// saved), marked as cut short.
+				rep.Notes = append(rep.Notes, fmt.Sprintf("cut short by an interrupt after %.0f s of the %s window: the figures cover what was sampled", rep.WindowS, o.Duration))
+			}
 			if o.save != "" {
 				if err := saveJSON(o.save, rec); err != nil {
 					return err
 				}
 			}
-			return renderDiagnosis(cmd, rep, o.format)
+			err = renderDiagnosis(cmd, rep, o.format)
+			if interrupted && (err == nil || ExitCode(err) == ExitFinding) {
+				return &ExitError{Code: ExitInterrupted, Err: errSilent}
+			}
+			return err
 		},
 	}
 	f := c.Flags()

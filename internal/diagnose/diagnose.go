@@ -129,6 +129,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 	for _, g := range rec.Gaps {
 		r.Gaps = append(r.Gaps, fmt.Sprintf("%s not sampled for %.1f s from %s: %s", g.Side, g.To.Sub(g.From).Seconds(), g.From.Format("15:04:05"), g.Cause))
 	}
+	r.Notes = append(r.Notes, readErrorNotes(rec)...)
 	if rec.Subscriber == nil {
 		r.Notes = append(r.Notes, "no --subscriber: the apply side was not observed, so subscriber-side verdicts cannot be given and the publisher-side ones are less certain")
 	}

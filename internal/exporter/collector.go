@@ -83,7 +83,7 @@ func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 	for _, m := range []struct {
 		d *prometheus.Desc
 		v map[key]float64
-	}{{descDecoded, s.Decoded}, {descConfirmed, s.Confirmed}, {descCPU, s.CPU}, {descRunq, s.Runq}, {descWaits, s.Waits}} {
+	}{{descDecoded, s.Decoded}, {descConfirmed, s.Confirmed}, {descCPU, s.CPU}, {descRunq, s.Runq}, {descWaits, s.Waits}, {descReadErrors, s.ReadErrors}} {
 		for _, k := range sortedKeys(m.v) {
 			counter(m.d, m.v[k], append([]string{s.Pair}, k.values()...)...)
 		}

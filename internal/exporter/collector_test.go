@@ -193,3 +193,18 @@ func TestTheExpositionPassesTheLinter(t *testing.T) {
 		t.Errorf("%d series, want the full set (40 or more)", n)
 	}
 }
+
+// A step whose blocker reads failed counts them in lagscope_read_errors_total.
+func TestFailedReadsAreCounted(t *testing.T) {
+	rec, err := recordings.Read("../classify/testdata", "subscriber-lock-pg16-diag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Ticks[1].ReadErrors = []sample.ReadError{{Side: sample.Subscriber, Source: sample.SourceBlockers, Err: "no answer within 3s"}}
+	rec.Ticks[3].ReadErrors = []sample.ReadError{{Side: sample.Subscriber, Source: sample.SourceBlockers, Err: "no answer within 3s"}}
+	s := NewPairState("p", true)
+	s.count(rec)
+	if got := s.ReadErrors[keyOf(sample.Subscriber, sample.SourceBlockers)]; got != 2 {
+		t.Errorf("counted %g failed blocker reads, want 2", got)
+	}
+}

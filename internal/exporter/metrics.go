@@ -36,6 +36,9 @@ var (
 		"The lag in time: the larger of the backlog over the drain rate and flush_lag (absent when unknown).", pathLabels, nil)
 	descRetained = prometheus.NewDesc("lagscope_slot_retained_bytes",
 		"WAL the slot holds back on the publisher: current position minus restart_lsn.", []string{"pair", "slot"}, nil)
+	descReadErrors = prometheus.NewDesc("lagscope_read_errors_total",
+		"Best-effort reads that failed (source: blockers, copy_progress, cpu_burst): what they would have said is unknown.",
+		[]string{"pair", "server", "source"}, nil)
 	descGenerated = prometheus.NewDesc("lagscope_wal_generated_bytes_total",
 		"WAL the publisher wrote while watched.", []string{"pair"}, nil)
 	descDecoded = prometheus.NewDesc("lagscope_wal_decoded_bytes_total",

@@ -61,6 +61,8 @@ type PairState struct {
 	CPU       map[key]float64 // slot, role: CPU seconds
 	Runq      map[key]float64 // slot, role: run-queue seconds
 	Waits     map[key]float64 // slot, role, type, event: probes
+	// ReadErrors counts failed best-effort reads (server, source).
+	ReadErrors map[key]float64
 
 	prev *sample.Tick // the last answered tick, to take deltas across steps
 }
@@ -72,7 +74,7 @@ func NewPairState(pair string, subscriber bool) *PairState {
 		up[sample.Subscriber] = false
 	}
 	return &PairState{Pair: pair, Up: up, Decoded: map[key]float64{}, Confirmed: map[key]float64{},
-		CPU: map[key]float64{}, Runq: map[key]float64{}, Waits: map[key]float64{}}
+		CPU: map[key]float64{}, Runq: map[key]float64{}, Waits: map[key]float64{}, ReadErrors: map[key]float64{}}
 }
 
 // Apply folds one step into the state.
@@ -103,6 +105,9 @@ func (s *PairState) count(rec *sample.Recording) {
 	roles := rolesOf(rec.Ticks)
 	for i := range rec.Ticks {
 		t := &rec.Ticks[i]
+		for _, e := range t.ReadErrors {
+			s.ReadErrors[keyOf(e.Side, e.Source)]++
+		}
 		if !t.PubOK {
 			continue
 		}

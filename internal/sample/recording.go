@@ -93,6 +93,25 @@ type Tick struct {
 	SubLSN lsn.LSN `json:"sub_current_lsn,omitempty"`
 	// Xacts are the publisher's oldest writing transactions (version 5+).
 	Xacts []OpenXact `json:"pub_xacts,omitempty"`
+	// ReadErrors are the best-effort reads of this tick that failed: what
+	// they would have said is unknown, not "none" (a blocker read that timed
+	// out is not "no blocker").
+	ReadErrors []ReadError `json:"read_errors,omitempty"`
+}
+
+// Sources of best-effort reads (ReadError.Source, the exporter's
+// lagscope_read_errors_total{source}).
+const (
+	SourceBlockers     = "blockers"      // lock blockers of the subscriber's workers
+	SourceCopyProgress = "copy_progress" // pg_stat_progress_copy of tablesync workers
+	SourceCPUBurst     = "cpu_burst"     // the in-server CPU burst
+)
+
+// ReadError is one failed best-effort read.
+type ReadError struct {
+	Side   string `json:"side"`
+	Source string `json:"source"`
+	Err    string `json:"error"` // passwords removed
 }
 
 // Slot is a logical replication slot on the publisher.

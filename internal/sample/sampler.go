@@ -242,14 +242,17 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 		if err == nil {
 			// Best effort: a failed read of lock blockers or COPY
 			// progress (a timeout of pg_blocking_pids) leaves those out
-			// of this tick instead of losing the tick; a broken
-			// connection fails the next tick's reads.
-			bctx, cancel := context.WithTimeout(runCtx, pg.ReadTimeout)
-			tk.Blockers, _ = readBlockers(bctx, s.conn, pidList(keys))
-			cancel()
-			bctx, cancel = context.WithTimeout(runCtx, pg.ReadTimeout)
-			tk.Copies, _ = readCopyProgress(bctx, s.conn, syncPIDs(keys))
-			cancel()
+			// of this tick instead of losing the tick, and the tick says so;
+			// a broken connection fails the next tick's reads.
+			var err error
+			tk.Blockers, err = bestEffort(runCtx, func(ctx context.Context) ([]Blocker, error) {
+				return readBlockers(ctx, s.conn, pidList(keys))
+			})
+			tk.noteReadError(s.name, SourceBlockers, err)
+			tk.Copies, err = bestEffort(runCtx, func(ctx context.Context) ([]CopyProgress, error) {
+				return readCopyProgress(ctx, s.conn, syncPIDs(keys))
+			})
+			tk.noteReadError(s.name, SourceCopyProgress, err)
 		}
 	}
 	if err != nil {
@@ -280,9 +283,8 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 	// After the positions and /proc, so that those stay on the tick.
 	if !o.NoBurst && k%burstEvery == 0 {
 		// Best effort, as above: a failed burst leaves this tick without one.
-		bctx, cancel := context.WithTimeout(runCtx, pg.ReadTimeout)
-		ms, err := readBurst(bctx, s.conn)
-		cancel()
+		ms, err := bestEffort(runCtx, func(ctx context.Context) ([]float64, error) { return readBurst(ctx, s.conn) })
+		tk.noteReadError(s.name, SourceCPUBurst, err)
 		if err == nil {
 			if s.name == Publisher {
 				tk.PubBurst = ms
@@ -292,6 +294,24 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 		}
 	}
 	return true
+}
+
+// bestEffort runs read within pg.ReadTimeout of ctx; its error reads as
+// pg.NoAnswer when that timeout cut it.
+func bestEffort[T any](ctx context.Context, read func(context.Context) (T, error)) (T, error) {
+	rctx, cancel := pg.WithAnswerTimeout(ctx, pg.ReadTimeout)
+	defer cancel()
+	v, err := read(rctx)
+	return v, pg.Unanswered(rctx, err)
+}
+
+// noteReadError records a failed best-effort read of side's source (nil
+// err: nothing to note; the run's own end is not a failure).
+func (t *Tick) noteReadError(side, source string, err error) {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return
+	}
+	t.ReadErrors = append(t.ReadErrors, ReadError{Side: side, Source: source, Err: pg.Redact(err.Error())})
 }
 
 // gapCause is the redacted cause of a failed read: pg.NoAnswer when the

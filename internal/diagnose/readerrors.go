@@ -1,0 +1,38 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// readErrorMeaning says what a failed best-effort read leaves unknown.
+var readErrorMeaning = map[string]string{
+	sample.SourceBlockers:     "whether a session blocked the apply worker at those ticks is unknown (not \"no blocker\")",
+	sample.SourceCopyProgress: "the initial copy's progress at those ticks is unknown",
+	sample.SourceCPUBurst:     "the in-server CPU burst is missing there: CPU contention from inside the server rests on fewer samples",
+}
+
+// readErrorNotes turns the recording's failed best-effort reads into one
+// caveat per side and source: how many ticks, the last reason, and what
+// stays unknown.
+func readErrorNotes(rec *sample.Recording) []string {
+	type key struct{ side, source string }
+	count := map[key]int{}
+	last := map[key]string{}
+	for _, t := range rec.Ticks {
+		for _, e := range t.ReadErrors {
+			k := key{e.Side, e.Source}
+			count[k]++
+			last[k] = e.Err
+		}
+	}
+	var notes []string
+	for k, n := range count {
+		notes = append(notes, fmt.Sprintf("the %s's %s could not be read at %d of %d ticks (last: %s): %s",
+			k.side, k.source, n, len(rec.Ticks), last[k], readErrorMeaning[k.source]))
+	}
+	sort.Strings(notes)
+	return notes
+}
