@@ -18,7 +18,7 @@ const QuotaThrottled = 0.3
 // limit, not other work on the host.
 func quotaStarved(v Verdict, side, noun string, t measure.Throttle, hostBusy float64) Verdict {
 	if t.Share < QuotaThrottled {
-		return v
+		return busyHostHeadline(v, side, noun, hostBusy)
 	}
 	v.Headline = fmt.Sprintf("the %s is held back by its CPU limit: its cgroup runs out of CPU quota, so it waits though it could run", noun)
 	line := fmt.Sprintf("the %s's cgroup %s ran out of its CPU quota in %s of its periods, holding its tasks back %.2f s a second (cpu.stat nr_throttled, throttled time)", side, t.Cgroup, pct(t.Share), t.Seconds)
@@ -35,5 +35,20 @@ func quotaStarved(v Verdict, side, noun string, t measure.Throttle, hostBusy flo
 		"moving other work off the host: the limit holds the process back whatever the host's load",
 		"more bandwidth, or tuning the other side",
 	}
+	return v
+}
+
+// BusyHost is the host CPU share from which a starved process's host counts
+// as saturated; below it, the CPUs the process may run on are (CPU
+// affinity, a cpuset or a quota the host does not show).
+const BusyHost = 0.9
+
+// busyHostHeadline states what the evidence shows of a starved process's
+// host: saturated, or not while the process's own CPUs are.
+func busyHostHeadline(v Verdict, side, noun string, hostBusy float64) Verdict {
+	if hostBusy < 0 || hostBusy >= BusyHost {
+		return v
+	}
+	v.Headline = fmt.Sprintf("the %s is runnable but waits for a CPU: the CPUs it may run on are saturated (CPU affinity, a cpuset or a CPU limit), though the %s host as a whole is %s busy", noun, side, pct(hostBusy))
 	return v
 }

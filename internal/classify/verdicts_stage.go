@@ -83,11 +83,16 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		if ap.Runq >= StarvedRunq {
 			runq = fmt.Sprintf("%s run queue %s: the subscriber's CPU is shared as well, but it runs more than twice as long as it waits", noun, pct(ap.Runq))
 		}
-		return withIOPart(newVerdict(SubscriberApplyCPU, conf,
+		v := newVerdict(SubscriberApplyCPU, conf,
 			fmt.Sprintf("%s CPU %s of one core, no wait event in %s of probes", noun, pct(ap.CPU), pct(p.Share(measure.CPUEvent))),
 			runq,
 			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
-			walsenderLine(ws)), noun, p, ap)
+			walsenderLine(ws))
+		if ap.CPU < FullCore {
+			// Busy all the time, but not all of it on a CPU: say what it is.
+			v.Headline = fmt.Sprintf("the subscriber's %s is the limit: it is busy all the time, on a CPU %s of it (the rest on its own I/O and locks %s, waiting for a CPU %s)", noun, pct(ap.CPU), pct(ap.Own), pct(ap.Runq))
+		}
+		return withIOPart(v, noun, p, ap)
 	default:
 		name, c := cpuBoundNoProc(s.SubCPU, SubscriberApplyCPU, SubscriberStarved, conf, 0.75)
 		v := newVerdict(name, c,
@@ -101,6 +106,10 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		return heldBackNoProc(v, "subscriber", noun, s.SubCPU)
 	}
 }
+
+// FullCore is the CPU share of one core from which a busy apply-side stage
+// "runs on a full core"; below it the headline says how its time splits.
+const FullCore = 0.85
 
 // IOPart is the share of an apply-side stage's probes on I/O waits from
 // which a CPU-bound stage's verdict names the disk as well: data larger
