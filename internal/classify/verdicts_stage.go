@@ -19,6 +19,9 @@ func applyVerdict(in Input, ap, ws Stage, conf float64) Verdict {
 	v := applyStageVerdict(in, ap, p, noun, ws, conf)
 	if ap.Name == StageParallel {
 		v.Headline = "a parallel apply worker is the limit: it applies a large transaction on a full core while the leader waits for it"
+		if ap.CPU >= 0 && ap.CPU < FullCore {
+			v.Headline = fmt.Sprintf("a parallel apply worker is the limit: it applies a large transaction, busy all the time (on a CPU %s of it, waiting for a CPU %s), while the leader waits for it", pct(ap.CPU), pct(ap.Runq))
+		}
 		v.Evidence = append(v.Evidence, fmt.Sprintf("the parallel apply worker measured is pid %d, the busiest of %d", ap.PID, ap.Workers))
 		v.Evidence = append(v.Evidence, "the leader apply worker hands large transactions to parallel apply workers (streaming = parallel) and waits for them: a single large transaction runs on one worker")
 		var helps []string
