@@ -47,7 +47,7 @@ var replicaIdentityFull = Check{
 				Severity: sev,
 				Objects:  []string{"table " + t.Qualified()},
 				Found:    found,
-				Why: "FULL writes every column of the old row to WAL and sends it to every subscriber (seed 000: 8,520 vs " +
+				Why: "FULL writes every column of the old row to WAL and sends it to every subscriber (measured: 8,520 vs " +
 					"5,060 decoded bytes per transaction, 1.7x), and the subscriber must find the row by comparing whole " +
 					"rows: without a usable index that is a sequential scan per change (see full-identity-no-index).",
 				Fix: fix,

@@ -35,7 +35,7 @@ var slotsPerDatabase = Check{
 				Objects: objects,
 				Found:   fmt.Sprintf("Database %s has %d logical slots: %s.", db, len(slots), strings.Join(slots, ", ")),
 				Why: "Each logical slot has its own walsender that reads and decodes every transaction of the database, " +
-					"whatever its publication publishes (seed 000, hash4/4: each of 4 slots decoded every transaction, " +
+					"whatever its publication publishes (measured with 4 partitions, 4 publications, 4 subscriptions: each of 4 slots decoded every transaction, " +
 					fmt.Sprintf("about 1.59M each): %d slots cost %d times the decoding CPU and reorder-buffer memory.", len(slots), len(slots)),
 				Fix: "Subscriptions to the same subscriber database can usually be one subscription with several " +
 					"publications (CREATE SUBSCRIPTION ... PUBLICATION a, b); drop slots no consumer uses " +

@@ -22,7 +22,7 @@ var binaryTransfer = Check{
 				Objects: []string{"subscription " + sub.Name},
 				Found:   fmt.Sprintf("Subscription %s has binary = false: every value travels as text.", sub.Name),
 				Why: "Text transfer runs each column's output function on the publisher and its input function on the " +
-					"subscriber; binary = true skips both (seed 001: about 10% less subscriber CPU, 1% less in total). " +
+					"subscriber; binary = true skips both (measured: about 10% less subscriber CPU, 1% less in total). " +
 					"Caveats: the subscriber's column types must match the publisher's exactly, every type needs binary " +
 					"send/receive functions on both sides (cross-version and extension types can fail), and with a 16+ " +
 					"publisher the initial table copy is binary too.",

@@ -61,7 +61,7 @@ var extraSubscriberIndexes = Check{
 					Objects:  []string{"table " + t.Qualified()},
 					Found:    found,
 					Why: "Every replicated INSERT, and every UPDATE that changes an indexed column (no HOT update), writes " +
-						"each index as well, in the single apply worker: seed 001 measured 4 extra indexes adding 59% " +
+						"each index as well, in the single apply worker: 4 extra indexes measured adding 59% " +
 						"subscriber CPU and doubling subscriber WAL (136.8 to 271.7 MiB).",
 					Fix: "Drop the ones no query on the subscriber needs (pg_stat_user_indexes.idx_scan shows which are used): " +
 						strings.Join(drops, " "),

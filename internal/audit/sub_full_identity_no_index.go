@@ -73,7 +73,7 @@ func fullNoIndexFinding(major int, t *Table, l link, lk Lookup) Finding {
 		Severity: sev,
 		Objects:  []string{"table " + t.Qualified(), "subscription " + l.Sub.Name},
 		Found:    found,
-		Why: "A sequential scan per changed row makes apply time grow with table size times changes (seed 001, " +
+		Why: "A sequential scan per changed row makes apply time grow with table size times changes (measured on " +
 			"PostgreSQL 18, 50,000 rows, 2,000 updates: 4.6 s without a usable index, 0.15 s with a btree on id, about 31x).",
 		Fix: fix,
 	}

@@ -67,10 +67,12 @@ func Run(ctx context.Context, o Options) (report.Report, *sample.Recording, erro
 	if err != nil {
 		return report.Report{}, nil, err
 	}
+	setup, setupErr := ReadSetup(ctx, o)
 	rec, err := sample.Run(ctx, connect, o.SampleOptions(o.Duration))
 	if err != nil {
 		return report.Report{}, nil, err
 	}
+	rec.Setup, rec.SetupError = setup, setupErr
 	if ctx.Err() != nil && len(rec.Ticks) < 2 {
 		return report.Report{}, rec, ctx.Err()
 	}
@@ -109,6 +111,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 		sub := server(rec, *rec.Subscriber, sample.Subscriber)
 		r.Subscriber = &sub
 	}
+	snaps, results := setupOf(rec)
 	for _, in := range classify.Inputs(rec, slots) {
 		v := classify.Classify(in)
 		s := in.Summary
@@ -123,6 +126,9 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 			basis = "confirmed_flush_lsn"
 		}
 		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), basis, v.Name == classify.CaughtUp)
+		if in.Subscription != "" {
+			withSetup(&p, rec, results, snaps)
+		}
 		r.Paths = append(r.Paths, p)
 	}
 	sort.Slice(r.Paths, func(i, j int) bool { return r.Paths[i].Slot < r.Paths[j].Slot })

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -115,6 +116,8 @@ type watcher struct {
 	steps    []*sample.Recording // the rolling window, oldest first
 	mu       sync.Mutex
 	down     map[string]string // side -> last connection error, this step
+	setup    json.RawMessage   // the pair's setup, read at the preflight
+	setupErr string
 }
 
 // connect opens a session like diagnose does and notes which side failed.
@@ -139,6 +142,9 @@ func (w *watcher) step(ctx context.Context) Update {
 			return w.failed(u, err)
 		}
 		w.slots, w.prepared = slots, true
+		// Once per preflight (again after a failure: a restarted server
+		// may have been changed).
+		w.setup, w.setupErr = diagnose.ReadSetup(ctx, w.o.Diagnose)
 	}
 	so := w.o.Diagnose.SampleOptions(w.o.Step)
 	if w.o.OnTick != nil {
@@ -152,6 +158,7 @@ func (w *watcher) step(ctx context.Context) Update {
 	w.steps = append(w.steps, rec)
 	w.steps = Trim(w.steps, w.o.Window)
 	u.Window = sample.Merge(w.steps...)
+	u.Window.Setup, u.Window.SetupError = w.setup, w.setupErr
 	rep := diagnose.Build(u.Window, w.slots, w.o.Diagnose.ProbeHz)
 	u.Report = &rep
 	u.Down = stepDown(rec)

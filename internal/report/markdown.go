@@ -49,6 +49,7 @@ func Markdown(w io.Writer, r Report) error {
 			mdTable(b, seriesHeader, rows)
 		}
 		list(b, "Evidence", p.Evidence)
+		list(b, "Setup that bears on it (lagscope check)", p.Setup)
 		list(b, "What helps", p.Helps)
 		list(b, "What does not help", p.NotHelps)
 		list(b, "Caveats", p.Caveats)

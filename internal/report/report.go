@@ -14,8 +14,9 @@ import (
 // SchemaVersion is bumped when Report's JSON shape changes. Version 2
 // added each path's time series (Path.Series); version 3 prints the
 // series' WAL positions as PostgreSQL does ("16/B374D848", numbers of
-// bytes before). Read takes every version up to this one.
-const SchemaVersion = 3
+// bytes before). Version 4 adds each path's setup findings (Path.Setup)
+// and the tool's version. Read takes every version up to this one.
+const SchemaVersion = 4
 
 // Report is one diagnose run.
 type Report struct {
@@ -57,7 +58,10 @@ type Path struct {
 	DecodedMBps   float64     `json:"decoded_mb_per_s"`
 	// CatchUp is "in 4m10s" when the backlog shrinks, or "falling behind by
 	// 3.2 MB/s" when it grows, or "" when caught up.
-	CatchUp   string       `json:"catch_up,omitempty"`
+	CatchUp string `json:"catch_up,omitempty"`
+	// Setup lists the findings of 'lagscope check' that bear on the
+	// verdict, for this path's subscription and tables (schema 4+).
+	Setup     []string     `json:"setup_findings,omitempty"`
 	CatchUpS  float64      `json:"catch_up_s,omitempty"`
 	Walsender measure.Proc `json:"walsender"`
 	Apply     measure.Proc `json:"apply"`

@@ -54,6 +54,7 @@ func Text(w io.Writer, r Report) error {
 		for _, e := range p.Evidence {
 			wrap(b, "    - ", e)
 		}
+		section(b, "  setup (what 'lagscope check' finds that bears on this)", p.Setup)
 		section(b, "  helps", p.Helps)
 		section(b, "  does not help", p.NotHelps)
 		section(b, "  caveats", p.Caveats)

@@ -20,8 +20,10 @@ import (
 // 5 added the publisher's oldest writing transactions and the subscriber's
 // WAL position (optional). Version 6 writes WAL positions as PostgreSQL
 // prints them ("16/B374D848"); earlier versions' numbers of bytes still read
-// (lsn.LSN).
-const RecordingVersion = 6
+// (lsn.LSN). Version 7 added the ticks' failed best-effort reads and the
+// pair's setup as 'lagscope check' reads it (optional: without them a
+// report says its advice is generic).
+const RecordingVersion = 7
 
 // Recording is everything sampled over one window.
 type Recording struct {
@@ -35,6 +37,12 @@ type Recording struct {
 	// Gaps are intervals in which a server could not be sampled (restart,
 	// dropped connection).
 	Gaps []Gap `json:"gaps,omitempty"`
+	// Setup is the pair's setup read once before the window, as 'lagscope
+	// check' reads it (the JSON of audit.Snapshots, kept raw so that the
+	// sampler does not depend on the checks); SetupError says why it could
+	// not be read. Version 7+.
+	Setup      json.RawMessage `json:"setup,omitempty"`
+	SetupError string          `json:"setup_error,omitempty"`
 }
 
 // Server describes one observed server.

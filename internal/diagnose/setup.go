@@ -1,0 +1,177 @@
+package diagnose
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lagscope/lagscope/internal/audit"
+	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// ReadSetup reads the pair's setup as 'lagscope check' does (versions,
+// subscription options, replica identities, indexes, triggers, ...), once,
+// before the window, within a bound of its own: the raw snapshots, or why
+// they could not be read (a failed read is "not read", never "none").
+func ReadSetup(ctx context.Context, o Options) (json.RawMessage, string) {
+	ctx, cancel := pg.WithAnswerTimeout(ctx, 4*pg.ReadTimeout)
+	defer cancel()
+	snaps, err := audit.Collect(ctx, audit.Options{Publisher: o.Publisher, Subscriber: o.Subscriber})
+	if err != nil {
+		return nil, pg.Redact(pg.Unanswered(ctx, err).Error())
+	}
+	b, err := json.Marshal(snaps)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return b, ""
+}
+
+// bearing lists, per verdict, the checks whose findings bear on it: their
+// findings are the verdict's cause and remedy when present.
+var bearing = map[string][]string{
+	classify.SubscriberApplyCPU: {"replica-triggers", "full-identity-no-index", "replica-identity-full", "extra-subscriber-indexes", "binary-transfer", "partitioned-one-subscription"},
+	classify.SubscriberWaits:    {"replica-triggers", "apply-errors"},
+	classify.SubscriberStarved:  {"worker-headroom"},
+	classify.WalsenderDecodeCPU: {"row-filter", "decoding-spill"},
+	classify.LargeTransaction:   {"streaming-off", "decoding-spill"},
+	classify.Stalled:            {"subscription-stopped", "apply-errors", "column-mismatch", "replica-identity-mismatch", "slot-wal-status", "tables-not-ready"},
+	classify.Inconclusive:       {"replica-triggers", "full-identity-no-index", "extra-subscriber-indexes"},
+}
+
+// causeFrom are the checks whose findings, when present, are named as the
+// cause, in this order.
+var causeFrom = []string{"replica-triggers", "full-identity-no-index", "column-mismatch", "replica-identity-mismatch", "subscription-stopped", "apply-errors", "row-filter", "extra-subscriber-indexes", "replica-identity-full"}
+
+// ruledOut drops a generic remedy once the setup is known: the setup rules
+// it out (already set, not in this version, not there), or a finding names
+// it for these objects with its statement (which comes first instead).
+var ruledOut = []struct {
+	phrase string
+	out    func(s pathSetup) bool
+}{
+	{"binary = true", func(pathSetup) bool { return true }}, // on already, or the binary-transfer finding says how
+	{"streaming = parallel (16+)", func(s pathSetup) bool {
+		// Not in this version, set already, or no transaction large enough
+		// to spill on this slot (decoding-spill): nothing to stream.
+		return s.subMajor > 0 && s.subMajor < 16 || s.sub != nil && s.sub.Streaming == "parallel" || !s.spills
+	}},
+	{"fewer indexes", func(pathSetup) bool { return true }},             // none extra, or DROP INDEX named
+	{"narrower replica identity", func(pathSetup) bool { return true }}, // no FULL, or its fix named
+}
+
+// pathSetup is what the setup says about one path.
+type pathSetup struct {
+	sub      *audit.Subscription
+	subMajor int
+	found    map[string]bool // check ID -> it has findings for this path
+	spills   bool            // the slot spilled large transactions to disk
+	findings []audit.Finding
+}
+
+// withSetup fits a path's cause and advice to the pair's setup: the
+// findings of the checks that bear on its verdict (scoped to its
+// subscription and tables) become its cause and first remedies, with their
+// docs pages; generic remedies the setup rules out (already set, not in
+// this version, not the cause) are dropped. Without a setup it says so.
+func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, snaps *audit.Snapshots) {
+	if snaps == nil {
+		why := rec.SetupError
+		if why == "" {
+			why = "not in these samples (saved by an older lagscope)"
+		}
+		p.Caveats = append(p.Caveats, "the pair's setup (subscription options, replica identities, indexes, triggers) was not read: "+why+"; the advice is generic: run 'lagscope check' for what applies to these servers")
+		return
+	}
+	s := scope(p, results, snaps)
+	for _, f := range s.findings {
+		p.Setup = append(p.Setup, fmt.Sprintf("%s: %s (docs/checks/%s.md)", f.Check, f.Found, f.Check))
+	}
+	var causes []string
+	for _, id := range causeFrom {
+		for _, f := range s.findings {
+			if f.Check == id {
+				causes = append(causes, strings.TrimSuffix(f.Found, "."))
+			}
+		}
+	}
+	switch {
+	case p.Cause != "" || len(causes) == 0:
+	case len(causes) == 1:
+		p.Cause = "cause: " + causes[0]
+	default:
+		// Which weighs most needs the apply worker's work per table (not
+		// measured yet): name them all.
+		p.Cause = "causes in the setup: " + strings.Join(causes, "; ")
+	}
+	var helps []string
+	for _, f := range s.findings {
+		helps = append(helps, f.Fix+" (docs/checks/"+f.Check+".md)")
+	}
+	for _, h := range p.Helps {
+		drop := false
+		for _, r := range ruledOut {
+			drop = drop || strings.Contains(h, r.phrase) && r.out(s)
+		}
+		if !drop {
+			helps = append(helps, h)
+		}
+	}
+	p.Helps = helps
+}
+
+// scope picks the findings that bear on p's verdict and concern its
+// subscription or that subscription's tables.
+func scope(p *report.Path, results []audit.Result, snaps *audit.Snapshots) pathSetup {
+	s := pathSetup{found: map[string]bool{}}
+	var tables []string
+	if sub := snaps.Subscriber; sub != nil {
+		s.subMajor = sub.Version.Major
+		for i := range sub.Subscriptions {
+			if sub.Subscriptions[i].Name == p.Subscription {
+				s.sub = &sub.Subscriptions[i]
+				for _, r := range s.sub.Relations {
+					tables = append(tables, "table "+r.Table)
+				}
+			}
+		}
+	}
+	for _, r := range results {
+		for _, f := range r.Findings {
+			s.spills = s.spills || r.Check == "decoding-spill" && slices.Contains(f.Objects, "slot "+p.Slot)
+		}
+		if !slices.Contains(bearing[p.Name], r.Check) {
+			continue
+		}
+		for _, f := range r.Findings {
+			mine := slices.Contains(f.Objects, "subscription "+p.Subscription) || slices.Contains(f.Objects, "slot "+p.Slot)
+			for _, o := range f.Objects {
+				mine = mine || slices.Contains(tables, o)
+			}
+			if mine {
+				f.Check = r.Check
+				s.findings = append(s.findings, f)
+				s.found[r.Check] = true
+			}
+		}
+	}
+	return s
+}
+
+// setupOf decodes a recording's setup (nil when it has none).
+func setupOf(rec *sample.Recording) (*audit.Snapshots, []audit.Result) {
+	if len(rec.Setup) == 0 {
+		return nil, nil
+	}
+	var s audit.Snapshots
+	if err := json.Unmarshal(rec.Setup, &s); err != nil {
+		rec.SetupError = "the saved setup does not read: " + err.Error()
+		return nil, nil
+	}
+	return &s, audit.Run(s, audit.All)
+}
