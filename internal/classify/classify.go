@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/units"
@@ -94,6 +95,28 @@ type Verdict struct {
 	Txn *LargeTxn `json:"large_transaction,omitempty"`
 }
 
+// cappedByNext states a remedy of the limiting stage with what the next
+// limit leaves of it: a faster link buys no more than the stage that
+// saturates next allows (a report offered "a 2x link gave 1.86x" beside a
+// next limit at 1.6x).
+func cappedByNext(helps []string, limit string, next NextLimit) []string {
+	if limit != StageLink || next.Headroom <= 0 {
+		return helps
+	}
+	out := make([]string, len(helps))
+	for i, h := range helps {
+		out[i] = h
+		if strings.HasPrefix(h, "more bandwidth") {
+			noun := map[string]string{StageApply: "apply worker", StageParallel: "parallel apply worker"}[next.Stage]
+			if noun == "" {
+				noun = next.Stage
+			}
+			out[i] = fmt.Sprintf("more bandwidth, up to about %.1fx today's rate: then the %s saturates (model: the next limit's headroom, 1 / its utilisation; where the link limited, a 2x link gave 1.86x: docs/reproduction.md)", next.Headroom, noun)
+		}
+	}
+	return out
+}
+
 // NextLimit is the stage that limits after the current limit, and how much
 // faster the path can run until it does.
 type NextLimit struct {
@@ -130,6 +153,7 @@ func Classify(in Input) Verdict {
 		v.Next = nextLimit(v.Limit, v.Stages)
 		if v.Next != nil {
 			v.Evidence = append(v.Evidence, v.Next.Text)
+			v.Helps = cappedByNext(v.Helps, v.Limit, *v.Next)
 		} else if in.Summary.Progress() > 0 {
 			v.Evidence = append(v.Evidence, "no other measured stage is 10% busy: past this limit the path can run more than 10x faster before another stage saturates")
 		}
