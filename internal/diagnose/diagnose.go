@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/lagscope/lagscope/internal/buildinfo"
@@ -126,6 +127,23 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 			basis = "confirmed_flush_lsn"
 		}
 		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), basis, v.Name == classify.CaughtUp)
+		if t := v.Txn; t != nil && t.HeldBytes > s.Lag.Total {
+			// The positions stand past a transaction in flight: its WAL,
+			// not their difference, is the lag (a 396 MB transaction being
+			// applied showed as "4.8 kB, about 0.0 s").
+			p.LagTime = classify.LagTime{Seconds: -1, DrainS: -1, FlushLagS: p.LagTime.FlushLagS,
+				Text: fmt.Sprintf("lag in time: unknown: a transaction in flight holds %s of WAL on the slot; the positions do not move until its commit is applied", units.FormatBytes(float64(t.HeldBytes)))}
+			until := map[string]string{classify.TxnOpen: "commits and is sent and applied", classify.TxnDecoding: "is decoded, sent and applied"}[t.Phase]
+			if until == "" {
+				until = "is applied"
+			}
+			p.CatchUp, p.CatchUpS = fmt.Sprintf("caught up once the transaction in flight (%s of WAL held) %s: the positions cannot show how far it has got", units.FormatBytes(float64(t.HeldBytes)), until), 0
+			for i, e := range p.Evidence {
+				if strings.HasPrefix(e, "lag in time:") {
+					p.Evidence[i] = p.LagTime.Text
+				}
+			}
+		}
 		if in.Subscription != "" {
 			withSetup(&p, rec, results, snaps)
 		}

@@ -40,8 +40,12 @@ func Text(w io.Writer, r Report) error {
 			}
 			wrap(b, "  ", line)
 		}
-		wrap(b, "  lag      ", fmt.Sprintf("%s unconfirmed%s: %s not yet sent, %s sent not flushed, %s flushed not confirmed",
-			size(p.LagBytes), lagTimeNote(p.LagTime), size(p.Lag.NotYetSent), size(p.Lag.SentNotFlushed), size(p.Lag.FlushedNotConfd)))
+		held := ""
+		if t := p.Txn; t != nil && t.HeldBytes > p.LagBytes {
+			held = fmt.Sprintf(" behind a transaction in flight that holds %s", size(t.HeldBytes))
+		}
+		wrap(b, "  lag      ", fmt.Sprintf("%s unconfirmed%s%s: %s not yet sent, %s sent not flushed, %s flushed not confirmed",
+			size(p.LagBytes), held, lagTimeNote(p.LagTime), size(p.Lag.NotYetSent), size(p.Lag.SentNotFlushed), size(p.Lag.FlushedNotConfd)))
 		fmt.Fprintf(b, "  rates    generated %s, decoded %s, confirmed %s\n", rate(p.GeneratedMBps*1e6), rate(p.DecodedMBps*1e6), rate(p.ConsumedMBps*1e6))
 		if p.CatchUp != "" {
 			wrap(b, "           ", p.CatchUp)
