@@ -68,12 +68,18 @@ func Run(ctx context.Context, o Options) (report.Report, *sample.Recording, erro
 	if err != nil {
 		return report.Report{}, nil, err
 	}
-	setup, setupErr := ReadSetup(ctx, o)
 	rec, err := sample.Run(ctx, connect, o.SampleOptions(o.Duration))
 	if err != nil {
 		return report.Report{}, nil, err
 	}
-	rec.Setup, rec.SetupError = setup, setupErr
+	// After the window: the catalog reads must not load a busy server
+	// while it is measured, nor delay the window (a restart 3 s into a
+	// run fell before it on a CPU-starved publisher).
+	if ctx.Err() == nil {
+		rec.Setup, rec.SetupError = ReadSetup(ctx, o)
+	} else {
+		rec.SetupError = "interrupted before it was read"
+	}
 	if ctx.Err() != nil && len(rec.Ticks) < 2 {
 		return report.Report{}, rec, ctx.Err()
 	}

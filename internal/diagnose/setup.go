@@ -15,8 +15,9 @@ import (
 )
 
 // ReadSetup reads the pair's setup as 'lagscope check' does (versions,
-// subscription options, replica identities, indexes, triggers, ...), once,
-// before the window, within a bound of its own: the raw snapshots, or why
+// subscription options, replica identities, indexes, triggers, ...), once
+// (diagnose: after its window; watch and the exporter: at each
+// preflight), within a bound of its own: the raw snapshots, or why
 // they could not be read (a failed read is "not read", never "none").
 func ReadSetup(ctx context.Context, o Options) (json.RawMessage, string) {
 	ctx, cancel := pg.WithAnswerTimeout(ctx, 4*pg.ReadTimeout)

@@ -150,7 +150,7 @@ var Scenarios = []Scenario{
 		// drained from the start).
 		Steps:  []Step{bigTxn(bigTxnChanges), enable, waitReceived},
 		Drains: true, Verdict: "large-transaction"},
-	{Name: "big-txn-decoding", Summary: "one transaction of about 2.4M row updates with streaming = off, measured from the moment the subscription starts: the walsender reads and decodes (and spills) it, nothing is sent before its commit (not drained: applying it takes a minute)",
+	{Name: "big-txn-decoding", Summary: "one transaction of about 3.6M row updates with streaming = off, measured from the moment the subscription starts: the walsender reads and decodes (and spills) it, nothing is sent before its commit (not drained: applying it takes a minute)",
 		Layout: Flat, Streaming: "off", Steps: []Step{bigTxn(decodingTxnChanges), enable}, Verdict: "large-transaction"},
 	{Name: "open-txn", Summary: "a publisher session (lab-open-txn) holds a transaction of about 600k row updates open (streaming = off): the walsender decoded and spilled it, the slot looks caught up while restart_lsn holds its WAL",
 		Layout: Flat, Streaming: "off",
