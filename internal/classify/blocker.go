@@ -50,3 +50,30 @@ func (b Blocker) String() string {
 	}
 	return s + fmt.Sprintf(" (seen at %d tick(s))", b.Ticks)
 }
+
+// Cause names what the blocker holds and who it is: the path's cause when
+// the apply side mostly waits on locks.
+func (b Blocker) Cause() string {
+	what := map[string]string{
+		"relation":      "a lock on a replicated table",
+		"transactionid": "row locks on replicated rows (the apply worker waits for its transaction to end)",
+		"tuple":         "row locks on replicated rows",
+	}[b.WaitEvent]
+	if what == "" {
+		what = fmt.Sprintf("a %s lock", b.WaitEvent)
+	}
+	s := fmt.Sprintf("cause: %s held by pid %d", what, b.PID)
+	if b.AppName != "" {
+		s += " (" + b.AppName + ")"
+	}
+	if b.State != "" {
+		s += ", " + b.State
+	}
+	if b.XactAgeS > 0 {
+		s += fmt.Sprintf(" for %s", secs(b.XactAgeS))
+	}
+	if b.Query != "" {
+		s += ": " + b.Query
+	}
+	return s
+}

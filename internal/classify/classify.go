@@ -67,6 +67,8 @@ const (
 	evStandbyConfirm = "WaitForStandbyConfirmation"
 	waitTypeIO       = "IO"
 	waitTypeLock     = "Lock"
+	waitTypeTimeout  = "Timeout"
+	waitTypeLWLock   = "LWLock"
 )
 
 // Verdict is the classifier's answer for one path.

@@ -48,7 +48,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 			v.Evidence = append(v.Evidence, b.String())
 		}
 		// What helps depends on what it waits for.
-		switch locks, io, sr := p.TypeShare(waitTypeLock), p.TypeShare(waitTypeIO), p.Share(evSyncRep); {
+		switch locks, io, sr, sleeps := p.TypeShare(waitTypeLock), p.TypeShare(waitTypeIO), p.Share(evSyncRep), p.TypeShare(waitTypeTimeout); {
 		case sr >= MostProbes*ap.Own:
 			v.Headline = "the apply worker mostly waits for the subscriber's synchronous standby: each transaction it commits waits until the standby has it"
 			v.Evidence = append(v.Evidence, fmt.Sprintf("the apply worker waited for the subscriber's synchronous standby (%s) in %s of probes: the subscription commits with synchronous_commit = on/remote_apply and the subscriber has synchronous_standby_names", evSyncRep, pct(sr)))
@@ -58,6 +58,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 			v.Helps = []string{"ending or shortening the local sessions that hold locks on the replicated tables or rows"}
 			if len(in.Blockers) > 0 {
 				b := in.Blockers[0]
+				v.Cause = b.Cause()
 				v.Helps = append([]string{fmt.Sprintf("end or shorten the blocking session (pid %d): SELECT pg_terminate_backend(%d) on the subscriber, or fix the job that holds the lock", b.PID, b.PID)}, v.Helps...)
 			}
 			v.NotHelps = append(v.NotHelps, "faster disk: the worker waits on a lock, not on I/O")
@@ -72,6 +73,20 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 				v.Caveats = append(v.Caveats, "without /proc the time in I/O wait events includes the kernel's CPU time for the reads: from a fast disk the worker can be as much CPU-bound as waiting; "+missingRunq("subscriber", noun))
 			}
 			v = withCPUPart(v, noun, ap)
+		case sleeps >= MostProbes*ap.Own:
+			// PgSleep and friends: nothing in PostgreSQL's apply path
+			// sleeps per change; what it runs for the rows does (a
+			// trigger, a function in a default or a constraint).
+			v.Headline = fmt.Sprintf("the apply worker mostly sleeps (%s): something it runs for each replicated change waits on purpose, a trigger that fires for replicated rows most often", ap.OwnTop)
+			v.Helps = []string{"find what sleeps in the apply worker: triggers enabled ALWAYS or REPLICA on the replicated tables (lagscope check lists them), and the functions they call"}
+			v.NotHelps = append(v.NotHelps, "faster disk: the worker sleeps, it does not wait on I/O")
+		case io+p.TypeShare(waitTypeLWLock) < ap.Own/2:
+			// Neither the disk (nor an LWLock such as WALWrite, which
+			// waits for WAL writes) nor a lock nor a standby: name what it
+			// is, and advise nothing that is about those.
+			v.Headline = fmt.Sprintf("the apply worker mostly waits on %s on the subscriber", ap.OwnTop)
+			v.Helps = []string{"find what the apply worker waits for (the wait events above; https://www.postgresql.org/docs/current/monitoring-stats.html#WAIT-EVENT-TABLE)"}
+			v.NotHelps = append(v.NotHelps, "faster disk: the worker does not wait on I/O")
 		}
 		if nothingMoves(in) {
 			v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")

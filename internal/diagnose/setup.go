@@ -97,12 +97,20 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 	for _, id := range causeFrom {
 		for _, f := range s.findings {
 			if f.Check == id {
-				causes = append(causes, strings.TrimSuffix(f.Found, "."))
+				c := strings.TrimSuffix(f.Found, ".")
+				if id == "replica-triggers" {
+					c += applyDid(p)
+				}
+				causes = append(causes, c)
 			}
 		}
 	}
 	switch {
-	case p.Cause != "" || len(causes) == 0:
+	case len(causes) == 0:
+	case p.Cause != "":
+		// The verdict's own cause (an apply error, a stopped
+		// subscription) comes first; what in the setup explains it next.
+		p.Cause += "; in the setup: " + strings.Join(causes, "; ")
 	case len(causes) == 1:
 		p.Cause = "cause: " + causes[0]
 	default:
@@ -176,3 +184,24 @@ func setupOf(rec *sample.Recording) (*audit.Snapshots, []audit.Result) {
 	}
 	return &s, audit.Run(s, audit.All)
 }
+
+// applyDid says what the apply worker measurably did in the window, for a
+// cause that runs inside it (a trigger): it slept or waited (its top own
+// waits), or it ran on a CPU; "" when neither stands out.
+func applyDid(p *report.Path) string {
+	for _, st := range p.Stages {
+		if st.Name != classify.StageApply && st.Name != classify.StageParallel || st.Role != "limit" {
+			continue
+		}
+		switch {
+		case st.Own >= 0.5 && st.OwnTop != "":
+			return fmt.Sprintf("; the %s waited in it: %s of its probes (%s)", st.Name+" worker", pctOf(st.Own), st.OwnTop)
+		case st.CPU >= 0.5:
+			return fmt.Sprintf("; the %s ran on a CPU %s of the window", st.Name+" worker", pctOf(st.CPU))
+		}
+	}
+	return ""
+}
+
+// pctOf prints a share as a whole percentage.
+func pctOf(share float64) string { return fmt.Sprintf("%.0f%%", 100*share) }
