@@ -38,6 +38,15 @@ func TestEveryReportAgreesWithItself(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := strings.Join(strings.Fields(out.String()), " ") // unwrapped
+		for format := range report.Renderers {
+			var any bytes.Buffer
+			report.Render(&any, rep, format)
+			// User-facing text speaks of the user's system: no internal
+			// experiment names (seed 000, seed 001, ...).
+			if i := strings.Index(strings.ToLower(any.String()), "seed"); i >= 0 {
+				t.Errorf("%s (%s): an internal experiment named in the report: %q", name, format, any.String()[max(0, i-40):min(any.Len(), i+40)])
+			}
+		}
 		if m := smallMB.FindString(text); m != "" {
 			t.Errorf("%s: a rate under 1 MB/s printed as %q", name, m)
 		}

@@ -195,7 +195,7 @@ func applyDid(p *report.Path) string {
 		}
 		switch {
 		case st.Own >= 0.5 && st.OwnTop != "":
-			return fmt.Sprintf("; the %s waited in it: %s of its probes (%s)", st.Name+" worker", pctOf(st.Own), st.OwnTop)
+			return fmt.Sprintf("; the %s waited in it (%s of its probes)", st.Name+" worker", st.OwnTop)
 		case st.CPU >= 0.5:
 			return fmt.Sprintf("; the %s ran on a CPU %s of the window", st.Name+" worker", pctOf(st.CPU))
 		}

@@ -64,3 +64,51 @@ func TestTheSetupFitsTheAdvice(t *testing.T) {
 		t.Errorf("setup findings %q: want those bearing on the verdict only", p.Setup)
 	}
 }
+
+// Lab runs on 15.18 and 16.14 whose cause is in the setup or in who holds a
+// lock: the report names it, with what the apply worker did, and advises
+// nothing the setup rules out (no extra index, no FULL identity, no disk
+// where the worker sleeps or waits on a lock).
+func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
+	cases := []struct {
+		state, verdict string
+		cause          []string
+		firstHelp      string
+	}{
+		{"trigger-sleep", classify.SubscriberWaits, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "waited in it (PgSleep"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit"},
+		{"trigger-cpu", classify.SubscriberApplyCPU, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "ran on a CPU"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit"},
+		{"row-lock", classify.SubscriberWaits, []string{"row locks on replicated rows", "(lab-lock-holder), idle in transaction", "FOR UPDATE"}, "pg_terminate_backend"},
+		{"missing-column", classify.Stalled, []string{"apply_error_count", "published columns missing on the subscriber: v bigint"}, ""},
+	}
+	for _, c := range cases {
+		for _, v := range []string{"15", "16"} {
+			name := c.state + "-pg" + v + "-diag"
+			rec, err := recordings.Read("../classify/testdata", name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.Setup) == 0 {
+				t.Fatalf("%s: no setup in the recording", name)
+			}
+			p := Build(rec, nil, 20).Paths[0]
+			if p.Name != c.verdict {
+				t.Errorf("%s: verdict %s, want %s", name, p.Name, c.verdict)
+			}
+			for _, want := range c.cause {
+				if !strings.Contains(p.Cause, want) {
+					t.Errorf("%s: cause %q lacks %q", name, p.Cause, want)
+				}
+			}
+			if c.firstHelp != "" && (len(p.Helps) == 0 || !strings.Contains(p.Helps[0], c.firstHelp)) {
+				t.Errorf("%s: helps %q, want %q first", name, p.Helps, c.firstHelp)
+			}
+			for _, h := range p.Helps {
+				for _, wrong := range []string{"faster disk", "fewer indexes", "narrower replica identity", "binary = true", "streaming = parallel"} {
+					if strings.Contains(h, wrong) {
+						t.Errorf("%s: help %q is ruled out by the setup or the measurement", name, h)
+					}
+				}
+			}
+		}
+	}
+}

@@ -146,6 +146,32 @@ func TestIntegrationScenarios(t *testing.T) {
 			}
 			wantData(t, r)
 		}},
+		{"row-lock", "", 0, func(t *testing.T, r *Result) {
+			if share := r.Apply.Share("transactionid"); share < 0.5 {
+				t.Errorf("apply waited on a transaction id in %.0f%% of its probes (%v), want >= 50%%", 100*share, r.Apply.WaitShares)
+			}
+			if n := blockerTicks(r, LockHolderApp); n == 0 {
+				t.Errorf("no tick recorded %s as the apply worker's blocker", LockHolderApp)
+			}
+			wantData(t, r)
+		}},
+		{"trigger-sleep", "", 0, func(t *testing.T, r *Result) {
+			if share := r.Apply.Share("PgSleep"); share < 0.5 {
+				t.Errorf("apply slept (PgSleep) in %.0f%% of its probes (%v), want >= 50%%", 100*share, r.Apply.WaitShares)
+			}
+			wantData(t, r)
+		}},
+		{"trigger-cpu", "", 0, func(t *testing.T, r *Result) {
+			if d := r.Apply.CPUShare + r.Apply.RunqueueShare; d < 0.85 {
+				t.Errorf("apply cpu_share %.2f + runqueue_share %.2f = %.2f, want >= 0.85", r.Apply.CPUShare, r.Apply.RunqueueShare, d)
+			}
+			wantData(t, r)
+		}},
+		{"missing-column", "", 0, func(t *testing.T, r *Result) {
+			if r.ConsumedMBps != 0 || r.Lag.Total == 0 {
+				t.Errorf("confirmed %.2f MB/s with %d bytes unconfirmed; want nothing applied from a backlog", r.ConsumedMBps, r.Lag.Total)
+			}
+		}},
 		{"full-identity", "", 0, func(t *testing.T, r *Result) {
 			if r.Lag.Total >= 16<<20 {
 				t.Errorf("lag %d bytes at the window's end, want a small backlog (< 16 MB)", r.Lag.Total)
@@ -444,6 +470,29 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		}
 		if p.Limit != classify.StageApply || !found {
 			t.Errorf("limit %q blockers %+v, want the apply stage blocked by %s", p.Limit, p.Blockers, LockHolderApp)
+		}
+	case "row-lock":
+		if p.Name != classify.SubscriberWaits || !strings.Contains(p.Cause, "row locks") || !strings.Contains(p.Cause, LockHolderApp) {
+			t.Errorf("cause %q, want the row locks and their holder (%s) named", p.Cause, LockHolderApp)
+		}
+	case "trigger-sleep", "trigger-cpu":
+		did := map[string]string{"trigger-sleep": "PgSleep", "trigger-cpu": "ran on a CPU"}[scenario]
+		if !strings.Contains(p.Cause, "Trigger "+TriggerName) || !strings.Contains(p.Cause, did) {
+			t.Errorf("cause %q, want trigger %s named with what the apply worker did in it (%s)", p.Cause, TriggerName, did)
+		}
+		if len(p.Helps) == 0 || !strings.Contains(p.Helps[0], "ENABLE TRIGGER "+TriggerName) {
+			t.Errorf("helps %q, want the trigger's ALTER TABLE ... ENABLE TRIGGER first", p.Helps)
+		}
+		for _, h := range p.Helps {
+			for _, wrong := range []string{"disk", "indexes", "replica identity", "binary = true"} {
+				if strings.Contains(h, wrong) {
+					t.Errorf("help %q: the setup rules it out (the trigger is the cause; no extra index, no FULL identity)", h)
+				}
+			}
+		}
+	case "missing-column":
+		if !strings.Contains(p.Cause, "missing on the subscriber: "+MissingColumn+" ") {
+			t.Errorf("cause %q, want the missing column named", p.Cause)
 		}
 	case "parallel-apply":
 		if p.Limit != classify.StageParallel {

@@ -24,6 +24,23 @@ type lockHolder struct {
 // without CONCURRENTLY holds) the apply worker's first change to hot waits
 // for it: a heavyweight Lock wait on the relation.
 func (p *Pair) HoldLock(ctx context.Context, mode string) error {
+	return p.holdWith(ctx, "LOCK TABLE hot IN "+mode+" MODE")
+}
+
+// RowLockSQL locks every row of hot, as a job that reads the rows it will
+// change with SELECT ... FOR UPDATE and keeps its transaction open: the
+// apply worker's UPDATE of any of them waits on the holder's transaction id.
+const RowLockSQL = "SELECT count(*) FROM (SELECT id FROM hot FOR UPDATE) locked"
+
+// HoldRowLocks opens a lock-holder session (LockHolderApp) that runs
+// RowLockSQL in a transaction it keeps open until ReleaseLock or Close.
+func (p *Pair) HoldRowLocks(ctx context.Context) error {
+	return p.holdWith(ctx, RowLockSQL)
+}
+
+// holdWith opens the lock-holder session and runs lockSQL in a transaction
+// it keeps open.
+func (p *Pair) holdWith(ctx context.Context, lockSQL string) error {
 	if p.lock != nil {
 		return fmt.Errorf("the subscriber already holds a lab lock (pid %d)", p.lock.PID)
 	}
@@ -37,7 +54,7 @@ func (p *Pair) HoldLock(ctx context.Context, mode string) error {
 		return fmt.Errorf("lock holder: %w", err)
 	}
 	// The LOCK comes last, so it is the holder's query in pg_stat_activity.
-	for _, q := range []string{"BEGIN", "LOCK TABLE hot IN " + mode + " MODE"} {
+	for _, q := range []string{"BEGIN", lockSQL} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			conn.Close(context.Background())
 			return fmt.Errorf("lock holder: %s: %w", q, err)

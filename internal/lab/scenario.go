@@ -98,6 +98,10 @@ var Scenarios = []Scenario{
 		// to see, and drains quickly once the lock goes.
 		Steps:      []Step{backlog(0.5), holdLock("SHARE"), enable},
 		UntilBelow: drainedMB, Drains: true, Verdict: "subscriber-waits"},
+	{Name: "row-lock", Summary: "flat table, backlog, publisher idle; a subscriber session (lab-lock-holder) locks every row of hot with SELECT ... FOR UPDATE and keeps its transaction open through the window: the apply worker waits on its transaction id",
+		Layout:     Flat,
+		Steps:      []Step{backlog(0.5), holdRowLocks, enable},
+		UntilBelow: drainedMB, Drains: true, Verdict: "subscriber-waits"},
 	{Name: "sub-read-io", Summary: "apply-bound's backlog; the subscriber's shared_buffers 2MB, its table and index files dropped from the page cache every 100 ms (other work taking the memory) and its disk reads capped at 4 MB/s: the apply worker reads pages from disk (needs root)",
 		Layout: Flat, SubIndexes: 3, SubReadLimit: 4_000_000, SubSettings: map[string]string{"shared_buffers": "2MB"},
 		// ~25 MB: longer than the window for an apply worker reading pages
@@ -122,6 +126,16 @@ var Scenarios = []Scenario{
 		// Apply time, not load time: see fullIdentityUpdates.
 		Steps:      []Step{fullIdentityBacklog(2), enable},
 		UntilBelow: drained16kB, Drains: true, Verdict: "subscriber-apply-cpu"},
+	{Name: "trigger-sleep", Summary: "flat table, backlog, publisher idle; a row trigger on the subscriber's copy, ENABLE ALWAYS, sleeps 1 ms per replicated row (pg_sleep): the apply worker waits on PgSleep",
+		Layout: Flat,
+		// About 1,000 rows/s while the trigger sleeps: a short backlog
+		// outlasts the window and drains in seconds once it is dropped.
+		Steps:      []Step{backlog(0.2), replicaTrigger(TriggerSleeps), enable},
+		UntilBelow: drainedMB, Drains: true, Verdict: "subscriber-waits"},
+	{Name: "trigger-cpu", Summary: "flat table, backlog, publisher idle; a row trigger on the subscriber's copy, ENABLE ALWAYS, computes per replicated row (no extra index): the apply worker saturates its CPU in the trigger",
+		Layout:     Flat,
+		Steps:      []Step{backlog(0.4), replicaTrigger(TriggerCPU), enable},
+		UntilBelow: drainedMB, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "subscriber-starved", Summary: "apply-bound's backlog, while 2 CPU-bound sessions on the subscriber share its CPU with the apply worker: it waits on the run queue",
 		Layout: Flat, SubIndexes: 3, Steps: []Step{backlog(1.2), cpuHogs(2), enable},
 		UntilBelow: drainedMB, Drains: true, Verdict: "subscriber-starved"},
@@ -178,6 +192,8 @@ var Scenarios = []Scenario{
 		Layout: Flat, PubSettings: map[string]string{"max_slot_wal_keep_size": lostSlotKeep},
 		Steps:      []Step{backlog(1.6), loseSlots, enableNoWait},
 		UntilBelow: drainedMB, Verdict: "stalled"},
+	{Name: "missing-column", Summary: "flat table, backlog, publisher idle; the subscriber's copy of hot lacks the published column v: the apply worker stops at its first change with an error, again at each retry",
+		Layout: Flat, Steps: []Step{backlog(0.3), dropSubColumn, enableNoWait}, Verdict: "stalled"},
 	{Name: "stalled", Summary: "the subscription stays disabled while the load runs: lag grows, nothing is consumed",
 		Layout: Flat, Steps: []Step{fullLoad}, Verdict: "stalled"},
 	{Name: "caught-up", Summary: "a light load the subscriber keeps up with",

@@ -171,6 +171,14 @@ func holdLock(mode string) Step {
 	}, Lift: (*Pair).ReleaseLock}
 }
 
+// holdRowLocks has a subscriber session (LockHolderApp) lock every row of
+// hot with SELECT ... FOR UPDATE in an open transaction: the apply worker
+// waits on its transaction id.
+var holdRowLocks = Step{Name: "hold row locks", Start: func(ctx context.Context, d *driver) error {
+	fmt.Fprintf(d.o.Log, "lab: %s locks every row of hot (SELECT ... FOR UPDATE) on the subscriber until the window ends\n", LockHolderApp)
+	return d.p.HoldRowLocks(ctx)
+}, Lift: (*Pair).ReleaseLock}
+
 // cpuHogs runs n CPU-bound sessions (HogApp) on the subscriber's CPU.
 func cpuHogs(n int) Step {
 	return Step{Name: "CPU hogs", Start: func(ctx context.Context, d *driver) error {
