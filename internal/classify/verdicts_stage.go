@@ -42,7 +42,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 	switch {
 	case ap.Own >= MostProbes*ap.Utilisation:
 		v := newVerdict(SubscriberWaits, conf,
-			fmt.Sprintf("%s waited on its own resources in %s of probes (%s)", noun, pct(ap.Own), ap.OwnTop))
+			ownLine(noun, ap, in.ProcSub))
 		v.Blockers = in.Blockers
 		for _, b := range in.Blockers {
 			v.Evidence = append(v.Evidence, b.String())
@@ -192,7 +192,7 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 			"the slot is a failover slot (17+): its walsender sends nothing the physical standbys listed in synchronized_standby_slots have not confirmed", feeding)
 	case ws.Own >= MostProbes*ws.Utilisation:
 		v := newVerdict(Inconclusive, math.Min(conf, 0.6),
-			fmt.Sprintf("walsender waited on its own resources in %s of probes (%s), not on I/O", pct(ws.Own), ws.OwnTop), feeding)
+			fmt.Sprintf("walsender waited on its own resources %s of the time (of probes: %s), not on I/O", pct(ws.Own), ws.OwnTop), feeding)
 		v.Limit = StageWalsender
 		v.Cause = "the walsender is the limit, waiting on locks or LWLocks on the publisher (see the events above): find who holds them (pg_locks, pg_stat_activity)"
 		return v
@@ -207,4 +207,15 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
 		return heldBackNoProc(v, "publisher", "walsender", s.PubCPU)
 	}
+}
+
+// ownLine is the evidence line of an apply-side stage waiting on its own
+// resources: its share of the window, beside the raw probe shares of the
+// top events (with /proc, waits it leaves no time for are stale and not
+// counted, so the two can differ).
+func ownLine(noun string, st Stage, proc bool) string {
+	if !proc {
+		return fmt.Sprintf("%s waited on its own resources in %s of probes (%s)", noun, pct(st.Own), st.OwnTop)
+	}
+	return fmt.Sprintf("%s waited on its own resources %s of the time (of probes: %s; events /proc shows as stale are not counted)", noun, pct(st.Own), st.OwnTop)
 }
