@@ -99,7 +99,7 @@ var adviceFor = map[string]advice{
 		helps: []string{"faster disk for the subscriber's WAL and data", "ending local sessions that hold locks on replicated rows", "synchronous_commit = off for the subscription (the default)"},
 		not:   []string{"more CPU", "more bandwidth"}},
 	WalsenderDecodeCPU: {headline: "the walsender is the limit: decoding runs on a full core while the apply worker waits for data",
-		helps: []string{"fewer slots decoding the same WAL (each decodes all of it)", "simpler or no publication row filters", "logical_decoding_work_mem large enough to avoid spill", "streaming for large transactions"},
+		helps: []string{"fewer slots decoding the same WAL (each decodes all of it)", "simpler or no publication row filters", "logical_decoding_work_mem large enough to avoid spill", "streaming for large transactions", "a faster CPU core for the publisher: each slot is decoded by one walsender process, so more cores do not help it"},
 		not:   []string{"more bandwidth", "subscriber tuning: it is waiting for data"}},
 	WalsenderStarved: {headline: "the walsender is starved of CPU on a busy publisher: it is runnable but not running",
 		helps: []string{"CPU headroom on the publisher (fewer competing backends, more cores, moving the load)"},

@@ -64,6 +64,13 @@ var ruledOut = []struct {
 	}},
 	{"fewer indexes", func(pathSetup) bool { return true }},             // none extra, or DROP INDEX named
 	{"narrower replica identity", func(pathSetup) bool { return true }}, // no FULL, or its fix named
+	// The publisher's side of the setup: without it, nothing is ruled out.
+	{"simpler or no publication row filters", func(s pathSetup) bool { return s.pubRead }}, // none, or ALTER PUBLICATION named
+	{"logical_decoding_work_mem large enough", func(s pathSetup) bool { return s.pubRead && !s.spills }},
+	{"streaming for large transactions", func(s pathSetup) bool {
+		return s.pubRead && !s.spills || s.sub != nil && s.sub.Streaming != "off" && s.sub.Streaming != ""
+	}},
+	{"fewer slots decoding the same WAL", func(s pathSetup) bool { return s.pubRead && s.logicalSlots <= 1 }},
 }
 
 // pathSetup is what the setup says about one path.
@@ -72,7 +79,11 @@ type pathSetup struct {
 	subMajor int
 	found    map[string]bool // check ID -> it has findings for this path
 	spills   bool            // the slot spilled large transactions to disk
-	findings []audit.Finding
+	// pubRead says the publisher's setup was read; logicalSlots counts its
+	// logical slots in the path's database (each decodes all the WAL).
+	pubRead      bool
+	logicalSlots int
+	findings     []audit.Finding
 }
 
 // withSetup fits a path's cause and advice to the pair's setup: the
@@ -147,6 +158,20 @@ func scope(p *report.Path, results []audit.Result, snaps *audit.Snapshots) pathS
 				for _, r := range s.sub.Relations {
 					tables = append(tables, "table "+r.Table)
 				}
+			}
+		}
+	}
+	if pub := snaps.Publisher; pub != nil {
+		s.pubRead = true
+		db := ""
+		for _, sl := range pub.Slots {
+			if sl.Name == p.Slot {
+				db = sl.Database
+			}
+		}
+		for _, sl := range pub.Slots {
+			if sl.Type == "logical" && (db == "" || sl.Database == db) {
+				s.logicalSlots++
 			}
 		}
 	}

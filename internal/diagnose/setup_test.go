@@ -112,3 +112,34 @@ func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
 		}
 	}
 }
+
+// A decode-bound walsender on a publisher whose setup shows one slot, no
+// row filter and no spill gets none of the remedies about those, and
+// still a remedy that fits: a faster core.
+func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
+	rec, err := recordings.Read("../classify/testdata", "decode-bound-pg16-diag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := Build(rec, nil, 20).Paths[0]; !strings.Contains(strings.Join(p.Helps, "\n"), "fewer slots") {
+		t.Fatalf("without a setup the generic remedies stay: %q", p.Helps)
+	}
+	snaps, err := os.ReadFile("../audit/testdata/misconfigured-pg16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Setup = json.RawMessage(snaps)
+	p := Build(rec, nil, 20).Paths[0]
+	if p.Name != classify.WalsenderDecodeCPU {
+		t.Fatalf("verdict %s", p.Name)
+	}
+	helps := strings.Join(p.Helps, "\n")
+	for _, not := range []string{"fewer slots", "simpler or no publication row filters", "logical_decoding_work_mem large enough", "streaming for large transactions"} {
+		if strings.Contains(helps, not) {
+			t.Errorf("helps give %q, which this publisher rules out:\n%s", not, helps)
+		}
+	}
+	if !strings.Contains(helps, "a faster CPU core") {
+		t.Errorf("helps %q, want the faster core", helps)
+	}
+}

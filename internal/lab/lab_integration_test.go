@@ -494,6 +494,15 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		if !strings.Contains(p.Cause, "missing on the subscriber: "+MissingColumn+" ") {
 			t.Errorf("cause %q, want the missing column named", p.Cause)
 		}
+	case "decode-bound":
+		if !strings.Contains(p.Cause, "WHERE") || len(p.Helps) == 0 || !strings.Contains(p.Helps[0], "ALTER PUBLICATION") {
+			t.Errorf("cause %q, helps %q: want the publication's row filter named, its ALTER PUBLICATION first", p.Cause, p.Helps)
+		}
+		for _, h := range p.Helps {
+			if strings.Contains(h, "fewer slots") || strings.Contains(h, "logical_decoding_work_mem large enough") {
+				t.Errorf("help %q: the lab's publisher has one slot and spills nothing", h)
+			}
+		}
 	case "parallel-apply":
 		if p.Limit != classify.StageParallel {
 			t.Errorf("limit %q, want the parallel apply worker", p.Limit)
