@@ -48,6 +48,11 @@ type Input struct {
 	Blockers []Blocker
 	// Txn is a large transaction in flight on the path (nil = none seen).
 	Txn *LargeTxn
+	// SubWALPerSent is the WAL the subscriber wrote per byte of WAL the
+	// walsender sent over the window (0 = unknown: no subscriber position,
+	// or under SubWALMinSent sent). What applying costs in writes: indexes
+	// the publisher lacks, triggers and full-page images raise it.
+	SubWALPerSent float64
 	// Reported is what the consumer last reported to the walsender (nil
 	// without a walsender at the window's end).
 	Reported *Reported
@@ -162,6 +167,9 @@ func inputFor(rec *sample.Recording, slot string) Input {
 	e.first, e.last, e.windowS = first, last, in.Summary.WindowS
 	e.waitsForWAL = in.Summary.Walsender.Share(evWaitForWAL) >= MostProbes
 	in.Txn = largeTxn(e)
+	if e.sent0 != 0 && e.sent1 >= e.sent0+SubWALMinSent && e.subLSN0 != 0 && e.subLSN1 > e.subLSN0 {
+		in.SubWALPerSent = float64(e.subLSN1-e.subLSN0) / float64(e.sent1-e.sent0)
+	}
 	return in
 }
 
@@ -271,3 +279,8 @@ func median(v []int64) int64 {
 	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
 	return c[len(c)/2]
 }
+
+// SubWALMinSent is the WAL the walsender must send over a window before
+// the subscriber's WAL per byte sent counts (1 MiB: less is keepalives and
+// noise).
+const SubWALMinSent = 1 << 20

@@ -126,6 +126,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 			LagBytes: s.Lag.Total, Lag: s.Lag, GeneratedMBps: units.MBPerSecond(s.Generated), ConsumedMBps: units.MBPerSecond(s.Consumed),
 			DecodedMBps: units.MBPerSecond(s.Decoded),
 			Walsender:   s.Walsender, Apply: s.Apply, PubCPU: s.PubCPU, SubCPU: s.SubCPU}
+		p.SubWALPerSent = in.SubWALPerSent
 		series := measure.SeriesOf(rec, in.Slot)
 		p.Series = &series
 		basis := "sent_lsn"
@@ -152,6 +153,12 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 		}
 		if in.Subscription != "" {
 			withSetup(&p, rec, results, snaps)
+		}
+		// Lists are arrays in the JSON, empty rather than null.
+		for _, l := range []*[]string{&p.Evidence, &p.Helps, &p.NotHelps} {
+			if *l == nil {
+				*l = []string{}
+			}
 		}
 		r.Paths = append(r.Paths, p)
 	}

@@ -109,8 +109,13 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 		for _, f := range s.findings {
 			if f.Check == id {
 				c := strings.TrimSuffix(f.Found, ".")
-				if id == "replica-triggers" {
+				switch id {
+				case "replica-triggers":
 					c += applyDid(p)
+				case "extra-subscriber-indexes":
+					if p.SubWALPerSent > 0 {
+						c += fmt.Sprintf("; the subscriber wrote %.1fx the WAL it was sent during the window (each index adds its own writes)", p.SubWALPerSent)
+					}
 				}
 				causes = append(causes, c)
 			}

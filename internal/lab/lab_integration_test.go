@@ -546,6 +546,18 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		if p.LagBytes >= classify.CaughtUpLag || p.LagTime.Seconds <= classify.CaughtUpTime {
 			t.Errorf("lag %d bytes, %.1f s in time: want a byte-small backlog more than %.0f s long", p.LagBytes, p.LagTime.Seconds, classify.CaughtUpTime)
 		}
+		if !strings.Contains(p.Cause, "public.hot has REPLICA IDENTITY FULL") || len(p.Helps) == 0 || !strings.Contains(p.Helps[0], "public.hot") {
+			t.Errorf("cause %q, helps %q: want public.hot's FULL identity without a usable index named, its fix first", p.Cause, p.Helps)
+		}
+	case "apply-bound":
+		// 3 indexes the publisher lacks: named, with what they cost in WAL.
+		if !strings.Contains(p.Cause, "Table public.hot has 3 indexes") || !strings.Contains(p.Cause, "the WAL it was sent") ||
+			len(p.Helps) == 0 || !strings.Contains(p.Helps[0], "DROP INDEX") {
+			t.Errorf("cause %q, helps %q: want hot's 3 extra indexes and the subscriber's WAL ratio named, DROP INDEX first", p.Cause, p.Helps)
+		}
+		if p.SubWALPerSent < 1 {
+			t.Errorf("the subscriber wrote %.2fx the WAL it was sent: want at least as much (it applies every change and its indexes)", p.SubWALPerSent)
+		}
 	}
 }
 

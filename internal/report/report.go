@@ -61,10 +61,13 @@ type Path struct {
 	CatchUp string `json:"catch_up,omitempty"`
 	// Setup lists the findings of 'lagscope check' that bear on the
 	// verdict, for this path's subscription and tables (schema 4+).
-	Setup     []string     `json:"setup_findings,omitempty"`
-	CatchUpS  float64      `json:"catch_up_s,omitempty"`
-	Walsender measure.Proc `json:"walsender"`
-	Apply     measure.Proc `json:"apply"`
+	Setup []string `json:"setup_findings,omitempty"`
+	// SubWALPerSent is the WAL the subscriber wrote per byte the
+	// walsender sent in the window (omitted when unknown).
+	SubWALPerSent float64      `json:"sub_wal_per_sent_byte,omitempty"`
+	CatchUpS      float64      `json:"catch_up_s,omitempty"`
+	Walsender     measure.Proc `json:"walsender"`
+	Apply         measure.Proc `json:"apply"`
 	// PubCPU and SubCPU are the servers' CPU contention measured from
 	// inside them (what stands in for /proc; see measure.Contention).
 	PubCPU measure.Contention `json:"publisher_cpu"`
