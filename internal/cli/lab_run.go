@@ -132,6 +132,7 @@ func diagnoseDuring(d time.Duration, noProc bool, rec **sample.Recording) func(c
 			Publisher:  p.ConnString(p.Pub),
 			Subscriber: p.ConnString(p.Sub),
 			Duration:   d, ProbeHz: 20, Tick: time.Second, NoProc: noProc,
+			AlwaysBurst: true, // the lab's samples calibrate the burst beside /proc
 		})
 		if err != nil {
 			return nil, fmt.Errorf("diagnose: %w", err)

@@ -31,6 +31,11 @@ type Options struct {
 	// NoWaitSampling probes wait events with lagscope's statements even
 	// where pg_wait_sampling's history is readable.
 	NoWaitSampling bool
+	// AlwaysBurst runs the CPU bursts beside /proc figures too (the lab's
+	// recordings, which calibrate the burst against the run queue); by
+	// default a side read from /proc gets none, which halves diagnose's
+	// cost there.
+	AlwaysBurst bool
 }
 
 // Validate checks the options.
@@ -99,7 +104,7 @@ func (o Options) Connector() sample.Connector {
 
 // SampleOptions are the sampler's options for one window of d.
 func (o Options) SampleOptions(d time.Duration) sample.Options {
-	so := sample.Options{Duration: d, Tick: o.Tick, ProbeHz: o.ProbeHz, Subscriber: o.Subscriber != "", NoWaitSampling: o.NoWaitSampling}
+	so := sample.Options{Duration: d, Tick: o.Tick, ProbeHz: o.ProbeHz, Subscriber: o.Subscriber != "", NoWaitSampling: o.NoWaitSampling, AlwaysBurst: o.AlwaysBurst}
 	if !o.NoProc {
 		if fs, err := proc.NewFS(""); err == nil {
 			so.Proc = fs

@@ -84,6 +84,7 @@ func diagnoseDuring(name string, s Scenario, recOut **sample.Recording) func(ctx
 		rep, rec, err := diagnose.Run(ctx, diagnose.Options{
 			Publisher: p.Pub.ConnString(Database), Subscriber: sub,
 			Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second,
+			AlwaysBurst: true, // checkNoProc classifies the samples without /proc
 		})
 		*recOut = rec
 		if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && rec != nil {

@@ -42,6 +42,10 @@ type Options struct {
 	// measurement has /proc, and its bursts would stretch those of a
 	// diagnose run against the same servers.
 	NoBurst bool
+	// AlwaysBurst runs the CPU bursts on a side with /proc figures as well
+	// (by default they run only where /proc is not read): recordings that
+	// calibrate the burst against the run queue need both.
+	AlwaysBurst bool
 	// clock is the scheduler's time (realClock but in tests).
 	clock clock
 }
@@ -272,8 +276,11 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 		s.gapFrom = time.Time{}
 	}
 	s.setPIDs(pidList(keys))
+	procRead := false
 	if o.Proc != nil && s.conn.Local {
-		tk.Procs = append(tk.Procs, readProcs(o.Proc, s.name, keys)...)
+		ps := readProcs(o.Proc, s.name, keys)
+		procRead = len(ps) > 0
+		tk.Procs = append(tk.Procs, ps...)
 		if s.name == Publisher {
 			tk.PubHost = readHost(o.Proc)
 		} else {
@@ -281,7 +288,10 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 		}
 	}
 	// After the positions and /proc, so that those stay on the tick.
-	if !o.NoBurst && k%burstEvery == 0 {
+	// Bursts stand in for /proc: only on a side without its figures at this
+	// tick (a remote server, --no-proc, processes /proc cannot see), unless
+	// asked for beside them (calibration: the lab's recordings).
+	if !o.NoBurst && (!procRead || o.AlwaysBurst) && k%burstEvery == 0 {
 		// Best effort, as above: a failed burst leaves this tick without one.
 		ms, err := bestEffort(runCtx, func(ctx context.Context) ([]float64, error) { return readBurst(ctx, s.conn) })
 		tk.noteReadError(s.name, SourceCPUBurst, err)
