@@ -118,7 +118,7 @@ func (o Options) SampleOptions(d time.Duration) sample.Options {
 func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report {
 	r := report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope", ToolVersion: buildinfo.Version(), Start: rec.Start,
 		WindowS: rec.End.Sub(rec.Start).Seconds(), ProbeHz: probeHz,
-		Publisher: server(rec, rec.Publisher, sample.Publisher)}
+		Publisher: server(rec, rec.Publisher, sample.Publisher), PositionsS: positionsSpan(rec)}
 	if rec.Subscriber != nil {
 		sub := server(rec, *rec.Subscriber, sample.Subscriber)
 		r.Subscriber = &sub
@@ -187,4 +187,19 @@ func server(rec *sample.Recording, s sample.Server, side string) report.Server {
 		out.WaitHz = rec.WaitHz(side)
 	}
 	return out
+}
+
+// positionsSpan is the time from the first to the last tick at which the
+// publisher answered: what the rates are measured over.
+func positionsSpan(rec *sample.Recording) float64 {
+	var first, last time.Time
+	for _, t := range rec.Ticks {
+		if t.PubOK {
+			if first.IsZero() {
+				first = t.At
+			}
+			last = t.At
+		}
+	}
+	return last.Sub(first).Seconds()
 }

@@ -9,8 +9,8 @@ import (
 // Markdown writes the report for a ticket or a mailing-list post.
 func Markdown(w io.Writer, r Report) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "## lagscope diagnosis\n\n%d path(s), %.0f s sampled, %s. Publisher PostgreSQL %s%s",
-		len(r.Paths), r.WindowS, probeNote(r.ProbeHz), r.Publisher.Version, procNote(r.Publisher))
+	fmt.Fprintf(b, "## lagscope diagnosis\n\n%d path(s), %s, %s. Publisher PostgreSQL %s%s",
+		len(r.Paths), r.Sampled(), probeNote(r.ProbeHz), r.Publisher.Version, procNote(r.Publisher))
 	if r.Subscriber != nil {
 		fmt.Fprintf(b, ", subscriber PostgreSQL %s%s", r.Subscriber.Version, procNote(*r.Subscriber))
 	}

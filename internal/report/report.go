@@ -26,6 +26,10 @@ type Report struct {
 	ToolVersion string    `json:"tool_version,omitempty"`
 	Start       time.Time `json:"start"`
 	WindowS     float64   `json:"window_s"`
+	// PositionsS is the time between the first and the last positions
+	// read (the first tick to the last): what the rates and "the window"
+	// of the paths' lines are over; a tick shorter than WindowS.
+	PositionsS float64 `json:"positions_window_s,omitempty"`
 	ProbeHz     float64   `json:"probe_hz"`
 	Publisher   Server    `json:"publisher"`
 	Subscriber  *Server   `json:"subscriber,omitempty"`
@@ -200,4 +204,15 @@ func probeNote(hz float64) string {
 		return "no wait events probed"
 	}
 	return fmt.Sprintf("wait events at %g Hz", hz)
+}
+
+// Sampled says how long the report sampled and, when it differs, over what
+// the rates were measured ("10 s sampled (rates over the 9.0 s between the
+// first and last positions)").
+func (r Report) Sampled() string {
+	out := fmt.Sprintf("%.0f s sampled", r.WindowS)
+	if r.PositionsS > 0 && r.WindowS-r.PositionsS >= 0.5 {
+		out += fmt.Sprintf(" (rates over the %.1f s between the first and last positions)", r.PositionsS)
+	}
+	return out
 }
