@@ -14,15 +14,15 @@ import (
 type LagTime struct {
 	// Seconds is the larger of DrainS and FlushLagS; -1 when neither is
 	// known (nothing drains, or nothing to measure).
-	Seconds float64 `json:"seconds"`
+	Seconds float64 `json:"seconds" jsonschema:"nullable"`
 	// DrainS is the backlog divided by the drain rate (Summary.Progress):
 	// how long the unconfirmed WAL takes to go at today's rate; -1 when
 	// nothing drains.
-	DrainS float64 `json:"drain_s"`
+	DrainS float64 `json:"drain_s" jsonschema:"nullable"`
 	// FlushLagS is the walsender's flush_lag at the window's end
 	// (pg_stat_replication: time from sending a commit to the subscriber
 	// confirming it flushed it); -1 when NULL or not sampled.
-	FlushLagS float64 `json:"flush_lag_s"`
+	FlushLagS float64 `json:"flush_lag_s" jsonschema:"nullable"`
 	// Text says it in one line, with the rate it used.
 	Text string `json:"text,omitempty"`
 }

@@ -48,7 +48,7 @@ type LargeTxn struct {
 	SpilledBytes int64 `json:"spilled_bytes"`
 	// SubWALRate is the subscriber's own WAL rate (bytes/s) while sending:
 	// what applying the transaction writes; -1 when unknown.
-	SubWALRate float64 `json:"sub_wal_bytes_per_s,omitempty"`
+	SubWALRate float64 `json:"sub_wal_bytes_per_s,omitempty" jsonschema:"nullable"`
 	// DecodedBytes is how far the walsender read during the window
 	// (decoding).
 	DecodedBytes int64 `json:"decoded_bytes,omitempty"`

@@ -27,31 +27,31 @@ type Stage struct {
 	Name string `json:"stage"`
 	// CPU and Runq come from /proc (-1 without it); Busy is their sum or,
 	// without /proc, the share of probes with no wait event.
-	CPU  float64 `json:"cpu_share"`
-	Runq float64 `json:"runqueue_share"`
-	Busy float64 `json:"busy_share"`
+	CPU  float64 `json:"cpu_share" jsonschema:"nullable"`
+	Runq float64 `json:"runqueue_share" jsonschema:"nullable"`
+	Busy float64 `json:"busy_share" jsonschema:"nullable"`
 	// Blocked is the share of probes waiting on the downstream stage
 	// (WalSenderWriteData; LogicalApplySendData for a leader feeding a
 	// parallel worker), corrected for stale events: a process that waits for
 	// a CPU keeps showing its last wait event, so Blocked never exceeds the
 	// time /proc leaves outside Busy and Own.
-	Blocked float64 `json:"blocked_share"`
+	Blocked float64 `json:"blocked_share" jsonschema:"nullable"`
 	// Starved is the share of probes waiting for the upstream stage
 	// (WalSenderWaitForWAL, LogicalApplyMain).
-	Starved float64 `json:"starved_share"`
+	Starved float64 `json:"starved_share" jsonschema:"nullable"`
 	// Own is the share of probes waiting on the stage's own resources (IO,
 	// Lock, LWLock, IPC, SyncRep, ...); OwnTop names the top ones.
-	Own    float64 `json:"own_wait_share"`
+	Own    float64 `json:"own_wait_share" jsonschema:"nullable"`
 	OwnTop string  `json:"own_waits,omitempty"`
 	// Utilisation is Busy + Own: the share of the window the stage spent on
 	// its own work. At about 1 the stage is saturated; -1 when unknown (the
 	// link, whose capacity lagscope does not measure).
-	Utilisation float64 `json:"utilisation"`
+	Utilisation float64 `json:"utilisation" jsonschema:"nullable"`
 	// Headroom is how much faster the path could run before this stage
 	// saturates (1 / Utilisation); 0 when unknown or when this is the limit.
 	Headroom float64 `json:"headroom,omitempty"`
 	// Probes is the number of wait-event observations behind the shares.
-	Probes int `json:"probes"`
+	Probes int `json:"probes" jsonschema:"nullable"`
 	// Role says what the stage is in this window: "limit", "next" or "".
 	Role string `json:"role,omitempty"`
 	// PID and Workers, for parallel apply: the busiest worker measured and

@@ -128,7 +128,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 		v := classify.Classify(in)
 		s := in.Summary
 		p := report.Path{Slot: in.Slot, Subscription: in.Subscription, Verdict: v,
-			LagBytes: s.Lag.Total, Lag: s.Lag, GeneratedMBps: units.MBPerSecond(s.Generated), ConsumedMBps: units.MBPerSecond(s.Consumed),
+			LagBytes: s.Lag.Total, Lag: s.Lag, GeneratedMBps: units.MBPerSecond(s.Generated), ConfirmedMBps: units.MBPerSecond(s.Consumed),
 			DecodedMBps: units.MBPerSecond(s.Decoded),
 			Walsender:   s.Walsender, Apply: s.Apply, PubCPU: s.PubCPU, SubCPU: s.SubCPU}
 		p.SubWALPerSent = in.SubWALPerSent

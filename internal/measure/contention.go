@@ -22,11 +22,11 @@ type Contention struct {
 	// pooled time: one stall of the VM (a 91 ms piece among 1 ms ones)
 	// would make a pooled figure of an idle publisher look saturated,
 	// while a starved walsender's server stalls most bursts.
-	Stretch float64 `json:"stretch"`
+	Stretch float64 `json:"stretch" jsonschema:"nullable"`
 	// LateMedianMS and LateP90MS are the median and 90th percentile of the
 	// probe session's wake-up lateness, ms; -1 when unknown.
-	LateMedianMS float64 `json:"late_median_ms"`
-	LateP90MS    float64 `json:"late_p90_ms"`
+	LateMedianMS float64 `json:"late_median_ms" jsonschema:"nullable"`
+	LateP90MS    float64 `json:"late_p90_ms" jsonschema:"nullable"`
 	LateProbes   int     `json:"late_probes"`
 }
 

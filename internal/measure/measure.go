@@ -69,10 +69,10 @@ type Proc struct {
 	Count int `json:"count"`
 	// CPUShare is CPU time over wall time, summed over the processes
 	// (1.0 = one full core); -1 when /proc was not usable.
-	CPUShare float64 `json:"cpu_share"`
+	CPUShare float64 `json:"cpu_share" jsonschema:"nullable"`
 	// RunqueueShare is run-queue wait (runnable, not running) over wall
 	// time, summed over the processes; -1 when unknown.
-	RunqueueShare float64 `json:"runqueue_share"`
+	RunqueueShare float64 `json:"runqueue_share" jsonschema:"nullable"`
 	// WaitShares maps wait event name ("CPU" for none) to its share of probes.
 	WaitShares map[string]float64 `json:"wait_shares"`
 	// TypeShares maps wait_event_type ("CPU" for none) to its share of probes.

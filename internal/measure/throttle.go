@@ -10,7 +10,7 @@ type Throttle struct {
 	Cgroup string `json:"cgroup,omitempty"`
 	// Share is the share of the cgroup's enforcement periods in which it
 	// ran out of CPU quota; -1 when unknown or no quota is set (no periods).
-	Share float64 `json:"throttled_share"`
+	Share float64 `json:"throttled_share" jsonschema:"nullable"`
 	// Seconds is how long its runnable tasks were held back, per second of
 	// the window.
 	Seconds float64 `json:"throttled_s_per_s"`

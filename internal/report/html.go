@@ -29,6 +29,7 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"style": Style,
 	"bytes": func(n int64) string { return units.FormatBytes(float64(n)) },
 	"pct":   func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) },
+	"rate":  func(mbps float64) string { return rate(mbps * 1e6) },
 	"svg":   func(s string) template.HTML { return template.HTML(s) }, // rendered by gonum/plot from numbers only
 	"stageTable": func(p Path) [][]string {
 		_, rows := StageTable(p.Stages)

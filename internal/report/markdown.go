@@ -27,7 +27,7 @@ func Markdown(w io.Writer, r Report) error {
 		b.WriteString("\n| | |\n|---|---|\n")
 		fmt.Fprintf(b, "| unconfirmed WAL | %s |\n| not yet sent | %s |\n| sent, not flushed | %s |\n| flushed, not confirmed | %s |\n",
 			size(p.LagBytes), size(p.Lag.NotYetSent), size(p.Lag.SentNotFlushed), size(p.Lag.FlushedNotConfd))
-		fmt.Fprintf(b, "| generated | %s |\n| decoded (sent_lsn) | %s |\n| confirmed | %s |\n", rate(p.GeneratedMBps*1e6), rate(p.DecodedMBps*1e6), rate(p.ConsumedMBps*1e6))
+		fmt.Fprintf(b, "| generated | %s |\n| decoded (sent_lsn) | %s |\n| confirmed | %s |\n", rate(p.GeneratedMBps*1e6), rate(p.DecodedMBps*1e6), rate(p.ConfirmedMBps*1e6))
 		if p.CatchUp != "" {
 			fmt.Fprintf(b, "| outlook | %s |\n", p.CatchUp)
 		}

@@ -15,8 +15,11 @@ import (
 // added each path's time series (Path.Series); version 3 prints the
 // series' WAL positions as PostgreSQL does ("16/B374D848", numbers of
 // bytes before). Version 4 adds each path's setup findings (Path.Setup)
-// and the tool's version. Read takes every version up to this one.
-const SchemaVersion = 4
+// and the tool's version. Version 5 writes figures that were not
+// measured as null (they were -1; the link stage's shares were 0) and
+// names the slot's confirmed rate confirmed_mb_per_s (consumed_mb_per_s).
+// Read takes every version up to this one.
+const SchemaVersion = 5
 
 // Report is one diagnose run.
 type Report struct {
@@ -58,7 +61,7 @@ type Path struct {
 	LagBytes      int64       `json:"lag_bytes"`
 	Lag           measure.Lag `json:"lag"`
 	GeneratedMBps float64     `json:"generated_mb_per_s"`
-	ConsumedMBps  float64     `json:"consumed_mb_per_s"`
+	ConfirmedMBps float64     `json:"confirmed_mb_per_s"`
 	DecodedMBps   float64     `json:"decoded_mb_per_s"`
 	// CatchUp is "in 4m10s" when the backlog shrinks, or "falling behind by
 	// 3.2 MB/s" when it grows, or "" when caught up.
@@ -166,6 +169,19 @@ func Read(rd io.Reader) (Report, error) {
 	}
 	if r.SchemaVersion > SchemaVersion {
 		return r, fmt.Errorf("report schema %d is newer than this lagscope understands (%d): upgrade lagscope", r.SchemaVersion, SchemaVersion)
+	}
+	if r.SchemaVersion < 5 {
+		// consumed_mb_per_s before version 5.
+		var old struct {
+			Paths []struct {
+				Consumed float64 `json:"consumed_mb_per_s"`
+			} `json:"paths"`
+		}
+		if err := json.Unmarshal(b, &old); err == nil && len(old.Paths) == len(r.Paths) {
+			for i := range r.Paths {
+				r.Paths[i].ConfirmedMBps = old.Paths[i].Consumed
+			}
+		}
 	}
 	return r, nil
 }

@@ -46,7 +46,7 @@ func Text(w io.Writer, r Report) error {
 		}
 		wrap(b, "  lag      ", fmt.Sprintf("%s unconfirmed%s%s: %s not yet sent, %s sent not flushed, %s flushed not confirmed",
 			size(p.LagBytes), held, lagTimeNote(p.LagTime), size(p.Lag.NotYetSent), size(p.Lag.SentNotFlushed), size(p.Lag.FlushedNotConfd)))
-		fmt.Fprintf(b, "  rates    generated %s, decoded %s, confirmed %s\n", rate(p.GeneratedMBps*1e6), rate(p.DecodedMBps*1e6), rate(p.ConsumedMBps*1e6))
+		fmt.Fprintf(b, "  rates    generated %s, decoded %s, confirmed %s\n", rate(p.GeneratedMBps*1e6), rate(p.DecodedMBps*1e6), rate(p.ConfirmedMBps*1e6))
 		if p.CatchUp != "" {
 			wrap(b, "           ", p.CatchUp)
 		}

@@ -60,7 +60,7 @@ func TestTheScreenShowsTheVerdictTheLagSplitAndTheStages(t *testing.T) {
 		conf += h.Confirmed
 	}
 	// The one-second rates average to the window's rate.
-	if avg, want := conf/float64(len(p.History))/1e6, s.Report.Paths[0].ConsumedMBps; avg < 0.8*want || avg > 1.2*want {
+	if avg, want := conf/float64(len(p.History))/1e6, s.Report.Paths[0].ConfirmedMBps; avg < 0.8*want || avg > 1.2*want {
 		t.Errorf("confirmed %.2f MB/s on average, want the report's %.2f MB/s within 20%%", avg, want)
 	}
 }
