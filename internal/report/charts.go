@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"image/color"
 	"sort"
 	"strings"
@@ -142,7 +143,7 @@ func Charts(p Path) ([]Chart, error) {
 		}
 		pl = newPlot("% of probes")
 		pl.Y.Max = 100
-		err = stacked(pl, xs, layers, append(events, "other"))
+		err = stackedColours(pl, xs, layers, append(events, "other"), eventColours(append(events, "other")))
 		if err := add("Wait events: "+role, pl, err); err != nil {
 			return nil, err
 		}
@@ -205,6 +206,15 @@ func lines(p *plot.Plot, series map[string]plotter.XYs, names []string) error {
 // layer's top line is the running sum, filled down to zero, the tallest
 // drawn first so the lower ones paint over it.
 func stacked(p *plot.Plot, xs []float64, layers [][]float64, names []string) error {
+	cs := make([]color.Color, len(names))
+	for j := range cs {
+		cs[j] = palette[j%len(palette)]
+	}
+	return stackedColours(p, xs, layers, names, cs)
+}
+
+// stackedColours is stacked with a colour per layer.
+func stackedColours(p *plot.Plot, xs []float64, layers [][]float64, names []string, cs []color.Color) error {
 	tops := make([]plotter.XYs, len(layers))
 	sum := make([]float64, len(xs))
 	for j, l := range layers {
@@ -219,13 +229,13 @@ func stacked(p *plot.Plot, xs []float64, layers [][]float64, names []string) err
 		if err != nil {
 			return err
 		}
-		c := palette[j%len(palette)]
+		c := cs[j]
 		l.Color, l.FillColor = c, fade(c)
 		p.Add(l)
 	}
 	for j, n := range names {
 		l, _ := plotter.NewLine(tops[j])
-		l.Color, l.FillColor = palette[j%len(palette)], fade(palette[j%len(palette)])
+		l.Color, l.FillColor = cs[j], fade(cs[j])
 		p.Legend.Add(n, l)
 	}
 	return nil
@@ -241,11 +251,23 @@ func fade(c color.Color) color.Color {
 // toSVG renders p as an inline <svg> element.
 func toSVG(p *plot.Plot) (string, error) { return SVG(p, 7*vg.Inch, 3*vg.Inch) }
 
+// LegendWidth is the strip at a chart's right that holds its legend,
+// outside the data.
+const LegendWidth = 2.3 * vg.Inch
+
 // SVG renders p, w by h, as an inline <svg> element (no XML prelude): the
-// charts of every lagscope HTML page.
+// charts of every lagscope HTML page. The legend goes in a strip of
+// LegendWidth at the right, outside the data, so it never hides a line.
 func SVG(p *plot.Plot, w, h vg.Length) (string, error) {
 	c := vgsvg.New(w, h)
-	p.Draw(drawCanvas(c))
+	dc := drawCanvas(c)
+	legend := p.Legend
+	p.Legend = plot.NewLegend()
+	p.Draw(draw.Crop(dc, 0, -LegendWidth, 0, 0))
+	p.Legend = legend
+	legend.Top, legend.Left = true, true
+	legend.TextStyle.Font.Size = vg.Points(10)
+	legend.Draw(draw.Crop(dc, w-LegendWidth+6, 0, 0, -6))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return "", err
@@ -258,3 +280,44 @@ func SVG(p *plot.Plot, w, h vg.Length) (string, error) {
 }
 
 func drawCanvas(c *vgsvg.Canvas) draw.Canvas { return draw.New(c) }
+
+// eventPalette colours wait events: each event keeps its colour in every
+// chart of every report (the same event, the same colour), "CPU" and
+// "other" theirs.
+var eventPalette = []color.Color{
+	color.RGBA{31, 119, 180, 255},  // blue
+	color.RGBA{214, 39, 40, 255},   // red
+	color.RGBA{148, 103, 189, 255}, // purple
+	color.RGBA{140, 86, 75, 255},   // brown
+	color.RGBA{227, 119, 194, 255}, // pink
+	color.RGBA{188, 189, 34, 255},  // olive
+	color.RGBA{23, 190, 207, 255},  // cyan
+	color.RGBA{255, 127, 14, 255},  // orange
+}
+
+// eventColours gives each event its colour: CPU green, other grey, the
+// rest by a hash of the name (the next free one when two events of one
+// chart hash alike).
+func eventColours(events []string) []color.Color {
+	out := make([]color.Color, len(events))
+	used := map[int]bool{}
+	for i, ev := range events {
+		switch strings.ToLower(ev) {
+		case "cpu":
+			out[i] = color.RGBA{44, 160, 44, 255}
+			continue
+		case "other":
+			out[i] = color.RGBA{170, 170, 170, 255}
+			continue
+		}
+		h := fnv.New32a()
+		h.Write([]byte(strings.ToLower(ev)))
+		k := int(h.Sum32() % uint32(len(eventPalette)))
+		for n := 0; used[k] && n < len(eventPalette); n++ {
+			k = (k + 1) % len(eventPalette)
+		}
+		used[k] = true
+		out[i] = eventPalette[k]
+	}
+	return out
+}

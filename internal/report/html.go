@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/units"
@@ -36,6 +37,7 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 		return rows
 	},
 	"stageHeader": func() []string { return stageHeader },
+	"pipeline":    pipeline,
 	"limitClass": func(p Path) string {
 		if p.Limit == "" && p.Name != "stalled" && p.Name != "inconclusive" {
 			return "ok"
@@ -75,4 +77,27 @@ func HTMLPage(w io.Writer, r Report, prefaces ...Preface) error {
 		data.Paths = append(data.Paths, htmlPath{Path: p, Charts: ch})
 	}
 	return htmlTmpl.Execute(w, data)
+}
+
+// pipeBox is one stage of the HTML pipeline picture.
+type pipeBox struct {
+	Name, Util, Role string
+	// Width is the utilisation bar's width, percent (0 when unknown).
+	Width int
+}
+
+// pipeline is the path's stages in order (walsender, link, apply, parallel
+// apply), each with its utilisation and its role (limit, next): the
+// picture above the charts.
+func pipeline(p Path) []pipeBox {
+	var out []pipeBox
+	for _, st := range p.Stages {
+		b := pipeBox{Name: st.Name, Role: st.Role, Util: "not measured"}
+		if st.Known() {
+			b.Util = fmt.Sprintf("%.0f%% busy", 100*st.Utilisation)
+			b.Width = int(math.Round(min(max(100*st.Utilisation, 0), 100)))
+		}
+		out = append(out, b)
+	}
+	return out
 }

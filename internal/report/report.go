@@ -32,13 +32,13 @@ type Report struct {
 	// PositionsS is the time between the first and the last positions
 	// read (the first tick to the last): what the rates and "the window"
 	// of the paths' lines are over; a tick shorter than WindowS.
-	PositionsS float64 `json:"positions_window_s,omitempty"`
-	ProbeHz     float64   `json:"probe_hz"`
-	Publisher   Server    `json:"publisher"`
-	Subscriber  *Server   `json:"subscriber,omitempty"`
-	Paths       []Path    `json:"paths"`
-	Gaps        []string  `json:"gaps,omitempty"`
-	Notes       []string  `json:"notes,omitempty"`
+	PositionsS float64  `json:"positions_window_s,omitempty"`
+	ProbeHz    float64  `json:"probe_hz"`
+	Publisher  Server   `json:"publisher"`
+	Subscriber *Server  `json:"subscriber,omitempty"`
+	Paths      []Path   `json:"paths"`
+	Gaps       []string `json:"gaps,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
 }
 
 // Server describes an observed server.
