@@ -29,7 +29,7 @@ go test -short -count=1 ./...
 # The --quick seed reproductions (internal/reproduce) run on one version only
 # (LAGSCOPE_REPRODUCE_VERSION, default 16: the first with an index path for
 # REPLICA IDENTITY FULL) to keep the suite near 40 minutes on 2 vCPUs
-# (2026-12-02, a fresh clone: 40.1 minutes, of which about 20 to the end
+# (2026-12-03, fresh clones: 39.2-42.8 minutes, of which about 20 to the end
 # of 15 with vet and unit tests; the fault matrix takes 2.5 min a version;
 # CI's budget is 45).
 reproduce_on=${LAGSCOPE_REPRODUCE_VERSION:-16}

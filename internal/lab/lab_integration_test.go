@@ -169,8 +169,11 @@ func TestIntegrationScenarios(t *testing.T) {
 			wantData(t, r)
 		}},
 		{"missing-column", "", 0, func(t *testing.T, r *Result) {
-			if r.ConsumedMBps != 0 || r.Lag.Total == 0 {
-				t.Errorf("confirmed %.2f MB/s with %d bytes unconfirmed; want nothing applied from a backlog", r.ConsumedMBps, r.Lag.Total)
+			// Nothing of the backlog applied: the slot may still confirm
+			// an idle server's own records (6 B/s on 16.14), never the
+			// backlog's.
+			if r.Lag.Total == 0 || r.Lag.Total < r.Lag.Start-(1<<20) || r.ConsumedMBps*1e6 >= 1e3 {
+				t.Errorf("confirmed %.6f MB/s, %d of %d bytes left; want nothing applied from the backlog", r.ConsumedMBps, r.Lag.Total, r.Lag.Start)
 			}
 		}},
 		{"full-identity", "", 0, func(t *testing.T, r *Result) {
