@@ -80,7 +80,7 @@ var adviceFor = map[string]advice{
 		helps: []string{"nothing needed"}},
 	Stalled: {headline: "nothing is being consumed: the path is stopped, not slow",
 		helps: []string{"fix the cause named above (enable the subscription, fix the apply error, restart the consumer, recreate a lost slot)"},
-		not:   []string{"anything about speed: bandwidth, CPU and schema changes do not move a stopped path"}},
+		not:   []string{"anything about speed: bandwidth, CPU, indexes and tuning do not move a stopped path (a schema fix named above is not about speed: it removes the stop)"}},
 	SubscriberApplyCPU: {headline: "the subscriber's apply worker is the limit: it runs on a full core",
 		helps: []string{
 			"a narrower replica identity (default/index instead of FULL), and a usable index when FULL is required",

@@ -71,6 +71,8 @@ var ruledOut = []struct {
 		return s.pubRead && !s.spills || s.sub != nil && s.sub.Streaming != "off" && s.sub.Streaming != ""
 	}},
 	{"fewer slots decoding the same WAL", func(s pathSetup) bool { return s.pubRead && s.logicalSlots <= 1 }},
+	// One table cannot be split over subscriptions.
+	{"splitting the tables over several subscriptions", func(s pathSetup) bool { return s.sub != nil && len(s.sub.Relations) <= 1 }},
 }
 
 // pathSetup is what the setup says about one path.
@@ -134,8 +136,18 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 		// measured yet): name them all.
 		p.Cause = "causes in the setup: " + strings.Join(causes, "; ")
 	}
+	// The remedies of the findings named as the cause come first, in
+	// causeFrom's order (a missing column before the stop it causes).
+	rank := func(id string) int {
+		if i := slices.Index(causeFrom, id); i >= 0 {
+			return i
+		}
+		return len(causeFrom)
+	}
+	ordered := slices.Clone(s.findings)
+	slices.SortStableFunc(ordered, func(a, b audit.Finding) int { return rank(a.Check) - rank(b.Check) })
 	var helps []string
-	for _, f := range s.findings {
+	for _, f := range ordered {
 		helps = append(helps, f.Fix+" (docs/checks/"+f.Check+".md)")
 	}
 	for _, h := range p.Helps {
