@@ -15,6 +15,7 @@ import (
 	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/trouble"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -138,6 +139,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 		if s.Consumed >= s.Decoded {
 			basis = "confirmed_flush_lsn"
 		}
+		p.Trouble = trouble.Of(rec, in.Slot)
 		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), basis, v.Name == classify.CaughtUp)
 		if t := v.Txn; t != nil && t.HeldBytes > s.Lag.Total {
 			// The positions stand past a transaction in flight: its WAL,

@@ -130,6 +130,15 @@ func collectPath(gauge func(*prometheus.Desc, float64, ...string), s *PairState,
 	if p.LagTime.Seconds >= 0 {
 		gauge(descLagSeconds, p.LagTime.Seconds, l...)
 	}
+	if tr := p.Trouble; tr != nil {
+		gauge(descGrowth, tr.GrowthBps, s.Pair, p.Slot)
+		if tr.SafeBytes >= 0 {
+			gauge(descSafeWAL, float64(tr.SafeBytes), s.Pair, p.Slot)
+		}
+		if tr.UnreservedInS >= 0 {
+			gauge(descUnreservedIn, tr.UnreservedInS, s.Pair, p.Slot)
+		}
+	}
 	pubV, subV := s.Report.Publisher.Version, ""
 	if s.Report.Subscriber != nil {
 		subV = s.Report.Subscriber.Version

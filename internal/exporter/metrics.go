@@ -36,6 +36,15 @@ var (
 		"The lag in time: the larger of the backlog over the drain rate and flush_lag (absent when unknown).", pathLabels, nil)
 	descRetained = prometheus.NewDesc("lagscope_slot_retained_bytes",
 		"WAL the slot holds back on the publisher: current position minus restart_lsn.", []string{"pair", "slot"}, nil)
+	descGrowth = prometheus.NewDesc("lagscope_slot_retained_growth_bytes_per_second",
+		"Net growth of the WAL the slot retains over the last window: WAL written minus what the slot released (confirmed); negative while it drains.",
+		[]string{"pair", "slot"}, nil)
+	descSafeWAL = prometheus.NewDesc("lagscope_slot_safe_wal_bytes",
+		"safe_wal_size: WAL the publisher can write before the slot's WAL is no longer reserved (absent without max_slot_wal_keep_size).",
+		[]string{"pair", "slot"}, nil)
+	descUnreservedIn = prometheus.NewDesc("lagscope_slot_unreserved_in_seconds",
+		"Forecast: seconds until wal_status becomes unreserved (the checkpoint after invalidates the slot), safe_wal_size over the last window's net growth; 0 when already; absent when not growing or not capped.",
+		[]string{"pair", "slot"}, nil)
 	descReadErrors = prometheus.NewDesc("lagscope_read_errors_total",
 		"Best-effort reads that failed (source: blockers, copy_progress, cpu_burst): what they would have said is unknown.",
 		[]string{"pair", "server", "source"}, nil)
@@ -61,5 +70,5 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{descUp, descBuild, descPathInfo, descBottleneck, descVerdict, descConfidence,
-	descHeadroom, descUtil, descLag, descLagSeconds, descRetained, descGenerated, descDecoded, descConfirmed,
+	descHeadroom, descUtil, descLag, descLagSeconds, descRetained, descGrowth, descSafeWAL, descUnreservedIn, descReadErrors, descGenerated, descDecoded, descConfirmed,
 	descCPU, descRunq, descWaits, descSteps, descUpdated, descWindow}

@@ -31,6 +31,9 @@ func Markdown(w io.Writer, r Report) error {
 		if p.CatchUp != "" {
 			fmt.Fprintf(b, "| outlook | %s |\n", p.CatchUp)
 		}
+		if p.Trouble != nil {
+			fmt.Fprintf(b, "| WAL held | %s |\n", p.Trouble.Text)
+		}
 		if p.Limit != "" {
 			fmt.Fprintf(b, "| limit | %s |\n", p.Limit)
 			if p.Next != nil {

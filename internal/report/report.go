@@ -8,6 +8,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/trouble"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -18,8 +19,9 @@ import (
 // and the tool's version. Version 5 writes figures that were not
 // measured as null (they were -1; the link stage's shares were 0) and
 // names the slot's confirmed rate confirmed_mb_per_s (consumed_mb_per_s).
+// Version 6 adds each path's time to trouble (Path.Trouble).
 // Read takes every version up to this one.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // Report is one diagnose run.
 type Report struct {
@@ -71,10 +73,14 @@ type Path struct {
 	Setup []string `json:"setup_findings,omitempty"`
 	// SubWALPerSent is the WAL the subscriber wrote per byte the
 	// walsender sent in the window (omitted when unknown).
-	SubWALPerSent float64      `json:"sub_wal_per_sent_byte,omitempty"`
-	CatchUpS      float64      `json:"catch_up_s,omitempty"`
-	Walsender     measure.Proc `json:"walsender"`
-	Apply         measure.Proc `json:"apply"`
+	SubWALPerSent float64 `json:"sub_wal_per_sent_byte,omitempty"`
+	CatchUpS      float64 `json:"catch_up_s,omitempty"`
+	// Trouble is when the slot's retained WAL becomes an outage (schema
+	// 6+; nil when the window read the slot fewer than twice, or it is
+	// lost).
+	Trouble   *trouble.Slot `json:"time_to_trouble,omitempty"`
+	Walsender measure.Proc  `json:"walsender"`
+	Apply     measure.Proc  `json:"apply"`
 	// PubCPU and SubCPU are the servers' CPU contention measured from
 	// inside them (what stands in for /proc; see measure.Contention).
 	PubCPU measure.Contention `json:"publisher_cpu"`

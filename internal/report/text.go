@@ -50,6 +50,9 @@ func Text(w io.Writer, r Report) error {
 		if p.CatchUp != "" {
 			wrap(b, "           ", p.CatchUp)
 		}
+		if p.Trouble != nil {
+			wrap(b, "  WAL held ", p.Trouble.Text)
+		}
 		if len(p.Stages) > 0 {
 			b.WriteString("  stages\n")
 			textTable(b, "    ", stageHeader, stageRows(p.Stages))

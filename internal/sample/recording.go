@@ -22,8 +22,10 @@ import (
 // prints them ("16/B374D848"); earlier versions' numbers of bytes still read
 // (lsn.LSN). Version 7 added the ticks' failed best-effort reads and the
 // pair's setup as 'lagscope check' reads it (optional: without them a
-// report says its advice is generic).
-const RecordingVersion = 7
+// report says its advice is generic). Version 8 added the slots'
+// safe_wal_size (optional: nil before, and when the server has no
+// max_slot_wal_keep_size).
+const RecordingVersion = 8
 
 // Recording is everything sampled over one window.
 type Recording struct {
@@ -131,6 +133,11 @@ type Slot struct {
 	RestartLSN     lsn.LSN `json:"restart_lsn,omitempty"`
 	ConfirmedFlush lsn.LSN `json:"confirmed_flush_lsn,omitempty"`
 	WALStatus      string  `json:"wal_status,omitempty"`
+	// SafeWALSize is safe_wal_size: the bytes of WAL the server can
+	// write before this slot's WAL is no longer reserved (wal_status
+	// unreserved, then lost at a checkpoint); nil when NULL (no
+	// max_slot_wal_keep_size, or the slot is lost) or not read (v7-).
+	SafeWALSize *int64 `json:"safe_wal_size,omitempty"`
 	// Invalidation is why the slot was invalidated: 17+'s
 	// invalidation_reason (wal_removed, rows_removed,
 	// wal_level_insufficient, idle_timeout), "invalidated" on 16

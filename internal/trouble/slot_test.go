@@ -1,0 +1,115 @@
+package trouble
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+func load(t *testing.T, name string) *sample.Recording {
+	t.Helper()
+	f, err := os.Open("../classify/testdata/" + name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := sample.ReadRecording(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// withKeep gives a recording made before safe_wal_size was read the
+// figure the server would have shown under max_slot_wal_keep_size = keep
+// (safe_wal_size = keep - retained, to the byte: the segment rounding
+// does not matter here).
+func withKeep(rec *sample.Recording, keep int64) {
+	rec.Version = 8
+	for i := range rec.Ticks {
+		t := &rec.Ticks[i]
+		for j := range t.Slots {
+			safe := keep - t.CurrentLSN.Sub(t.Slots[j].RestartLSN)
+			t.Slots[j].SafeWALSize = &safe
+		}
+	}
+}
+
+// A disabled subscription's slot (the lab's stalled state, 16.14): the
+// retained WAL grows at the publisher's WAL rate, nothing released.
+func TestAStalledSlotGrowsAtTheWALRate(t *testing.T) {
+	rec := load(t, "stalled-pg16-diag")
+	s := Of(rec, "lab_sub")
+	if s == nil || !s.Growing || s.ReleasedBps != 0 || s.GrowthBps != s.WrittenBps || s.WrittenBps < 1e6 {
+		t.Fatalf("%+v: want growing at the WAL rate (MB/s), nothing released", s)
+	}
+	if s.SafeBytes != -1 || s.UnreservedInS != -1 || !strings.Contains(s.Text, "not known") {
+		t.Errorf("a version 7 recording: safe %d, unreserved in %.0f s, %q: want both unknown, and said", s.SafeBytes, s.UnreservedInS, s.Text)
+	}
+
+	// The same window under max_slot_wal_keep_size = 1 GB.
+	withKeep(rec, 1<<30)
+	s = Of(rec, "lab_sub")
+	want := float64(1<<30-s.RetainedBytes) / s.GrowthBps
+	if math.Abs(s.UnreservedInS-want) > 0.01 || !strings.Contains(s.Text, "unreserved) in about") || !strings.Contains(s.Model, "linear") {
+		t.Errorf("unreserved in %.1f s (%q, model %q), want %.1f s: the reserve over the net growth", s.UnreservedInS, s.Text, s.Model, want)
+	}
+	// And with no limit set (safe_wal_size NULL).
+	for i := range rec.Ticks {
+		for j := range rec.Ticks[i].Slots {
+			rec.Ticks[i].Slots[j].SafeWALSize = nil
+		}
+	}
+	if s = Of(rec, "lab_sub"); s.UnreservedInS != -1 || !strings.Contains(s.Text, "nothing caps it") {
+		t.Errorf("%+v: want no forecast and 'nothing caps it'", s)
+	}
+}
+
+// Past the limit safe_wal_size is negative: the slot is unreserved now.
+func TestASlotPastItsLimitIsUnreservedNow(t *testing.T) {
+	rec := load(t, "stalled-pg16-diag")
+	withKeep(rec, 64<<20) // far less than the 218 MB it retains
+	s := Of(rec, "lab_sub")
+	if s.UnreservedInS != 0 || s.SafeBytes != 0 || !strings.Contains(s.Text, "next checkpoint invalidates") {
+		t.Errorf("%+v: want unreserved now", s)
+	}
+}
+
+// A caught-up slot and a draining one are not growing: no figure.
+func TestACaughtUpOrDrainingSlotIsNotGrowing(t *testing.T) {
+	for name, says := range map[string]string{"caught-up-pg16-diag": "not growing", "network-pg16-diag": "shrinking", "open-txn-pg16-diag": "not growing"} {
+		rec := load(t, name)
+		withKeep(rec, 1<<30)
+		s := Of(rec, "lab_sub")
+		if s == nil || s.Growing || s.UnreservedInS != -1 || !strings.Contains(s.Text, says) {
+			t.Errorf("%s: %+v, want %q and no forecast", name, s, says)
+		}
+	}
+}
+
+// A lost slot has no forecast (the stopped path's cause says it).
+func TestALostSlotHasNoForecast(t *testing.T) {
+	if s := Of(load(t, "lost-slot-pg15-diag"), "lab_sub"); s != nil {
+		t.Errorf("%+v, want nil", s)
+	}
+}
+
+// What does not apply is null in the JSON and reads back as -1.
+func TestNotApplyingIsNull(t *testing.T) {
+	s := Of(load(t, "caught-up-pg16-diag"), "lab_sub")
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"safe_wal_size":null`) || !strings.Contains(string(b), `"unreserved_in_s":null`) {
+		t.Errorf("%s: want nulls", b)
+	}
+	var back Slot
+	if err := json.Unmarshal(b, &back); err != nil || back.SafeBytes != -1 || back.UnreservedInS != -1 {
+		t.Errorf("read back %+v (%v), want -1s", back, err)
+	}
+}
