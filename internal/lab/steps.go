@@ -123,6 +123,24 @@ var lightLoad = Step{Name: "light load", Start: func(ctx context.Context, d *dri
 	return err
 }}
 
+// steadyLoad starts clients running tps transactions a second in all
+// (pgbench -R: a rate the publisher's core keeps up with) and keeps it
+// running; it returns after warm, once the WAL rate has settled: a freshly
+// loaded table's first updates write more WAL (its pages are full, so they
+// are not HOT), 3.1 MB/s in the first 10 s at 600/s and 2.4-2.6 MB/s in
+// every 10 s after on 15.18 and 16.14.
+func steadyLoad(clients, tps int, warm time.Duration) Step {
+	return Step{Name: fmt.Sprintf("steady load (%d clients, %d transactions/s)", clients, tps), Start: func(ctx context.Context, d *driver) (err error) {
+		steady := d.lo
+		steady.Clients, steady.TPS = clients, tps
+		if d.load, err = StartLoad(ctx, d.p.Pub, steady); err != nil {
+			return err
+		}
+		fmt.Fprintf(d.o.Log, "lab: letting the load's WAL rate settle for %s\n", warm)
+		return sleep.For(ctx, warm)
+	}}
+}
+
 // bigTxn builds the backlog as one transaction that updates every row of
 // hot until about changes rows changed.
 func bigTxn(changes int) Step {

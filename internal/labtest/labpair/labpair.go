@@ -19,11 +19,17 @@ import (
 // opts may change the pair's options first (e.g. give it a link).
 func Up(t *testing.T, scenario string, opts ...func(*lab.PairOptions)) *lab.Pair {
 	t.Helper()
-	dir, pgbench := labtest.PGBench(t)
 	s, err := lab.Lookup(scenario, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return UpScenario(t, s, opts...)
+}
+
+// UpScenario is Up for a scenario the test has changed (its settings).
+func UpScenario(t *testing.T, s lab.Scenario, opts ...func(*lab.PairOptions)) *lab.Pair {
+	t.Helper()
+	dir, pgbench := labtest.PGBench(t)
 	po := lab.PairOptions{Bin: dir.Bin, PubCPUs: []int{0}, SubCPUs: []int{1}, Rows: 50_000, Binary: true, Streaming: "on"}
 	for _, o := range opts {
 		o(&po)
@@ -32,7 +38,7 @@ func Up(t *testing.T, scenario string, opts ...func(*lab.PairOptions)) *lab.Pair
 	defer cancel()
 	p, load, err := lab.Up(ctx, s, lab.RunOptions{PGBench: pgbench, Duration: 10 * time.Second, Log: labtest.Log{T: t}, Pair: po})
 	if err != nil {
-		t.Fatalf("lab up %s: %v", scenario, err)
+		t.Fatalf("lab up %s: %v", s.Name, err)
 	}
 	t.Cleanup(func() { load.Stop(); p.Close() })
 	return p
