@@ -43,6 +43,11 @@ const (
 	// caught up when nothing drained in the window (no lag in time can be
 	// measured): an idle server's last few records.
 	IdleLag = 64 << 10
+	// StillRate is the rate, in bytes/s, under which a position counts as
+	// not moving: an idle server's own occasional records (a stopped
+	// apply worker's slot confirmed them at 6 B/s on 16.14, and the lag in
+	// time read "about 2482.7 h" of a backlog that did not drain).
+	StillRate = 1e3
 	// MinProbes is the number of probes of a process below which its wait
 	// events are not trusted.
 	MinProbes = 20

@@ -309,3 +309,22 @@ func TestAStallAcrossASamplingGapIsUnsure(t *testing.T) {
 		t.Errorf("without a gap %s %.2f, with one %s %.2f %q: want stalled, sure without, at most 0.5 with", sure.Name, sure.Confidence, v.Name, v.Confidence, v.Caveats)
 	}
 }
+
+func TestABacklogConfirmedAtAnIdleServersTrickleDidNotDrain(t *testing.T) {
+	// A stopped apply worker's slot confirmed the idle publisher's own
+	// records at 6 B/s over 56 MB of backlog (missing-column on 16.14):
+	// that is no drain rate, and the lag in time is at least the window,
+	// not 56e6/6 s.
+	in := path(proc(0.01, 0, map[string]float64{evWaitForWAL: 0.95}), proc(0.01, 0, nil))
+	in.MedianLag, in.Summary.WindowS = 56e6, 9
+	in.Summary.Lag = measure.Lag{Total: 56e6, Start: 56e6}
+	in.Summary.Consumed, in.Summary.Decoded, in.Summary.Generated = 6, 6, 6
+	v := Classify(in)
+	if v.LagTime.DrainS != -1 || v.LagTime.Seconds != 9 || !strings.Contains(v.LagTime.Text, "at least 9") || !strings.Contains(v.LagTime.Text, "did not drain") {
+		t.Errorf("lag time %+v: want at least the 9 s window of a backlog that did not drain", v.LagTime)
+	}
+	in.Summary.Consumed = 2 * StillRate // a real, slow drain keeps its figure
+	if v := Classify(in); v.LagTime.DrainS != 56e6/(2*StillRate) {
+		t.Errorf("drain %.0f s at 2 kB/s, want %.0f s", v.LagTime.DrainS, 56e6/(2*StillRate))
+	}
+}

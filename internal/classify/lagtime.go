@@ -17,7 +17,7 @@ type LagTime struct {
 	Seconds float64 `json:"seconds" jsonschema:"nullable"`
 	// DrainS is the backlog divided by the drain rate (Summary.Progress):
 	// how long the unconfirmed WAL takes to go at today's rate; -1 when
-	// nothing drains.
+	// nothing drains (under StillRate).
 	DrainS float64 `json:"drain_s" jsonschema:"nullable"`
 	// FlushLagS is the walsender's flush_lag at the window's end
 	// (pg_stat_replication: time from sending a commit to the subscriber
@@ -41,7 +41,7 @@ func lagTime(in Input) LagTime {
 	switch {
 	case s.Lag.Total <= 0:
 		lt.DrainS = 0
-	case rate > 0:
+	case rate >= StillRate:
 		lt.DrainS = float64(s.Lag.Total) / rate
 	}
 	// The walsender's flush_lag reads microseconds for a logical path that

@@ -199,8 +199,7 @@ func CatchUp(lag int64, generated, progress float64, basis string, caughtUp bool
 	if caughtUp {
 		return "", 0
 	}
-	// Under 1 kB/s counts as nothing: an idle server's occasional records.
-	const still = 1e3
+	const still = classify.StillRate // an idle server's occasional records
 	net := progress - generated
 	switch {
 	case progress < still && generated < still:
