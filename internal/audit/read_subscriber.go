@@ -107,14 +107,10 @@ FROM pg_stat_subscription WHERE pid IS NOT NULL ORDER BY subid, pid`)
 	return err
 }
 
-// conflictCounters are pg_stat_subscription_stats' conflict columns (18+).
-var conflictCounters = []string{"insert_exists", "update_origin_differs", "update_exists", "update_missing",
-	"delete_origin_differs", "delete_missing", "multiple_unique_conflicts"}
-
 func (r *reader) readSubStats(ctx context.Context, s *Subscriber) error {
 	confl := ""
 	if r.major >= 18 {
-		for _, c := range conflictCounters {
+		for _, c := range pg.ConflictKinds {
 			confl += ", confl_" + c
 		}
 	}
@@ -127,7 +123,7 @@ func (r *reader) readSubStats(ctx context.Context, s *Subscriber) error {
 		var subid uint32
 		var st SubscriptionStats
 		var reset *time.Time
-		counts := make([]int64, len(conflictCounters))
+		counts := make([]int64, len(pg.ConflictKinds))
 		dest := []any{&subid, &st.ApplyErrors, &st.SyncErrors, &reset}
 		if confl != "" {
 			for i := range counts {
@@ -140,7 +136,7 @@ func (r *reader) readSubStats(ctx context.Context, s *Subscriber) error {
 		st.StatsReset = reset
 		if confl != "" {
 			st.Conflicts = map[string]int64{}
-			for i, c := range conflictCounters {
+			for i, c := range pg.ConflictKinds {
 				st.Conflicts[c] = counts[i]
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/buildinfo"
 	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/conflict"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/proc"
@@ -140,6 +141,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 			basis = "confirmed_flush_lsn"
 		}
 		p.Trouble = trouble.Of(rec, in.Slot)
+		p.Conflicts = conflict.Of(rec, p.Subscription)
 		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), basis, v.Name == classify.CaughtUp)
 		if t := v.Txn; t != nil && t.HeldBytes > s.Lag.Total {
 			// The positions stand past a transaction in flight: its WAL,

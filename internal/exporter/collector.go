@@ -101,7 +101,33 @@ func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 				gauge(descRetained, float64(t.CurrentLSN-sl.RestartLSN), s.Pair, sl.Name)
 			}
 		}
+		if t.PubWALDisk != nil {
+			gauge(descWALDiskFree, float64(t.PubWALDisk.FreeBytes), s.Pair)
+		}
 	}
+	// The server's own cumulative counters: a reset
+	// (pg_stat_reset_subscription_stats) reads as a counter reset.
+	if t := lastSubTick(s.Window); t != nil {
+		for _, sub := range t.Subs {
+			for kind, n := range sub.Conflicts {
+				counter(descConflicts, float64(n), s.Pair, sub.Name, kind)
+			}
+		}
+	}
+}
+
+// lastSubTick is the window's last tick the subscriber answered (nil if
+// none).
+func lastSubTick(w *sample.Recording) *sample.Tick {
+	if w == nil {
+		return nil
+	}
+	for i := len(w.Ticks) - 1; i >= 0; i-- {
+		if w.Ticks[i].SubOK {
+			return &w.Ticks[i]
+		}
+	}
+	return nil
 }
 
 // collectPath sends one path's verdict, stages and lag.
@@ -137,6 +163,12 @@ func collectPath(gauge func(*prometheus.Desc, float64, ...string), s *PairState,
 		}
 		if tr.UnreservedInS >= 0 {
 			gauge(descUnreservedIn, tr.UnreservedInS, s.Pair, p.Slot)
+		}
+		if tr.IdleInS >= 0 {
+			gauge(descIdleIn, tr.IdleInS, s.Pair, p.Slot)
+		}
+		if tr.DiskFullInS >= 0 {
+			gauge(descDiskFullIn, tr.DiskFullInS, s.Pair, p.Slot)
 		}
 	}
 	pubV, subV := s.Report.Publisher.Version, ""

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -206,5 +207,40 @@ func TestFailedReadsAreCounted(t *testing.T) {
 	s.count(rec)
 	if got := s.ReadErrors[keyOf(sample.Subscriber, sample.SourceBlockers)]; got != 2 {
 		t.Errorf("counted %g failed blocker reads, want 2", got)
+	}
+}
+
+// A recorded 18.4 pair whose subscriber lacked rows the publisher updated
+// exports the server's update_missing counter as it stood at the last tick.
+func TestRecordedConflictsAreExportedAsTheServersCounters(t *testing.T) {
+	col, rec := replay(t, "conflict-missing-pg18-diag.json", 2*time.Second, 6*time.Second)
+	var last int64
+	for _, tk := range rec.Ticks {
+		if tk.SubOK && len(tk.Subs) > 0 {
+			last = tk.Subs[0].Conflicts["update_missing"]
+		}
+	}
+	got := one(t, gather(t, col, "lagscope_subscription_conflicts_total", map[string]string{"subscription": "lab_sub", "kind": "update_missing"}), "update_missing")
+	if last == 0 || got != float64(last) {
+		t.Errorf("update_missing %g, want the last tick's %d", got, last)
+	}
+}
+
+// A recorded slot filling toward max_slot_wal_keep_size exports its
+// forecast, its reserve and the free space of pg_wal's file system.
+func TestARecordedFillingSlotExportsItsTimeToTrouble(t *testing.T) {
+	col, _ := replay(t, "slot-filling-pg16-diag.json", 2*time.Second, 6*time.Second)
+	slot := map[string]string{"slot": "lab_sub"}
+	in := one(t, gather(t, col, "lagscope_slot_unreserved_in_seconds", slot), "unreserved in")
+	safe := one(t, gather(t, col, "lagscope_slot_safe_wal_bytes", slot), "safe_wal_size")
+	growth := one(t, gather(t, col, "lagscope_slot_retained_growth_bytes_per_second", slot), "growth")
+	if growth < 1e6 || in <= 0 || math.Abs(in-safe/growth) > 0.01*in {
+		t.Errorf("unreserved in %.1f s, safe %.0f bytes, growth %.0f B/s: want safe / growth", in, safe, growth)
+	}
+	if free := one(t, gather(t, col, "lagscope_wal_disk_free_bytes", map[string]string{}), "disk free"); free <= 0 {
+		t.Errorf("pg_wal's file system free %g bytes", free)
+	}
+	if full := one(t, gather(t, col, "lagscope_slot_disk_full_in_seconds", slot), "disk full in"); full <= in {
+		t.Errorf("disk full in %.0f s, before the slot's reserve runs out in %.0f s: the lab's disk has far more room", full, in)
 	}
 }

@@ -45,6 +45,18 @@ var (
 	descUnreservedIn = prometheus.NewDesc("lagscope_slot_unreserved_in_seconds",
 		"Forecast: seconds until wal_status becomes unreserved (the checkpoint after invalidates the slot), safe_wal_size over the last window's net growth; 0 when already; absent when not growing or not capped.",
 		[]string{"pair", "slot"}, nil)
+	descIdleIn = prometheus.NewDesc("lagscope_slot_idle_timeout_in_seconds",
+		"Forecast (PostgreSQL 18+): seconds until an inactive slot has been inactive longer than idle_replication_slot_timeout (the first checkpoint after invalidates it); 0 when already; absent while the slot is active or the timeout is off.",
+		[]string{"pair", "slot"}, nil)
+	descWALDiskFree = prometheus.NewDesc("lagscope_wal_disk_free_bytes",
+		"Free space of the file system holding the publisher's pg_wal (statfs; only where the exporter runs on the publisher's host and may read its data directory).",
+		[]string{"pair"}, nil)
+	descDiskFullIn = prometheus.NewDesc("lagscope_slot_disk_full_in_seconds",
+		"Forecast: seconds until the file system holding pg_wal is full at the slot's net growth of retained WAL over the last window; 0 when full; absent when not growing or not read.",
+		[]string{"pair", "slot"}, nil)
+	descConflicts = prometheus.NewDesc("lagscope_subscription_conflicts_total",
+		"PostgreSQL 18+: pg_stat_subscription_stats' conflict counters (kind: insert_exists, update_missing, delete_missing, ...; the *_origin_differs kinds need track_commit_timestamp): rows that differ between the sides.",
+		[]string{"pair", "subscription", "kind"}, nil)
 	descReadErrors = prometheus.NewDesc("lagscope_read_errors_total",
 		"Best-effort reads that failed (source: blockers, copy_progress, cpu_burst): what they would have said is unknown.",
 		[]string{"pair", "server", "source"}, nil)
@@ -70,5 +82,5 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{descUp, descBuild, descPathInfo, descBottleneck, descVerdict, descConfidence,
-	descHeadroom, descUtil, descLag, descLagSeconds, descRetained, descGrowth, descSafeWAL, descUnreservedIn, descReadErrors, descGenerated, descDecoded, descConfirmed,
+	descHeadroom, descUtil, descLag, descLagSeconds, descRetained, descGrowth, descSafeWAL, descUnreservedIn, descIdleIn, descWALDiskFree, descDiskFullIn, descConflicts, descReadErrors, descGenerated, descDecoded, descConfirmed,
 	descCPU, descRunq, descWaits, descSteps, descUpdated, descWindow}

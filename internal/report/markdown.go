@@ -32,7 +32,10 @@ func Markdown(w io.Writer, r Report) error {
 			fmt.Fprintf(b, "| outlook | %s |\n", p.CatchUp)
 		}
 		if p.Trouble != nil {
-			fmt.Fprintf(b, "| WAL held | %s |\n", p.Trouble.Text)
+			fmt.Fprintf(b, "| slot | %s |\n", p.Trouble.Text)
+		}
+		if c := p.Conflicts; c != nil && c.Text != "" {
+			fmt.Fprintf(b, "| conflicts | %s |\n", c.Text)
 		}
 		if p.Limit != "" {
 			fmt.Fprintf(b, "| limit | %s |\n", p.Limit)

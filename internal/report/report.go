@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/conflict"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/trouble"
 	"github.com/lagscope/lagscope/internal/units"
@@ -19,7 +20,8 @@ import (
 // and the tool's version. Version 5 writes figures that were not
 // measured as null (they were -1; the link stage's shares were 0) and
 // names the slot's confirmed rate confirmed_mb_per_s (consumed_mb_per_s).
-// Version 6 adds each path's time to trouble (Path.Trouble).
+// Version 6 adds each path's time to trouble (Path.Trouble) and its
+// subscription's conflicts (Path.Conflicts).
 // Read takes every version up to this one.
 const SchemaVersion = 6
 
@@ -78,9 +80,13 @@ type Path struct {
 	// Trouble is when the slot's retained WAL becomes an outage (schema
 	// 6+; nil when the window read the slot fewer than twice, or it is
 	// lost).
-	Trouble   *trouble.Slot `json:"time_to_trouble,omitempty"`
-	Walsender measure.Proc  `json:"walsender"`
-	Apply     measure.Proc  `json:"apply"`
+	Trouble *trouble.Slot `json:"time_to_trouble,omitempty"`
+	// Conflicts are the subscription's conflicts in the window (schema 6+;
+	// nil for samples from before they were read, or without a
+	// subscription).
+	Conflicts *conflict.Window `json:"conflicts,omitempty"`
+	Walsender measure.Proc     `json:"walsender"`
+	Apply     measure.Proc     `json:"apply"`
 	// PubCPU and SubCPU are the servers' CPU contention measured from
 	// inside them (what stands in for /proc; see measure.Contention).
 	PubCPU measure.Contention `json:"publisher_cpu"`

@@ -51,7 +51,10 @@ func Text(w io.Writer, r Report) error {
 			wrap(b, "           ", p.CatchUp)
 		}
 		if p.Trouble != nil {
-			wrap(b, "  WAL held ", p.Trouble.Text)
+			wrap(b, "  slot     ", p.Trouble.Text)
+		}
+		if c := p.Conflicts; c != nil && c.Text != "" {
+			wrap(b, "  conflicts ", c.Text)
 		}
 		if len(p.Stages) > 0 {
 			b.WriteString("  stages\n")

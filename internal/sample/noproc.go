@@ -18,7 +18,7 @@ func (r *Recording) WithoutProc() *Recording {
 	}
 	out.Ticks = make([]Tick, len(r.Ticks))
 	for i, t := range r.Ticks {
-		t.Procs, t.PubHost, t.SubHost = nil, nil, nil
+		t.Procs, t.PubHost, t.SubHost, t.PubWALDisk = nil, nil, nil, nil
 		out.Ticks[i] = t
 	}
 	return &out

@@ -17,7 +17,7 @@ func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, e
 	b.Queue(pg.Marker + "SELECT CASE WHEN pg_is_in_recovery() THEN " + lsn.SQL("pg_last_wal_replay_lsn()") +
 		" ELSE " + lsn.SQL("pg_current_wal_lsn()") + " END")
 	b.Queue(pg.Marker + "SELECT slot_name, coalesce(database, ''), active, coalesce(active_pid, 0), " +
-		lsn.SQL("restart_lsn") + ", " + lsn.SQL("confirmed_flush_lsn") + ", coalesce(wal_status, ''), safe_wal_size, " + invalidation(c) +
+		lsn.SQL("restart_lsn") + ", " + lsn.SQL("confirmed_flush_lsn") + ", coalesce(wal_status, ''), safe_wal_size, " + invalidation(c) + ", " + idleTimeout(c) +
 		" FROM pg_replication_slots WHERE slot_type = 'logical' ORDER BY slot_name")
 	if c.Version.AtLeast(14) {
 		b.Queue(pg.Marker + "SELECT slot_name, spill_txns, spill_bytes, stream_txns, stream_bytes, total_txns, total_bytes " +
@@ -38,7 +38,7 @@ func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, e
 	rows, _ := br.Query()
 	slots, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Slot, error) {
 		var s Slot
-		err := r.Scan(&s.Name, &s.Database, &s.Active, &s.ActivePID, &s.RestartLSN, &s.ConfirmedFlush, &s.WALStatus, &s.SafeWALSize, &s.Invalidation)
+		err := r.Scan(&s.Name, &s.Database, &s.Active, &s.ActivePID, &s.RestartLSN, &s.ConfirmedFlush, &s.WALStatus, &s.SafeWALSize, &s.Invalidation, &s.InactiveSince, &s.IdleTimeoutS)
 		return s, err
 	})
 	if err != nil {
@@ -89,6 +89,19 @@ func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, e
 		return nil, err
 	}
 	return keys, nil
+}
+
+// idleTimeout selects inactive_since (17+) and the server's
+// idle_replication_slot_timeout in seconds (18+), NULL where absent.
+func idleTimeout(c *pg.Conn) string {
+	switch {
+	case c.Version.AtLeast(18):
+		return "inactive_since, extract(epoch from current_setting('idle_replication_slot_timeout')::interval)::float8"
+	case c.Version.AtLeast(17):
+		return "inactive_since, NULL::float8"
+	default:
+		return "NULL::timestamptz, NULL::float8"
+	}
 }
 
 // invalidation is the SQL for why a slot was invalidated, per version: 17+

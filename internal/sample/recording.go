@@ -24,7 +24,10 @@ import (
 // pair's setup as 'lagscope check' reads it (optional: without them a
 // report says its advice is generic). Version 8 added the slots'
 // safe_wal_size (optional: nil before, and when the server has no
-// max_slot_wal_keep_size).
+// max_slot_wal_keep_size), inactive_since (17+), the server's
+// idle_replication_slot_timeout (18+), the free space of the file system
+// holding the publisher's pg_wal (on its host) and the subscriptions'
+// conflict counters (18+).
 const RecordingVersion = 8
 
 // Recording is everything sampled over one window.
@@ -82,6 +85,10 @@ type Tick struct {
 	// (nil when /proc is not usable for that side).
 	PubHost *HostStat `json:"pub_host,omitempty"`
 	SubHost *HostStat `json:"sub_host,omitempty"`
+	// PubWALDisk is the space of the file system holding the publisher's
+	// pg_wal, read where the publisher's /proc is (version 8+; nil
+	// when the publisher is not on this host or it could not be read).
+	PubWALDisk *DiskStat `json:"pub_wal_disk,omitempty"`
 	// PubOK and SubOK say whether each side answered this tick.
 	PubOK bool `json:"pub_ok"`
 	SubOK bool `json:"sub_ok"`
@@ -115,6 +122,7 @@ const (
 	SourceBlockers     = "blockers"      // lock blockers of the subscriber's workers
 	SourceCopyProgress = "copy_progress" // pg_stat_progress_copy of tablesync workers
 	SourceCPUBurst     = "cpu_burst"     // the in-server CPU burst
+	SourceWALDisk      = "wal_disk"      // statfs of the publisher's pg_wal
 )
 
 // ReadError is one failed best-effort read.
@@ -138,6 +146,15 @@ type Slot struct {
 	// unreserved, then lost at a checkpoint); nil when NULL (no
 	// max_slot_wal_keep_size, or the slot is lost) or not read (v7-).
 	SafeWALSize *int64 `json:"safe_wal_size,omitempty"`
+	// InactiveSince is when the slot was last released (17+'s
+	// inactive_since); nil while it is active, before 17 and before
+	// version 8.
+	InactiveSince *time.Time `json:"inactive_since,omitempty"`
+	// IdleTimeoutS is the server's idle_replication_slot_timeout in
+	// seconds at this tick (18+; 0 when off): an inactive slot is
+	// invalidated at the first checkpoint after it has been inactive that
+	// long. Nil before 18 and before version 8.
+	IdleTimeoutS *float64 `json:"idle_timeout_s,omitempty"`
 	// Invalidation is why the slot was invalidated: 17+'s
 	// invalidation_reason (wal_removed, rows_removed,
 	// wal_level_insufficient, idle_timeout), "invalidated" on 16
@@ -185,6 +202,10 @@ type Sub struct {
 	LatestEnd   lsn.LSN `json:"latest_end_lsn,omitempty"`
 	ApplyErrors int64   `json:"apply_error_count,omitempty"`
 	SyncErrors  int64   `json:"sync_error_count,omitempty"`
+	// Conflicts are pg_stat_subscription_stats' cumulative conflict
+	// counters by kind (pg.ConflictKinds: insert_exists, update_missing, ...);
+	// nil before 18 (no such counters) and before version 8.
+	Conflicts map[string]int64 `json:"conflicts,omitempty"`
 	// OtherWorkers are parallel apply and tablesync workers' pids; version
 	// 3 also lists them apart in SyncWorkers and ParallelWorkers.
 	OtherWorkers    []int `json:"other_workers,omitempty"`

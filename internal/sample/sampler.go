@@ -96,6 +96,25 @@ type session struct {
 	// newest sample read so far being at histSince (server time).
 	history   bool
 	histSince time.Time
+	// walDir is the publisher's pg_wal, read once its /proc figures are
+	// (walDisk).
+	walDir string
+}
+
+// walDisk reads the space of the file system holding pg_wal, noting a
+// failed read on the tick.
+func (s *session) walDisk(ctx context.Context, tk *Tick) *DiskStat {
+	if s.walDir == "" {
+		dir, err := bestEffort(ctx, func(ctx context.Context) (string, error) { return walDir(ctx, s.conn) })
+		if err != nil {
+			tk.noteReadError(s.name, SourceWALDisk, err)
+			return nil
+		}
+		s.walDir = dir
+	}
+	d, err := readWALDisk(s.walDir)
+	tk.noteReadError(s.name, SourceWALDisk, err)
+	return d
 }
 
 // Run samples until o.Duration passes, ctx is cancelled or o.Until says so.
@@ -283,6 +302,9 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 		tk.Procs = append(tk.Procs, ps...)
 		if s.name == Publisher {
 			tk.PubHost = readHost(o.Proc)
+			// Beside /proc, walsender or not: a disabled subscription's
+			// slot, the one that fills the disk, has none.
+			tk.PubWALDisk = s.walDisk(runCtx, tk)
 		} else {
 			tk.SubHost = readHost(o.Proc)
 		}

@@ -27,12 +27,20 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		errs = "coalesce(ss.apply_error_count, 0), coalesce(ss.sync_error_count, 0)"
 		join = " LEFT JOIN pg_stat_subscription_stats ss ON ss.subid = s.oid"
 	}
+	confl := "NULL::bigint[]"
+	if c.Version.AtLeast(18) {
+		var cols []string
+		for _, k := range pg.ConflictKinds {
+			cols = append(cols, "coalesce(ss.confl_"+k+", 0)")
+		}
+		confl = "ARRAY[" + strings.Join(cols, ", ") + "]"
+	}
 	oid := "s.oid::bigint"
 	if !c.Version.AtLeast(14) {
 		oid = "coalesce(st.subid, 0)::bigint" // pg_subscription.oid is superuser-only in 13
 	}
 	q := pg.Marker + "SELECT " + oid + ", s.subname, coalesce(s.subslotname, ''), s.subenabled, coalesce(st.pid, 0), " + kind + ", " +
-		lsn.SQL("st.received_lsn") + ", " + lsn.SQL("st.latest_end_lsn") + ", " + errs + ", " +
+		lsn.SQL("st.received_lsn") + ", " + lsn.SQL("st.latest_end_lsn") + ", " + errs + ", " + confl + ", " +
 		"(SELECT count(*) FROM pg_subscription_rel r WHERE r.srsubid = s.oid AND r.srsubstate <> 'r')::int, " +
 		"coalesce(extract(epoch from a.backend_start), 0)::float8, " +
 		"st.last_msg_send_time, st.last_msg_receipt_time, st.latest_end_time, " + lsn.SQL("pg_current_wal_lsn()") + " " +
@@ -57,16 +65,18 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		var pid, notReady int
 		var recv, end lsn.LSN
 		var aerr, serr int64
+		var confl []int64
 		var start float64
 		var sendAt, receiptAt, endAt *time.Time
-		if err := rows.Scan(&oid, &name, &slot, &enabled, &pid, &role, &recv, &end, &aerr, &serr, &notReady, &start,
+		if err := rows.Scan(&oid, &name, &slot, &enabled, &pid, &role, &recv, &end, &aerr, &serr, &confl, &notReady, &start,
 			&sendAt, &receiptAt, &endAt, &t.SubLSN); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read subscriptions: %w", err)
 		}
 		i, ok := byName[name]
 		if !ok {
-			t.Subs = append(t.Subs, Sub{OID: oid, Name: name, Slot: slot, Enabled: enabled, ApplyErrors: aerr, SyncErrors: serr, NotReady: notReady})
+			t.Subs = append(t.Subs, Sub{OID: oid, Name: name, Slot: slot, Enabled: enabled, ApplyErrors: aerr, SyncErrors: serr,
+				Conflicts: conflicts(confl), NotReady: notReady})
 			i = len(t.Subs) - 1
 			byName[name] = i
 		}
@@ -98,4 +108,18 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 func replaceOID(q string) string {
 	q = strings.ReplaceAll(q, "ON st.subid = s.oid", "ON st.subname = s.subname")
 	return strings.ReplaceAll(q, "r.srsubid = s.oid", "r.srsubid = st.subid")
+}
+
+// conflicts maps the counters read (nil before 18) to their kinds.
+func conflicts(counts []int64) map[string]int64 {
+	if counts == nil {
+		return nil
+	}
+	m := make(map[string]int64, len(pg.ConflictKinds))
+	for i, k := range pg.ConflictKinds {
+		if i < len(counts) {
+			m[k] = counts[i]
+		}
+	}
+	return m
 }

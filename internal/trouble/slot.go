@@ -48,6 +48,23 @@ type Slot struct {
 	// the net growth (the slot is invalidated at the checkpoint after); -1
 	// (null) when not growing or nothing caps the WAL; 0 when already.
 	UnreservedInS float64 `json:"unreserved_in_s" jsonschema:"nullable"`
+	// IdleTimeoutS is the server's idle_replication_slot_timeout (18+; 0
+	// when off), -1 (null) when not read. IdleInS is how long after At an
+	// inactive slot has been inactive that long (the first checkpoint
+	// after invalidates it, reason idle_timeout): 0 when already, -1
+	// (null) while the slot is active, the timeout off or not read.
+	IdleTimeoutS float64 `json:"idle_timeout_s" jsonschema:"nullable"`
+	IdleInS      float64 `json:"idle_timeout_in_s" jsonschema:"nullable"`
+	// DiskFreeBytes is the free space of the file system holding the
+	// publisher's pg_wal at the window's end (where lagscope runs on its
+	// host), -1 (null) when not read. DiskFullInS is how long the retained
+	// WAL's net growth takes to fill it: -1 (null) when not read or not
+	// growing; 0 when it is full.
+	DiskFreeBytes int64   `json:"disk_free_bytes" jsonschema:"nullable"`
+	DiskFullInS   float64 `json:"disk_full_in_s" jsonschema:"nullable"`
+	// InactiveSince is when the slot was last released (17+), nil while
+	// it is active.
+	InactiveSince *time.Time `json:"inactive_since,omitempty"`
 	// WALStatus is the slot's wal_status at At.
 	WALStatus string `json:"wal_status"`
 	// capRead is whether the samples read safe_wal_size (recording
@@ -61,13 +78,13 @@ type Slot struct {
 // MarshalJSON writes the figures that do not apply as null.
 func (s Slot) MarshalJSON() ([]byte, error) {
 	type plain Slot
-	return unknown.Marshal(plain(s), "safe_wal_size", "unreserved_in_s")
+	return unknown.Marshal(plain(s), "safe_wal_size", "unreserved_in_s", "idle_timeout_s", "idle_timeout_in_s", "disk_free_bytes", "disk_full_in_s")
 }
 
 // UnmarshalJSON reads null back as -1.
 func (s *Slot) UnmarshalJSON(b []byte) error {
 	type plain Slot
-	p := plain{SafeBytes: -1, UnreservedInS: -1}
+	p := plain{SafeBytes: -1, UnreservedInS: -1, IdleTimeoutS: -1, IdleInS: -1, DiskFreeBytes: -1, DiskFullInS: -1}
 	if err := json.Unmarshal(b, &p); err != nil { // null leaves -1
 		return err
 	}
@@ -88,7 +105,8 @@ func Of(rec *sample.Recording, slot string) *Slot {
 	}
 	span := last.tick.At.Sub(first.tick.At).Seconds()
 	s := &Slot{Slot: slot, At: last.tick.At, RetainedBytes: last.tick.CurrentLSN.Sub(b.RestartLSN), WindowS: span,
-		WALStatus: b.WALStatus, SafeBytes: -1, UnreservedInS: -1, capRead: rec.Version >= 8}
+		WALStatus: b.WALStatus, SafeBytes: -1, UnreservedInS: -1, IdleTimeoutS: -1, IdleInS: -1, DiskFreeBytes: -1, DiskFullInS: -1, capRead: rec.Version >= 8}
+	idle(s, b)
 	if b.SafeWALSize != nil {
 		s.SafeBytes = max(*b.SafeWALSize, 0) // negative once past the limit
 	}
@@ -114,13 +132,14 @@ func Of(rec *sample.Recording, slot string) *Slot {
 		s.UnreservedInS = float64(s.SafeBytes) / s.GrowthBps
 	}
 	s.Model = fmt.Sprintf("linear: safe_wal_size / (WAL written - WAL the slot released) over the window's %.1f s (%s)", span, basis)
-	s.Text = text(s, basis)
+	disk(s, rec)
+	s.Text = text(s, basis) + diskText(s) + idleText(s)
 	return s
 }
 
 // text says the forecast for a reader.
 func text(s *Slot, basis string) string {
-	held := units.FormatBytes(float64(s.RetainedBytes)) + " of WAL retained"
+	held := "retains " + units.FormatBytes(float64(s.RetainedBytes)) + " of WAL"
 	if s.UnreservedInS == 0 {
 		return fmt.Sprintf("%s, beyond max_slot_wal_keep_size (wal_status %s): the publisher's next checkpoint invalidates the slot, and its subscription must then be re-created.",
 			held, s.WALStatus)
@@ -144,7 +163,7 @@ func text(s *Slot, basis string) string {
 			held, growth, units.FormatBytes(3600*s.GrowthBps))
 	}
 	return fmt.Sprintf("%s, %s: the slot's WAL stops being reserved (wal_status unreserved) in about %s, at %s, once the %s left under max_slot_wal_keep_size (safe_wal_size) are written; the checkpoint after that invalidates the slot.",
-		held, growth, units.FormatSeconds(s.UnreservedInS), s.At.Add(time.Duration(s.UnreservedInS*float64(time.Second))).Format("15:04:05"),
+		held, growth, units.FormatSeconds(s.UnreservedInS), clock(s.At, s.UnreservedInS),
 		units.FormatBytes(float64(s.SafeBytes)))
 }
 

@@ -113,3 +113,21 @@ func TestNotApplyingIsNull(t *testing.T) {
 		t.Errorf("read back %+v (%v), want -1s", back, err)
 	}
 }
+
+// The lab's slot-filling state as recorded (15.18 and 16.14: version 8,
+// safe_wal_size read): the forecast is the reserve over the net growth,
+// and the disk holding pg_wal outlasts the reserve.
+func TestARecordedFillingSlotIsForecastFromItsReserve(t *testing.T) {
+	for _, name := range []string{"slot-filling-pg15-diag", "slot-filling-pg16-diag"} {
+		s := Of(load(t, name), "lab_sub")
+		if s == nil || !s.Growing || s.SafeBytes <= 0 || s.ReleasedBps != 0 {
+			t.Fatalf("%s: %+v, want a growing slot under max_slot_wal_keep_size, nothing released", name, s)
+		}
+		if want := float64(s.SafeBytes) / s.GrowthBps; math.Abs(s.UnreservedInS-want) > 0.01 || s.UnreservedInS < 30 || s.UnreservedInS > 90 {
+			t.Errorf("%s: unreserved in %.1f s, want %.1f s (safe_wal_size / growth; the lab's 192MB at 2.5 MB/s: about a minute)", name, s.UnreservedInS, want)
+		}
+		if s.DiskFreeBytes <= 0 || s.DiskFullInS <= s.UnreservedInS || !strings.Contains(s.Text, "more than the slot may still take") {
+			t.Errorf("%s: disk %d bytes free, full in %.0f s: %q", name, s.DiskFreeBytes, s.DiskFullInS, s.Text)
+		}
+	}
+}
