@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/labtest"
@@ -63,7 +65,7 @@ func labPair(name string, p *lab.Pair, subscriber bool) monitor.Options {
 }
 
 // startPrometheus runs Debian's Prometheus scraping target every second.
-func startPrometheus(t *testing.T, target string) string {
+func startPrometheus(t *testing.T, target string, rules ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
@@ -71,6 +73,12 @@ func startPrometheus(t *testing.T, target string) string {
 	}
 	dir := t.TempDir()
 	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: lagscope\n    static_configs:\n      - targets: ['%s']\n", target)
+	if len(rules) > 0 {
+		cfg += "rule_files:\n"
+		for _, r := range rules {
+			cfg += fmt.Sprintf("  - '%s'\n", r)
+		}
+	}
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -236,6 +244,9 @@ func TestIntegrationPrometheusSeesTheVerdictAndEveryDashboardQueryHasData(t *tes
 	// Every panel's query returns data once the counters have two points
 	// in a rate window; the headroom panel's only when a next limit exists.
 	for _, q := range dashboardQueries(t) {
+		if strings.Contains(q, "unreserved_in_seconds") || strings.Contains(q, "idle_timeout_in_seconds") || strings.Contains(q, "disk_full_in_seconds") {
+			continue // this pair has no max_slot_wal_keep_size nor an idle timeout (18+), and its slot may not grow (TestIntegrationTheSlotAlertFiresBeforeTheSlotIsUnreserved)
+		}
 		waitFor(t, 30*time.Second, "data for "+q, func() (bool, string) {
 			if strings.HasPrefix(q, "lagscope_next_limit_headroom_ratio") {
 				return headroomAgrees(t, base, q)
@@ -245,7 +256,13 @@ func TestIntegrationPrometheusSeesTheVerdictAndEveryDashboardQueryHasData(t *tes
 		})
 	}
 
-	// promtool check metrics on the exporter's own exposition.
+	checkExposition(t, addr)
+}
+
+// checkExposition runs promtool check metrics on the exporter's own
+// exposition, which must hold every metric in want and no password.
+func checkExposition(t *testing.T, addr string, want ...string) {
+	t.Helper()
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
 		t.Fatal("promtool missing beside prometheus")
@@ -264,4 +281,58 @@ func TestIntegrationPrometheusSeesTheVerdictAndEveryDashboardQueryHasData(t *tes
 	if regexp.MustCompile(`password`).Match(body) {
 		t.Error("the exposition mentions a password")
 	}
+	for _, m := range want {
+		if !regexp.MustCompile(`(?m)^` + m + `\{`).Match(body) {
+			t.Errorf("the exposition has no %s sample", m)
+		}
+	}
+}
+
+// TestIntegrationTheSlotAlertFiresBeforeTheSlotIsUnreserved watches the
+// slot-filling state (a disabled subscription, a steady load, here
+// max_slot_wal_keep_size = 512MB: a reserve of about 3 minutes) with the
+// exporter and a Prometheus loading docs/prometheus/alerts.yml: the
+// forecast panel has data and LagscopeSlotInvalidationAhead fires while
+// the slot's WAL is still reserved.
+func TestIntegrationTheSlotAlertFiresBeforeTheSlotIsUnreserved(t *testing.T) {
+	labpair.Once(t)
+	s, err := lab.Lookup("slot-filling", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.PubSettings = map[string]string{"max_slot_wal_keep_size": "512MB"}
+	p := labpair.UpScenario(t, s)
+	addr := startExporter(t, labPair("lab", p, true))
+	rules, err := filepath.Abs("../../docs/prometheus/alerts.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := startPrometheus(t, addr, rules)
+	conn, err := pgx.Connect(context.Background(), p.Pub.ConnString(lab.Database))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	status := func() string {
+		var st string
+		if err := conn.QueryRow(context.Background(), "SELECT coalesce(wal_status, '') FROM pg_replication_slots WHERE slot_name = 'lab_sub'").Scan(&st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	waitFor(t, 150*time.Second, "LagscopeSlotInvalidationAhead firing", func() (bool, string) {
+		f := query(t, base, `ALERTS{alertname="LagscopeSlotInvalidationAhead",alertstate="firing",slot="lab_sub"}`)
+		return len(f) == 1, fmt.Sprint(query(t, base, `lagscope_slot_unreserved_in_seconds`), " wal_status ", status())
+	})
+	st := status()
+	left := query(t, base, `lagscope_slot_unreserved_in_seconds{slot="lab_sub"}`)
+	t.Logf("the alert fired with wal_status %s and the forecast at %v s", st, left)
+	if st == "unreserved" || st == "lost" {
+		t.Errorf("the alert fired once the slot was already %s: too late", st)
+	}
+	if len(left) != 1 {
+		t.Errorf("forecast series %v, want one for lab_sub", left)
+	}
+	checkExposition(t, addr, "lagscope_slot_retained_growth_bytes_per_second", "lagscope_slot_safe_wal_bytes", "lagscope_slot_unreserved_in_seconds",
+		"lagscope_wal_disk_free_bytes", "lagscope_slot_disk_full_in_seconds")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Scenario is a recipe that drives a pair into one known state, stated as
@@ -192,6 +193,13 @@ var Scenarios = []Scenario{
 		Layout: Flat, PubSettings: map[string]string{"max_slot_wal_keep_size": lostSlotKeep},
 		Steps:      []Step{backlog(1.6), loseSlots, enableNoWait},
 		UntilBelow: drainedMB, Verdict: "stalled"},
+	{Name: "slot-filling", Summary: "the subscription stays disabled (its subscriber down) while a steady load (4 clients, 600 transactions/s) writes WAL, with max_slot_wal_keep_size = 192MB: the slot's retained WAL grows toward the limit, past which its WAL is no longer reserved and a checkpoint invalidates it",
+		Layout: Flat, PubSettings: map[string]string{"max_slot_wal_keep_size": "192MB"},
+		Steps: []Step{steadyLoad(4, 600, 20*time.Second)}, Verdict: "stalled"},
+	{Name: "slot-idle", Summary: "the subscription stays disabled (its subscriber down) under a light load, with idle_replication_slot_timeout = 45s and checkpoint_timeout = 30s (PostgreSQL 18+): the slot stays inactive, and the first checkpoint after it has been inactive 45 s invalidates it (idle_timeout)",
+		Layout: Flat, MinMajor: 18, Needs: "idle_replication_slot_timeout",
+		PubSettings: map[string]string{"idle_replication_slot_timeout": "45s", "checkpoint_timeout": "30s"},
+		Steps:       []Step{lightLoad}, Verdict: "stalled"},
 	{Name: "missing-column", Summary: "flat table, backlog, publisher idle; the subscriber's copy of hot lacks the published column v: the apply worker stops at its first change with an error, again at each retry",
 		Layout: Flat, Steps: []Step{backlog(0.3), dropSubColumn, enableNoWait}, Verdict: "stalled"},
 	{Name: "stalled", Summary: "the subscription stays disabled while the load runs: lag grows, nothing is consumed",

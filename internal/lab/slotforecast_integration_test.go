@@ -1,0 +1,115 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sys/unix"
+
+	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/diagnose"
+)
+
+// forecastBand is how far the forecast of when the slot's WAL stops being
+// reserved may sit from when it does, as a share of the time to it (the
+// issue's ±25%).
+const forecastBand = 0.25
+
+// TestIntegrationTheSlotForecastMeetsTheSlot makes the slot-filling state
+// (a disabled subscription, a steady load, max_slot_wal_keep_size set),
+// diagnoses it for 10 s as a user would, then watches the slot until its
+// wal_status leaves reserved/extended: the report's forecast must be within
+// forecastBand of when that happened.
+func TestIntegrationTheSlotForecastMeetsTheSlot(t *testing.T) {
+	o := integrationOptions(t)
+	s, err := Lookup("slot-filling", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	p, load, err := Up(ctx, s, o)
+	if err != nil {
+		t.Fatalf("lab up: %v", err)
+	}
+	defer p.Close()
+	defer load.Stop()
+
+	rep, rec, err := diagnose.Run(ctx, diagnose.Options{Publisher: p.Pub.ConnString(Database), Subscriber: p.Sub.ConnString(Database),
+		Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second})
+	if err != nil {
+		t.Fatalf("diagnose: %v", err)
+	}
+	if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && rec != nil {
+		b, _ := json.Marshal(rec)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-slot-filling-pg%s-%d.json", rec.Publisher.Version, time.Now().Unix())), b, 0o644)
+	}
+	if len(rep.Paths) != 1 {
+		t.Fatalf("%d paths, want 1", len(rep.Paths))
+	}
+	path := rep.Paths[0]
+	if path.Name != classify.Stalled {
+		t.Errorf("verdict %s, want %s (nothing is consumed)", path.Name, classify.Stalled)
+	}
+	tr := path.Trouble
+	if tr == nil || !tr.Growing || tr.UnreservedInS <= 0 || !strings.Contains(tr.Text, "unreserved") {
+		t.Fatalf("time to trouble %+v: want a growing slot with a forecast", tr)
+	}
+	predicted := tr.At.Add(time.Duration(tr.UnreservedInS * float64(time.Second)))
+	// lagscope runs on the publisher's host here: it read the free space
+	// of pg_wal's file system as statfs gives it (within the WAL written
+	// since, and other tenants' writes: 1 GB).
+	var st unix.Statfs_t
+	if err := unix.Statfs(filepath.Join(p.Pub.DataDir, "pg_wal"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if free := int64(st.Bavail) * int64(st.Bsize); tr.DiskFreeBytes <= 0 || tr.DiskFullInS <= 0 || math.Abs(float64(tr.DiskFreeBytes-free)) > 1e9 {
+		t.Errorf("pg_wal's file system: %d bytes free, full in %.0f s; statfs says %d bytes free", tr.DiskFreeBytes, tr.DiskFullInS, free)
+	}
+
+	conn, err := pgx.Connect(ctx, p.Pub.ConnString(Database))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	deadline := time.Now().Add(time.Duration(3*tr.UnreservedInS)*time.Second + 10*time.Second)
+	var status string
+	var rates []string // the WAL rate in 10 s steps while waiting
+	var mark int64
+	markAt := time.Now()
+	for time.Now().Before(deadline) {
+		var cur int64
+		if err := conn.QueryRow(ctx, "SELECT coalesce(wal_status, ''), (pg_current_wal_lsn() - '0/0')::bigint FROM pg_replication_slots WHERE slot_name = $1", path.Slot).Scan(&status, &cur); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(markAt); mark == 0 || d >= 10*time.Second {
+			if mark != 0 {
+				rates = append(rates, fmt.Sprintf("%.2f", float64(cur-mark)/d.Seconds()/1e6))
+			}
+			mark, markAt = cur, time.Now()
+		}
+		if status == "unreserved" || status == "lost" {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	at := time.Now()
+	if status != "unreserved" && status != "lost" {
+		t.Fatalf("wal_status still %q %.0f s after the forecast's %s", status, at.Sub(predicted).Seconds(), predicted.Format("15:04:05"))
+	}
+	actual := at.Sub(tr.At).Seconds()
+	off := tr.UnreservedInS/actual - 1
+	t.Logf("PostgreSQL %s: forecast unreserved %.1f s after %s, it was %s after %.1f s (%+.1f%%); WAL MB/s in 10 s steps since: %v; %s",
+		rec.Publisher.Version, tr.UnreservedInS, tr.At.Format("15:04:05"), status, actual, 100*off, rates, tr.Text)
+	if off < -forecastBand || off > forecastBand {
+		t.Errorf("forecast %.1f s, measured %.1f s (%+.0f%%): want within ±%.0f%%", tr.UnreservedInS, actual, 100*off, 100*forecastBand)
+	}
+}
