@@ -384,3 +384,13 @@ func TestEveryCheckIsListedOnceWithADocPage(t *testing.T) {
 		}
 	}
 }
+
+func TestConflictsWithoutErrorsAreSaidAsConflictsWithTheirRepair(t *testing.T) {
+	s := withVersion(healthy(), 18, 18)
+	s.Subscriber.Subscriptions[0].Stats = &SubscriptionStats{Conflicts: map[string]int64{"update_missing": 4, "insert_exists": 0}}
+	f := applyErrors.Run(s)
+	if len(f) != 1 || !strings.HasPrefix(f[0].Found, "Subscription sub1 has met 4 conflicts") || strings.Contains(f[0].Found, "0 apply errors") ||
+		!strings.Contains(f[0].Found, "update_missing 4") || !strings.HasPrefix(f[0].Fix, "Updates or deletes of missing rows were skipped") {
+		t.Errorf("%+v: want the conflicts said as such, their repair first", f)
+	}
+}

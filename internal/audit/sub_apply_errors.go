@@ -38,6 +38,9 @@ var applyErrors = Check{
 			}
 			found := fmt.Sprintf("Subscription %s has had %s and %s %s.", sub.Name,
 				plural(st.ApplyErrors, "apply error"), plural(st.SyncErrors, "sync error"), period)
+			if st.ApplyErrors+st.SyncErrors == 0 {
+				found = fmt.Sprintf("Subscription %s has met %s %s.", sub.Name, plural(nconf, "conflict"), period)
+			}
 			if len(conflicts) > 0 {
 				found += " Conflicts: " + strings.Join(conflicts, ", ") + "."
 			}
@@ -59,7 +62,7 @@ var applyErrors = Check{
 				Why: "An apply error stops the apply worker; it restarts after wal_retrieve_retry_interval (5 s by default) " +
 					"and retries the same transaction, so nothing is applied while the error repeats and the lag grows " +
 					"with every retry. Conflicts (18+) mean rows differ between the sides.",
-				Fix: fmt.Sprintf("Find the error in the subscriber's log (a unique violation, a missing table or column, a "+
+				Fix: fixFor(st.ApplyErrors+st.SyncErrors == 0) + fmt.Sprintf("Find the error in the subscriber's log (a unique violation, a missing table or column, a "+
 					"permission), fix the data or schema (or skip the transaction: ALTER SUBSCRIPTION %[1]s SKIP (lsn = ...)), "+
 					"then reset the counters: SELECT pg_stat_reset_subscription_stats(oid) FROM pg_subscription WHERE subname = '%[2]s';",
 					ident(sub.Name), sub.Name),
@@ -67,4 +70,14 @@ var applyErrors = Check{
 		}
 		return out
 	},
+}
+
+// fixFor starts the fix of a subscription that met conflicts without
+// errors: its rows were skipped, not stopped on.
+func fixFor(conflictsOnly bool) string {
+	if !conflictsOnly {
+		return ""
+	}
+	return "Updates or deletes of missing rows were skipped: the subscriber's log names each conflict's table and key " +
+		"(\"conflict detected on relation\"); repair those rows from the publisher (or re-copy the table). For errors: "
 }

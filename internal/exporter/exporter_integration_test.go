@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -335,4 +336,57 @@ func TestIntegrationTheSlotAlertFiresBeforeTheSlotIsUnreserved(t *testing.T) {
 	}
 	checkExposition(t, addr, "lagscope_slot_retained_growth_bytes_per_second", "lagscope_slot_safe_wal_bytes", "lagscope_slot_unreserved_in_seconds",
 		"lagscope_wal_disk_free_bytes", "lagscope_slot_disk_full_in_seconds")
+}
+
+// TestIntegrationConflictsReachPrometheusAndAlert watches the
+// conflict-missing state on 18+ (rows deleted on the subscriber only) with
+// the exporter and a Prometheus loading docs/prometheus/alerts.yml; once
+// the counter is scraped, the publisher updates 100 of the missing rows
+// again: the counter rises by them (and by what of the backlog is still
+// being applied) and LagscopeSubscriptionConflicts
+// fires. Before 18 the servers have no counters (the lab's scenario test
+// checks what the report says there).
+func TestIntegrationConflictsReachPrometheusAndAlert(t *testing.T) {
+	if v := labtest.Servers(t).Version; v.Major < 18 {
+		t.Skipf("conflict counters are PostgreSQL 18+, this is %s", v)
+	}
+	s, err := lab.Lookup("conflict-missing", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := labpair.UpScenario(t, s)
+	addr := startExporter(t, labPair("lab", p, true))
+	rules, err := filepath.Abs("../../docs/prometheus/alerts.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := startPrometheus(t, addr, rules)
+	missing := `lagscope_subscription_conflicts_total{subscription="lab_sub",kind="update_missing"}`
+	var before float64
+	waitFor(t, 60*time.Second, "the update_missing counter scraped twice", func() (bool, string) {
+		if n := query(t, base, "count_over_time("+missing+"[1m]) >= 2"); len(n) != 1 {
+			return false, fmt.Sprint(n)
+		}
+		s := query(t, base, missing)
+		if len(s) == 1 {
+			before, _ = strconv.ParseFloat(s[0].value, 64)
+		}
+		return len(s) == 1, fmt.Sprint(s)
+	})
+	if err := lab.Exec(context.Background(), p.Pub.ConnString(lab.Database), "UPDATE hot SET k = k + 1 WHERE id <= 100"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "LagscopeSubscriptionConflicts firing", func() (bool, string) {
+		f := query(t, base, `ALERTS{alertname="LagscopeSubscriptionConflicts",alertstate="firing",kind="update_missing"}`)
+		return len(f) == 1, fmt.Sprint(query(t, base, missing))
+	})
+	var after float64
+	if s := query(t, base, missing); len(s) == 1 {
+		after, _ = strconv.ParseFloat(s[0].value, 64)
+	}
+	t.Logf("update_missing %.0f before the publisher's 100 updates, %.0f after; the alert fired", before, after)
+	if after < before+100 {
+		t.Errorf("update_missing %.0f after 100 updates of missing rows, want at least %.0f", after, before+100)
+	}
+	checkExposition(t, addr, "lagscope_subscription_conflicts_total")
 }

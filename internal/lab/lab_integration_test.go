@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/labtest"
@@ -172,6 +173,18 @@ func TestIntegrationScenarios(t *testing.T) {
 			// Nothing of the backlog applied: the slot may still confirm
 			// an idle server's own records (6 B/s on 16.14), never the
 			// backlog's.
+			if r.Lag.Total == 0 || r.Lag.Total < r.Lag.Start-(1<<20) || r.ConsumedMBps*1e6 >= 1e3 {
+				t.Errorf("confirmed %.6f MB/s, %d of %d bytes left; want nothing applied from the backlog", r.ConsumedMBps, r.Lag.Total, r.Lag.Start)
+			}
+		}},
+		{"conflict-missing", "", 0, func(t *testing.T, r *Result) {
+			// The backlog is applied (the updates of missing rows skipped).
+			if r.ConsumedMBps <= 0 || r.Lag.Total >= r.Lag.Start {
+				t.Errorf("confirmed %.2f MB/s, lag %d of %d bytes; want the backlog applied", r.ConsumedMBps, r.Lag.Total, r.Lag.Start)
+			}
+		}},
+		{"conflict-exists", "", 0, func(t *testing.T, r *Result) {
+			// Stopped at the insert: nothing of the backlog behind it applied.
 			if r.Lag.Total == 0 || r.Lag.Total < r.Lag.Start-(1<<20) || r.ConsumedMBps*1e6 >= 1e3 {
 				t.Errorf("confirmed %.6f MB/s, %d of %d bytes left; want nothing applied from the backlog", r.ConsumedMBps, r.Lag.Total, r.Lag.Start)
 			}
@@ -366,6 +379,9 @@ func TestIntegrationScenarios(t *testing.T) {
 					t.Errorf("diagnose named %s (confidence %.2f, evidence %q), want %s", got, p.Confidence, p.Evidence, s.Verdict)
 				}
 				checkDiagnosis(t, label, p)
+				if strings.HasPrefix(label, "conflict-") {
+					checkConflictFinding(t, label, rec)
+				}
 				checkNoProc(t, label, s, rec)
 			})
 		}
@@ -494,6 +510,22 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 				}
 			}
 		}
+	case "conflict-missing", "conflict-exists":
+		kind := map[string]string{"conflict-missing": "update_missing", "conflict-exists": "insert_exists"}[scenario]
+		c := p.Conflicts
+		switch v := labtest.Servers(t).Version; {
+		case c == nil:
+			t.Errorf("no conflicts in the report")
+		case v.Major >= 18 && (!c.Counted || c.Rose[kind] == 0 || !strings.Contains(c.Text, kind)):
+			t.Errorf("conflicts %+v: want %s counted and named on %s", c, kind, v)
+		case v.Major < 18 && (c.Counted || !strings.Contains(c.Text, "not counted")):
+			t.Errorf("conflicts %+v: want 'not counted' on %s, and what to look at instead", c, v)
+		default:
+			t.Logf("%s on %s: conflicts %s", scenario, v, c.Text)
+		}
+		if scenario == "conflict-exists" && !strings.Contains(p.Cause, "apply_error_count") {
+			t.Errorf("cause %q, want the apply errors", p.Cause)
+		}
 	case "missing-column":
 		if !strings.Contains(p.Cause, "missing on the subscriber: "+MissingColumn+" ") {
 			t.Errorf("cause %q, want the missing column named", p.Cause)
@@ -597,4 +629,28 @@ func wantData(t *testing.T, r *Result) {
 	if r.DataMatches == nil || !*r.DataMatches {
 		t.Errorf("data after drain: %v %s", r.DataMatches, r.DataDetail)
 	}
+}
+
+// checkConflictFinding runs 'lagscope check”s checks over the setup
+// diagnose read after its window: on 18+ apply-errors names the scenario's
+// conflict kind.
+func checkConflictFinding(t *testing.T, scenario string, rec *sample.Recording) {
+	t.Helper()
+	if labtest.Servers(t).Version.Major < 18 {
+		return
+	}
+	kind := map[string]string{"conflict-missing": "update_missing", "conflict-exists": "insert_exists"}[scenario]
+	var snaps audit.Snapshots
+	if err := json.Unmarshal(rec.Setup, &snaps); err != nil {
+		t.Fatalf("setup: %v (%s)", err, rec.SetupError)
+	}
+	for _, r := range audit.Run(snaps, audit.All) {
+		for _, f := range r.Findings {
+			if r.Check == "apply-errors" && strings.Contains(f.Found, kind) {
+				t.Logf("check: %s", f.Found)
+				return
+			}
+		}
+	}
+	t.Errorf("no apply-errors finding names %s", kind)
 }
