@@ -28,7 +28,14 @@ const forecastBand = 0.25
 // diagnoses it for 10 s as a user would, then watches the slot until its
 // wal_status leaves reserved/extended: the report's forecast must be within
 // forecastBand of when that happened.
+//
+// The model and safe_wal_size are the same from 13 on: make test runs it on
+// one version (LAGSCOPE_TEST_ONCE=1); the runs on 15, 16 and 18 are in
+// docs/trouble.md.
 func TestIntegrationTheSlotForecastMeetsTheSlot(t *testing.T) {
+	if os.Getenv("LAGSCOPE_TEST_ONCE") != "1" {
+		t.Skip("runs on one PostgreSQL version: set LAGSCOPE_TEST_ONCE=1")
+	}
 	o := integrationOptions(t)
 	s, err := Lookup("slot-filling", false)
 	if err != nil {
