@@ -48,10 +48,8 @@ func Of(rec *sample.Recording, sub string) *Window {
 	w := &Window{Subscription: sub}
 	v, err := pgversion.Parse(rec.Subscriber.Version)
 	if err == nil && v.Major < 18 || first.Conflicts == nil {
-		w.Text = fmt.Sprintf("not counted: the subscriber (PostgreSQL %s) has no conflict counters (pg_stat_subscription_stats has them from 18). "+
-			"An UPDATE or DELETE whose row is missing on the subscriber is skipped without an error there; compare the tables' row counts "+
-			"on both sides, or look for \"logical replication did not find row\" in the subscriber's log at log_min_messages = debug1.",
-			rec.Subscriber.Version)
+		w.Text = fmt.Sprintf("not counted before PostgreSQL 18 (this subscriber runs %s): an update or delete of a row missing there "+
+			"is skipped silently; compare the tables' row counts on both sides to know (docs/conflicts.md).", rec.Subscriber.Version)
 		return w
 	}
 	w.Counted = true
