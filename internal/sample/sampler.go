@@ -96,8 +96,8 @@ type session struct {
 	// newest sample read so far being at histSince (server time).
 	history   bool
 	histSince time.Time
-	// walDir is the publisher's pg_wal, read once its /proc figures are
-	// (walDisk).
+	// walDir is the publisher's pg_wal (data_directory/pg_wal), read at the
+	// first tick of a publisher on this host (walDisk).
 	walDir string
 }
 
