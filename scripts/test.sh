@@ -31,7 +31,7 @@ go test -short -count=1 ./...
 # REPLICA IDENTITY FULL) to keep the suite under 50 minutes on 2 vCPUs
 # (2026-12-03, fresh clones: 39.2-42.8 minutes; 49.1 once the slot-forecast,
 # slot-alert and conflict tests came, before the version-independent ones
-# moved to one version; the fault matrix takes 2.5 min a version, the lab
+# moved to one version, 47.1 after; the fault matrix takes 2.5 min a version, the lab
 # package 16 min; CI stops at 60).
 reproduce_on=${LAGSCOPE_REPRODUCE_VERSION:-16}
 for v in $versions; do
