@@ -3,21 +3,16 @@ package trouble
 import (
 	"encoding/json"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/lagscope/lagscope/internal/recordings"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 
 func load(t *testing.T, name string) *sample.Recording {
 	t.Helper()
-	f, err := os.Open("../classify/testdata/" + name + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := sample.ReadRecording(f)
+	rec, err := recordings.Read("../classify/testdata", name)
 	if err != nil {
 		t.Fatal(err)
 	}
