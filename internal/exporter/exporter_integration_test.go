@@ -303,12 +303,7 @@ func TestIntegrationTheSlotAlertFiresBeforeTheSlotIsUnreserved(t *testing.T) {
 	}
 	s.PubSettings = map[string]string{"max_slot_wal_keep_size": "512MB"}
 	p := labpair.UpScenario(t, s)
-	addr := startExporter(t, labPair("lab", p, true))
-	rules, err := filepath.Abs("../../docs/prometheus/alerts.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := startPrometheus(t, addr, rules)
+	addr, base := watchWithAlerts(t, p)
 	conn, err := pgx.Connect(context.Background(), p.Pub.ConnString(lab.Database))
 	if err != nil {
 		t.Fatal(err)
@@ -355,12 +350,7 @@ func TestIntegrationConflictsReachPrometheusAndAlert(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := labpair.UpScenario(t, s)
-	addr := startExporter(t, labPair("lab", p, true))
-	rules, err := filepath.Abs("../../docs/prometheus/alerts.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := startPrometheus(t, addr, rules)
+	addr, base := watchWithAlerts(t, p)
 	missing := `lagscope_subscription_conflicts_total{subscription="lab_sub",kind="update_missing"}`
 	var before float64
 	waitFor(t, 60*time.Second, "the update_missing counter scraped twice", func() (bool, string) {
@@ -389,4 +379,16 @@ func TestIntegrationConflictsReachPrometheusAndAlert(t *testing.T) {
 		t.Errorf("update_missing %.0f after 100 updates of missing rows, want at least %.0f", after, before+100)
 	}
 	checkExposition(t, addr, "lagscope_subscription_conflicts_total")
+}
+
+// watchWithAlerts starts the exporter on p and a Prometheus that scrapes it
+// with docs/prometheus/alerts.yml loaded; it returns both addresses.
+func watchWithAlerts(t *testing.T, p *lab.Pair) (addr, base string) {
+	t.Helper()
+	addr = startExporter(t, labPair("lab", p, true))
+	rules, err := filepath.Abs("../../docs/prometheus/alerts.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addr, startPrometheus(t, addr, rules)
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
 )
 
 // forecastBand is how far the forecast of when the slot's WAL stops being
@@ -43,22 +45,7 @@ func TestIntegrationTheSlotForecastMeetsTheSlot(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	p, load, err := Up(ctx, s, o)
-	if err != nil {
-		t.Fatalf("lab up: %v", err)
-	}
-	defer p.Close()
-	defer load.Stop()
-
-	rep, rec, err := diagnose.Run(ctx, diagnose.Options{Publisher: p.Pub.ConnString(Database), Subscriber: p.Sub.ConnString(Database),
-		Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second})
-	if err != nil {
-		t.Fatalf("diagnose: %v", err)
-	}
-	if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && rec != nil {
-		b, _ := json.Marshal(rec)
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-slot-filling-pg%s-%d.json", rec.Publisher.Version, time.Now().Unix())), b, 0o644)
-	}
+	p, rep, rec := upAndDiagnose(ctx, t, s, o)
 	if len(rep.Paths) != 1 {
 		t.Fatalf("%d paths, want 1", len(rep.Paths))
 	}
@@ -119,4 +106,26 @@ func TestIntegrationTheSlotForecastMeetsTheSlot(t *testing.T) {
 	if off < -forecastBand || off > forecastBand {
 		t.Errorf("forecast %.1f s, measured %.1f s (%+.0f%%): want within ±%.0f%%", tr.UnreservedInS, actual, 100*off, 100*forecastBand)
 	}
+}
+
+// upAndDiagnose makes scenario s's state and diagnoses it for 10 s as a
+// user would, saving the samples under $LAGSCOPE_RECORD_DIR when set; the
+// pair and its load end with the test.
+func upAndDiagnose(ctx context.Context, t *testing.T, s Scenario, o RunOptions) (*Pair, report.Report, *sample.Recording) {
+	t.Helper()
+	p, load, err := Up(ctx, s, o)
+	if err != nil {
+		t.Fatalf("lab up: %v", err)
+	}
+	t.Cleanup(func() { load.Stop(); p.Close() })
+	rep, rec, err := diagnose.Run(ctx, diagnose.Options{Publisher: p.Pub.ConnString(Database), Subscriber: p.Sub.ConnString(Database),
+		Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second})
+	if err != nil {
+		t.Fatalf("diagnose: %v", err)
+	}
+	if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && rec != nil {
+		b, _ := json.Marshal(rec)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-%s-pg%s-%d.json", s.Name, rec.Publisher.Version, time.Now().Unix())), b, 0o644)
+	}
+	return p, rep, rec
 }

@@ -2,16 +2,11 @@ package lab
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/labtest"
 )
 
@@ -32,22 +27,7 @@ func TestIntegrationTheIdleTimeoutForecastMeetsTheSlot(t *testing.T) {
 	o := integrationOptions(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	p, load, err := Up(ctx, s, o)
-	if err != nil {
-		t.Fatalf("lab up: %v", err)
-	}
-	defer p.Close()
-	defer load.Stop()
-
-	rep, rec, err := diagnose.Run(ctx, diagnose.Options{Publisher: p.Pub.ConnString(Database), Subscriber: p.Sub.ConnString(Database),
-		Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second})
-	if err != nil {
-		t.Fatalf("diagnose: %v", err)
-	}
-	if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && rec != nil {
-		b, _ := json.Marshal(rec)
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-slot-idle-pg%s-%d.json", rec.Publisher.Version, time.Now().Unix())), b, 0o644)
-	}
+	p, rep, rec := upAndDiagnose(ctx, t, s, o)
 	if len(rep.Paths) != 1 || rep.Paths[0].Trouble == nil {
 		t.Fatalf("paths %+v: want one with a time to trouble", rep.Paths)
 	}
