@@ -100,6 +100,8 @@ type Verdict struct {
 	Blockers []Blocker `json:"blockers,omitempty"`
 	// Txn is the large transaction in flight (large-transaction only).
 	Txn *LargeTxn `json:"large_transaction,omitempty"`
+	// Decided is the condition the confidence follows (see Decision).
+	Decided *Decision `json:"-"`
 }
 
 // cappedByNext states a remedy of the limiting stage with what the next
@@ -175,9 +177,9 @@ func Classify(in Input) Verdict {
 	}
 	return finish(v, in)
 }
-func newVerdict(name string, conf float64, evidence ...string) Verdict {
+func newVerdict(name string, sc score, evidence ...string) Verdict {
 	a := adviceFor[name]
-	v := Verdict{Name: name, Confidence: conf, Headline: a.headline, Helps: a.helps, NotHelps: a.not}
+	v := Verdict{Name: name, Confidence: sc.conf, Decided: sc.by, Headline: a.headline, Helps: a.helps, NotHelps: a.not}
 	for _, e := range evidence {
 		if e != "" {
 			v.Evidence = append(v.Evidence, e)
@@ -193,24 +195,23 @@ func finish(v Verdict, in Input) Verdict {
 	v.Evidence = append(v.Evidence, fmt.Sprintf("generated %s, decoded %s, confirmed %s over %.0f s (%d ticks)", units.FormatRate(s.Generated), units.FormatRate(s.Decoded), units.FormatRate(s.Consumed), s.WindowS, s.Ticks))
 	if !in.ProcPub || (in.HasSubscriber && !in.ProcSub) {
 		v.Caveats = append(v.Caveats, "process CPU and run-queue figures were not available for every side (remote host or --no-proc)")
-		v.Confidence *= 0.8
+		v.Confidence *= missingProcFactor
 	}
 	if in.Gaps > 0 {
 		v.Caveats = append(v.Caveats, fmt.Sprintf("%d sampling gap(s): a server restarted or a connection dropped", in.Gaps))
-		v.Confidence *= 0.85
+		v.Confidence *= gapFactor
 		if v.Name == Stalled {
 			// A restart drops the walsender and the apply worker (an apply
-			// error, a stopped position): an interrupted path looks stopped
-			// (the fault matrix's publisher restart: stalled at 0.81).
-			v.Confidence = math.Min(v.Confidence, 0.5)
+			// error, a stopped position): an interrupted path looks stopped.
+			v.Confidence = math.Min(v.Confidence, capStalledAfterGap)
 			v.Caveats = append(v.Caveats, "a path interrupted by a restart looks stopped for a while: diagnose again once both servers have run through a whole window")
 		}
 	}
 	if s.PositionWentBack {
 		v.Caveats = append(v.Caveats, "the slot's confirmed position went back during the window (the publisher restarted and read it from disk): the confirmed rate counts from the lower position")
 	}
-	if n := s.Walsender.Probes + s.Apply.Probes; n < 100 && v.Name != CaughtUp && v.Name != Stalled && v.Name != InitialSync {
-		v.Confidence *= 0.7 + 0.3*float64(n)/100
+	if n := s.Walsender.Probes + s.Apply.Probes; n < enoughProbes && v.Name != CaughtUp && v.Name != Stalled && v.Name != InitialSync {
+		v.Confidence *= fewProbesFloor + (1-fewProbesFloor)*float64(n)/enoughProbes
 	}
 	if in.NotReady > 0 && in.Sync == nil {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%d table(s) of %s are still in their initial synchronisation (their tablesync slots are reported apart)", in.NotReady, in.Subscription))

@@ -21,7 +21,7 @@ func confirmationLag(in Input, ws, ap Stage) (Verdict, bool) {
 	if in.HasSubscriber && ap.Known() && ap.Utilisation >= MostlyBusy {
 		return Verdict{}, false
 	}
-	conf := confidence(ws.Starved-MostProbes, float64(r.FlushBehind-CaughtUpLag)/float64(4*CaughtUpLag), float64(CaughtUpLag-r.WriteBehind)/float64(CaughtUpLag))
+	conf := confidence(margin{"walsender waiting for WAL over MostProbes", ws.Starved - MostProbes}, margin{"flush position behind over CaughtUpLag (of 4x)", float64(r.FlushBehind-CaughtUpLag) / float64(4*CaughtUpLag)}, margin{"write position behind under CaughtUpLag", float64(CaughtUpLag-r.WriteBehind) / float64(CaughtUpLag)})
 	v := newVerdict(ConfirmationLag, conf,
 		fmt.Sprintf("the walsender waited for new WAL (%s) in %s of probes: it has sent everything (%s not yet sent)", evWaitForWAL, pct(ws.Starved), size(s.Lag.NotYetSent)),
 		fmt.Sprintf("the consumer reported writing all but %s of it (write_lsn), but confirms only up to %s behind (flush_lsn; the slot's confirmed_flush_lsn follows it)", size(r.WriteBehind), size(r.FlushBehind)),
@@ -29,7 +29,7 @@ func confirmationLag(in Input, ws, ap Stage) (Verdict, bool) {
 	if in.HasSubscriber && ap.Known() {
 		v.Evidence = append(v.Evidence, applyLine(ap))
 	} else {
-		v.Confidence = math.Min(v.Confidence, 0.8)
+		v.Confidence = math.Min(v.Confidence, capConsumerUnseen)
 		v.Caveats = append(v.Caveats, "the consumer is not observed: a consumer that buffers what it received and processes it slowly looks the same; its own progress figures would settle it")
 	}
 	return v, true
@@ -43,7 +43,7 @@ func publisherOnlyLink(v Verdict) Verdict {
 	v.Name = NetworkOrConsumer
 	a := adviceFor[NetworkOrConsumer]
 	v.Headline, v.Helps, v.NotHelps = a.headline, a.helps, a.not
-	v.Confidence = math.Min(v.Confidence, 0.8)
+	v.Confidence = math.Min(v.Confidence, capConsumerUnseen)
 	v.Caveats = append(v.Caveats, "the consumer is not observed: to settle it, look at the consumer's CPU and its read rate, or run diagnose with --subscriber when the consumer is a subscription")
 	return v
 }

@@ -17,7 +17,7 @@ func decide(in Input, st []Stage) Verdict {
 		return syncVerdict(in)
 	}
 	if cause := configStall(in); cause != "" {
-		v := newVerdict(Stalled, 0.95,
+		v := newVerdict(Stalled, fixed(confFact),
 			fmt.Sprintf("consumed %s while %s of WAL was generated over %s", units.FormatRate(s.Consumed), units.FormatRate(s.Generated), win))
 		v.Cause = cause
 		return v
@@ -26,14 +26,14 @@ func decide(in Input, st []Stage) Verdict {
 		return v
 	}
 	if s.Walsender.Probes+s.Apply.Probes < MinProbes && !nothingMoves(in) {
-		v := newVerdict(Inconclusive, 0.3, fmt.Sprintf("only %d wait-event probes of the walsender and %d of the apply worker", s.Walsender.Probes, s.Apply.Probes))
+		v := newVerdict(Inconclusive, fixed(confFewProbes), fmt.Sprintf("only %d wait-event probes of the walsender and %d of the apply worker", s.Walsender.Probes, s.Apply.Probes))
 		v.Cause = "too few probes: sample longer"
 		return v
 	}
 	// Both processes starved of CPU: the host (or hosts) are saturated by
 	// something else; naming one stage would hide the other.
 	if in.ProcPub && in.ProcSub && starved(ws) && starved(ap) {
-		v := newVerdict(Inconclusive, math.Min(0.6, confidence(ws.Runq-StarvedRunq, ap.Runq-StarvedRunq)),
+		v := newVerdict(Inconclusive, confidence(margin{"walsender run queue over StarvedRunq", ws.Runq - StarvedRunq}, margin{"apply worker run queue over StarvedRunq", ap.Runq - StarvedRunq}).capped(capBothStarved),
 			fmt.Sprintf("walsender waited on the run queue %s of the time, the apply worker %s: both are starved of CPU", pct(ws.Runq), pct(ap.Runq)),
 			hostLine("publisher", s.PubHostBusy), hostLine("subscriber", s.SubHostBusy))
 		v.Cause = "mixed: walsender-starved and subscriber-starved at once; find what else uses the CPUs (top, pidstat) and diagnose again"
@@ -56,7 +56,7 @@ func decide(in Input, st []Stage) Verdict {
 		if ap.Known() {
 			stagesLine += fmt.Sprintf(", the apply worker %s", pct(ap.Utilisation))
 		}
-		return newVerdict(CaughtUp, confidence(float64(CaughtUpLag-in.MedianLag)/CaughtUpLag, Saturated-most),
+		return newVerdict(CaughtUp, confidence(margin{"median lag under CaughtUpLag", float64(CaughtUpLag-in.MedianLag) / CaughtUpLag}, margin{"busiest stage under Saturated", Saturated - most}),
 			fmt.Sprintf("median unconfirmed WAL %s over %s (under %d MiB)", size(in.MedianLag), win, CaughtUpLag>>20), stagesLine)
 	}
 	// Drained during the window: the backlog is (nearly) gone and the
@@ -64,7 +64,7 @@ func decide(in Input, st []Stage) Verdict {
 	// blocked on the link to the end is draining its last megabytes, not
 	// caught up (a 100 MB backlog at 15 MB after 9 s at 8 MB/s).
 	if s.Lag.Start > 2*CaughtUpLag && s.Lag.Total <= CaughtUpLag && ws.Starved >= Idle {
-		v := newVerdict(Inconclusive, 0.5, walsenderLine(ws), applyLine(ap))
+		v := newVerdict(Inconclusive, fixed(confDrained), walsenderLine(ws), applyLine(ap))
 		v.Cause = fmt.Sprintf("the backlog drained during the window (%s at its start, %s at its end): the path caught up while it was measured; diagnose again while it lags", size(s.Lag.Start), size(s.Lag.Total))
 		return v
 	}
@@ -78,13 +78,13 @@ func decide(in Input, st []Stage) Verdict {
 		return v
 	}
 	if nothingMoves(in) {
-		v := newVerdict(Stalled, confidence(Saturated-ws.Utilisation, Saturated-ap.Utilisation),
+		v := newVerdict(Stalled, confidence(margin{"walsender under Saturated", Saturated - ws.Utilisation}, margin{"apply worker under Saturated", Saturated - ap.Utilisation}),
 			fmt.Sprintf("consumed %s while %s of WAL was generated over %s", units.FormatRate(s.Consumed), units.FormatRate(s.Generated), win),
 			walsenderLine(ws), applyLine(ap))
 		v.Cause = "neither the walsender (sent_lsn) nor the slot (confirmed_flush_lsn) advanced during the window, and no stage was busy or waiting on a resource"
 		return v
 	}
-	v := newVerdict(Inconclusive, 0.4, walsenderLine(ws), applyLine(ap))
+	v := newVerdict(Inconclusive, fixed(confNoStage), walsenderLine(ws), applyLine(ap))
 	switch {
 	case ws.Starved >= MostProbes:
 		v.Cause = fmt.Sprintf("the walsender waited for new WAL (%s) in %s of probes while %s stayed unconfirmed: the consumer confirms late (a lazy confirmer, or a large transaction being applied)", evWaitForWAL, pct(ws.Starved), size(s.Lag.Total))
@@ -118,14 +118,14 @@ func saturatedLimit(in Input, ws, ap Stage, par *Stage) (Verdict, bool) {
 	// data behind a saturated walsender; the walsender is blocked on a
 	// saturated apply worker), the limit would be named from MostlyBusy on
 	// (mostlyBusyLimit): the margin counts from there.
-	floor := Saturated
+	floor, floorName := Saturated, "Saturated"
 	if (lim.Name == StageWalsender && (!in.HasSubscriber || other.Starved >= Idle)) ||
 		(lim.Name != StageWalsender && other.Blocked >= LinkBlocked) {
-		floor = MostlyBusy
+		floor, floorName = MostlyBusy, "MostlyBusy"
 	}
-	margins := []float64{lim.Utilisation - floor, Idle - lim.Starved}
+	margins := []margin{{stageNoun(lim.Name) + " over " + floorName, lim.Utilisation - floor}, {stageNoun(lim.Name) + " waiting for work under Idle", Idle - lim.Starved}}
 	if other.Known() {
-		margins = append(margins, lim.Utilisation-other.Utilisation)
+		margins = append(margins, margin{stageNoun(lim.Name) + " busier than the " + stageNoun(other.Name), lim.Utilisation - other.Utilisation})
 	}
 	conf := confidence(margins...)
 	var v Verdict
@@ -149,16 +149,16 @@ func saturatedLimit(in Input, ws, ap Stage, par *Stage) (Verdict, bool) {
 func mostlyBusyLimit(in Input, ws, ap Stage) (Verdict, bool) {
 	apWaits := !in.HasSubscriber || (ap.Known() && ap.Starved >= Idle)
 	if ws.Known() && ws.Utilisation >= MostlyBusy && ws.Starved < Idle && ws.Blocked < LinkBlocked && apWaits {
-		margins := []float64{ws.Utilisation - MostlyBusy, LinkBlocked - ws.Blocked, Idle - ws.Starved}
+		margins := []margin{{"walsender over MostlyBusy", ws.Utilisation - MostlyBusy}, {"walsender blocked under LinkBlocked", LinkBlocked - ws.Blocked}, {"walsender waiting for WAL under Idle", Idle - ws.Starved}}
 		if in.HasSubscriber {
-			margins = append(margins, ap.Starved-Idle)
+			margins = append(margins, margin{"apply worker waiting for data over Idle", ap.Starved - Idle})
 		}
 		v := walsenderVerdict(in, ws, ap, confidence(margins...))
 		v.Limit = StageWalsender
 		return v, true
 	}
 	if in.HasSubscriber && ap.Known() && ap.Probes >= MinProbes && ap.Utilisation >= MostlyBusy && ap.Starved < Idle && ws.Known() && ws.Blocked >= LinkBlocked {
-		v := applyVerdict(in, ap, ws, confidence(ap.Utilisation-MostlyBusy, Idle-ap.Starved, ws.Blocked-LinkBlocked))
+		v := applyVerdict(in, ap, ws, confidence(margin{"apply worker over MostlyBusy", ap.Utilisation - MostlyBusy}, margin{"apply worker waiting for data under Idle", Idle - ap.Starved}, margin{"walsender blocked over LinkBlocked", ws.Blocked - LinkBlocked}))
 		v.Limit = StageApply
 		return v, true
 	}
@@ -180,9 +180,9 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 	if !ws.Known() || ws.Blocked < LinkBlocked || (in.HasSubscriber && ap.Known() && ap.Starved < Idle) {
 		return Verdict{}, false
 	}
-	margins := []float64{ws.Blocked - LinkBlocked, Saturated - ws.Utilisation}
+	margins := []margin{{"walsender blocked over LinkBlocked", ws.Blocked - LinkBlocked}, {"walsender under Saturated", Saturated - ws.Utilisation}}
 	if in.HasSubscriber && ap.Known() {
-		margins = append(margins, ap.Starved-Idle, Saturated-ap.Utilisation)
+		margins = append(margins, margin{"apply worker waiting for data over Idle", ap.Starved - Idle}, margin{"apply worker under Saturated", Saturated - ap.Utilisation})
 	}
 	ev := []string{
 		fmt.Sprintf("walsender blocked on the socket (%s) %s of the time (%s of probes; events /proc shows as stale are not counted)", evWriteData, pct(ws.Blocked), pct(in.Summary.Walsender.Share(evWriteData, evWalSenderMain))),
@@ -203,7 +203,7 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 		if nv, ok := linkOrStarvedNoProc(in, ws, ap, v); ok {
 			v = nv
 		} else {
-			v.Confidence = math.Min(v.Confidence, 0.5)
+			v.Confidence = math.Min(v.Confidence, capLinkNoBurst)
 			v.Caveats = append(v.Caveats, "no /proc figures for the publisher, and no CPU bursts in these samples (recorded before lagscope 0.4's samples version 4): a CPU-starved walsender shows the same stale wait event. "+missingRunq("publisher", "walsender"))
 		}
 	}
@@ -215,6 +215,12 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 	}
 	return v, true
 }
+
+// NextLimitFrom is the utilisation under which no stage is named the next
+// limit: every other stage idles most of the window (a blocked walsender
+// behind a lock, an apply worker waiting behind a decoder), and naming one
+// as "next at 200x" would be noise.
+const NextLimitFrom = 0.1
 
 // nextLimit picks, among the stages other than the limit, the measured one
 // with the highest utilisation: past the limit it saturates first, at
@@ -230,10 +236,7 @@ func nextLimit(limit string, st []Stage) *NextLimit {
 			best = s
 		}
 	}
-	if best == nil || best.Utilisation < 0.1 {
-		// Every other stage idles most of the window (a blocked walsender
-		// behind a lock, an apply worker waiting behind a decoder):
-		// naming one as "next at 200x" would be noise.
+	if best == nil || best.Utilisation < NextLimitFrom {
 		return nil
 	}
 	best.Role = "next"
@@ -270,18 +273,6 @@ func headroom(h float64) string {
 		return "beyond 10x"
 	}
 	return fmt.Sprintf("at about %.1fx", h)
-}
-
-// confidence turns the margins of a decision's conditions (distances from
-// their thresholds, in share points) into a confidence: the smallest margin
-// decides, 0.5 at the threshold, 0.95 at marginScale or more.
-func confidence(margins ...float64) float64 {
-	m := 1.0
-	for _, x := range margins {
-		m = math.Min(m, x/marginScale)
-	}
-	m = math.Max(0, math.Min(1, m))
-	return 0.5 + 0.45*m
 }
 
 // DrainedLagTime is the median backlog, in seconds of its own drain, from

@@ -127,6 +127,11 @@ func TestConfidenceFollowsTheMargins(t *testing.T) {
 	if clear.Confidence < 0.9 {
 		t.Errorf("a clear network case has confidence %.2f, want >= 0.9", clear.Confidence)
 	}
+	// The near case is decided by the blocked share, 3 points over
+	// LinkBlocked: the margins test would flag it (under nearMargin + 0.005).
+	if d := near.Decided; d == nil || d.Condition != "walsender blocked over LinkBlocked" || d.Margin > nearMargin+0.005 {
+		t.Errorf("blocked 33%%: decided by %+v, want the walsender's blocked share about 0.03 over LinkBlocked", d)
+	}
 }
 
 func TestCaughtUpNeedsSmallBytesSmallTimeAndNothingSaturated(t *testing.T) {

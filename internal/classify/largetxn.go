@@ -115,7 +115,7 @@ func largeTxn(e txnEnds) *LargeTxn {
 // and the stage evidence stay.
 func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
 	lt := in.Txn
-	out := newVerdict(LargeTransaction, v.Confidence)
+	out := newVerdict(LargeTransaction, score{v.Confidence, v.Decided})
 	out.Txn, out.Limit, out.Blockers = lt, v.Limit, v.Blockers
 	held := fmt.Sprintf("the slot holds %s of WAL back (restart_lsn): the publisher keeps it until the transaction is applied or rolled back", size(lt.HeldBytes))
 	spill := ""
@@ -162,7 +162,7 @@ func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
 		out.Helps = []string{smaller + ", or ending the open transaction (pg_terminate_backend on the publisher if it is abandoned)", streaming,
 			"max_slot_wal_keep_size to cap the WAL a slot holds (past it the slot is invalidated)"}
 		out.NotHelps = []string{"anything about the replication path's speed: nothing can be sent before the commit"}
-		out.Confidence = confidence(float64(lt.HeldBytes-TxnHeldWAL)/float64(TxnHeldWAL), (x.AgeS-in.Summary.WindowS)/in.Summary.WindowS)
+		out.setScore(confidence(margin{"WAL held over TxnHeldWAL", float64(lt.HeldBytes-TxnHeldWAL) / float64(TxnHeldWAL)}, margin{"transaction older than the window", (x.AgeS - in.Summary.WindowS) / in.Summary.WindowS}))
 	}
 	var ev []string
 	for _, e := range out.Evidence {
@@ -179,8 +179,8 @@ func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
 	}
 	out.Evidence = ev
 	out.Caveats = v.Caveats
-	if out.Confidence < 0.5 {
-		out.Confidence = 0.5
+	if out.Confidence < floorLargeTxn {
+		out.Confidence = floorLargeTxn
 	}
 	return out
 }

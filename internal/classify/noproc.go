@@ -2,7 +2,6 @@ package classify
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/lagscope/lagscope/internal/measure"
 )
@@ -134,18 +133,18 @@ func linkOrStarvedNoProc(in Input, ws, ap Stage, network Verdict) (Verdict, bool
 		if in.HasSubscriber && ap.Known() {
 			feeding = fmt.Sprintf("apply worker waiting for data (%s) in %s of probes", evApplyMain, pct(ap.Starved))
 		}
-		v := newVerdict(WalsenderStarved, math.Min(noProcCap, confidence(roomMargin(c), ws.Blocked+ws.Busy-MostlyBusy)),
+		v := newVerdict(WalsenderStarved, confidence(margin{"publisher burst room", roomMargin(c)}, margin{"walsender blocked or busy over MostlyBusy", ws.Blocked + ws.Busy - MostlyBusy}).capped(noProcCap),
 			fmt.Sprintf("walsender in %s in %s of probes and on CPU in %s: a walsender that waits for a CPU keeps showing its last wait event", evWriteData, pct(ws.Blocked), pct(ws.Busy)),
 			contentionLine("publisher", c), feeding)
 		v.Limit = StageWalsender
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
 		return heldBackNoProc(v, "publisher", "walsender", c), true
 	case roomPartly:
-		v := newVerdict(Inconclusive, 0.4, walsenderLine(ws), applyLine(ap), contentionLine("publisher", c))
+		v := newVerdict(Inconclusive, fixed(confNoStage), walsenderLine(ws), applyLine(ap), contentionLine("publisher", c))
 		v.Cause = "the walsender is blocked on the socket, or starved of CPU and showing a stale wait event: the publisher's CPUs are busy but not clearly saturated, and without /proc the two look alike. " + missingRunq("publisher", "walsender")
 		return v, true
 	case roomFree:
-		network.Confidence = math.Min(network.Confidence, math.Min(noProcCap, confidence(roomMargin(c))))
+		network.setScore(score{network.Confidence, network.Decided}.lower(confidence(margin{"publisher burst room", roomMargin(c)})).capped(noProcCap))
 		network.Evidence = append(network.Evidence, contentionLine("publisher", c))
 		network.Caveats = append(network.Caveats, "no /proc figures for the publisher: its CPUs were judged from inside the server (a burst of fixed work), not the walsender's own run queue")
 		return network, true
@@ -159,16 +158,17 @@ func linkOrStarvedNoProc(in Input, ws, ap Stage, network Verdict) (Verdict, bool
 // stretches the burst itself (about 2x on a server with one CPU), which
 // stays under StretchSaturated. Without bursts (an older recording) the
 // confidence is conf*unknown.
-func cpuBoundNoProc(c measure.Contention, bound, starvedName string, conf, unknown float64) (string, float64) {
+func cpuBoundNoProc(c measure.Contention, side, bound, starvedName string, conf score, unknown float64) (string, score) {
+	room := confidence(margin{side + " burst room", roomMargin(c)})
 	switch roomOf(c) {
 	case roomSaturated:
-		return starvedName, math.Min(noProcCap, math.Min(conf, confidence(roomMargin(c))))
+		return starvedName, conf.lower(room).capped(noProcCap)
 	case roomFree:
-		return bound, math.Min(noProcCap, math.Min(conf, confidence(roomMargin(c))))
+		return bound, conf.lower(room).capped(noProcCap)
 	case roomPartly:
-		return bound, math.Min(conf, 0.55)
+		return bound, conf.capped(capRoomPartly)
 	}
-	return bound, conf * unknown
+	return bound, conf.scaled(unknown)
 }
 
 // starvedStageNoProc redraws a walsender stage named starved without /proc:

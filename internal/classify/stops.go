@@ -4,7 +4,6 @@ import (
 	"github.com/lagscope/lagscope/internal/units"
 
 	"fmt"
-	"math"
 )
 
 // configStall says why nothing can move whatever the processes do, or ""
@@ -78,7 +77,7 @@ func frozenLink(in Input, ws, ap Stage) (Verdict, bool) {
 		!ws.Known() || ws.Blocked < LinkBlocked || !ap.Known() || ap.Starved < MostProbes {
 		return Verdict{}, false
 	}
-	v := newVerdict(Stalled, math.Min(0.9, confidence(ws.Blocked-LinkBlocked, ap.Starved-MostProbes)),
+	v := newVerdict(Stalled, confidence(margin{"walsender blocked over LinkBlocked", ws.Blocked - LinkBlocked}, margin{"apply worker waiting for data over MostProbes", ap.Starved - MostProbes}).capped(capFrozenLink),
 		fmt.Sprintf("the apply worker received nothing for %s (last_msg_receipt_time stood still) while %s of WAL was generated", secs(in.SilentS), units.FormatRate(s.Generated)),
 		fmt.Sprintf("walsender blocked on the socket (%s) %s of the time; apply worker waiting for data (%s) in %s of probes", evWriteData, pct(ws.Blocked), evApplyMain, pct(ap.Starved)))
 	v.Cause = "the replication connection carries nothing: the walsender cannot write to it and the subscriber receives nothing, as when a network path drops packets without closing the connection (lost firewall or NAT state, a hung proxy); the walsender ends it after wal_sender_timeout (60 s by default) and the subscription connects again"

@@ -10,7 +10,7 @@ import (
 
 // applyVerdict names the verdict when an apply-side stage (the leader or
 // the busiest parallel apply worker) is the limit.
-func applyVerdict(in Input, ap, ws Stage, conf float64) Verdict {
+func applyVerdict(in Input, ap, ws Stage, conf score) Verdict {
 	s := in.Summary
 	p, noun := s.Apply, "apply worker"
 	if ap.Name == StageParallel && len(s.Parallel) > 0 {
@@ -37,7 +37,7 @@ func applyVerdict(in Input, ap, ws Stage, conf float64) Verdict {
 
 // applyStageVerdict names what saturates an apply-side stage (the leader or
 // a parallel worker, p being its measurement, noun its name in the text).
-func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage, conf float64) Verdict {
+func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage, conf score) Verdict {
 	s := in.Summary
 	switch {
 	case ap.Own >= MostProbes*ap.Utilisation:
@@ -69,7 +69,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 				// A read's wait event also covers the kernel's CPU time
 				// for it: from a fast disk, a worker with 80% of its
 				// probes in DataFileRead ran 60% on a CPU (sub-cpu-io).
-				v.Confidence = math.Min(v.Confidence, 0.6)
+				v.Confidence = math.Min(v.Confidence, capIONoProc)
 				v.Caveats = append(v.Caveats, "without /proc the time in I/O wait events includes the kernel's CPU time for the reads: from a fast disk the worker can be as much CPU-bound as waiting; "+missingRunq("subscriber", noun))
 			}
 			v = withCPUPart(v, noun, ap)
@@ -112,7 +112,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		}
 		return withIOPart(v, noun, p, ap)
 	default:
-		name, c := cpuBoundNoProc(s.SubCPU, SubscriberApplyCPU, SubscriberStarved, conf, 0.75)
+		name, c := cpuBoundNoProc(s.SubCPU, "subscriber", SubscriberApplyCPU, SubscriberStarved, conf, unknownApply)
 		v := newVerdict(name, c,
 			fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)),
 			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
@@ -167,7 +167,7 @@ func withCPUPart(v Verdict, noun string, st Stage) Verdict {
 
 // walsenderVerdict names the verdict when the walsender is the limit: by
 // what fills its time (run queue, I/O, other waits, CPU).
-func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
+func walsenderVerdict(in Input, ws, ap Stage, conf score) Verdict {
 	s := in.Summary
 	feeding := fmt.Sprintf("apply worker waiting for data (%s) in %s of probes", evApplyMain, pct(ap.Starved))
 	if !in.HasSubscriber {
@@ -191,7 +191,7 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 			fmt.Sprintf("walsender waited for physical standbys (%s) in %s of probes", evStandbyConfirm, pct(s.Walsender.Share(evStandbyConfirm))),
 			"the slot is a failover slot (17+): its walsender sends nothing the physical standbys listed in synchronized_standby_slots have not confirmed", feeding)
 	case ws.Own >= MostProbes*ws.Utilisation:
-		v := newVerdict(Inconclusive, math.Min(conf, 0.6),
+		v := newVerdict(Inconclusive, conf.capped(capOwnWaits),
 			fmt.Sprintf("walsender waited on its own resources %s of the time (of probes: %s), not on I/O", pct(ws.Own), ws.OwnTop), feeding)
 		v.Limit = StageWalsender
 		v.Cause = "the walsender is the limit, waiting on locks or LWLocks on the publisher (see the events above): find who holds them (pg_locks, pg_stat_activity)"
@@ -200,7 +200,7 @@ func walsenderVerdict(in Input, ws, ap Stage, conf float64) Verdict {
 		return newVerdict(WalsenderDecodeCPU, conf,
 			fmt.Sprintf("walsender CPU %s of one core, run queue %s", pct(ws.CPU), pct(ws.Runq)), feeding)
 	default:
-		name, c := cpuBoundNoProc(s.PubCPU, WalsenderDecodeCPU, WalsenderStarved, conf, 0.6)
+		name, c := cpuBoundNoProc(s.PubCPU, "publisher", WalsenderDecodeCPU, WalsenderStarved, conf, unknownWalsender)
 		v := newVerdict(name, c,
 			fmt.Sprintf("walsender had no wait event (on CPU or runnable) in %s of probes", pct(ws.Busy)), feeding,
 			contentionLine("publisher", s.PubCPU))
