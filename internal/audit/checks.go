@@ -27,6 +27,7 @@ var All = []Check{
 	binaryTransfer,
 	streamingOff,
 	workerHeadroom,
+	limitsInUse,
 	partitionedOneSubscription,
 	// both
 	columnMismatch,

@@ -237,7 +237,28 @@ func TestChecksOnHandBuiltSnapshots(t *testing.T) {
 			s := healthy()
 			s.Subscriber.Settings["max_logical_replication_workers"] = Setting{Value: "0"}
 			return s
-		}, []want{{"worker-headroom", Error, "setting max_logical_replication_workers"}}},
+		}, []want{{"worker-headroom", Error, "setting max_logical_replication_workers"}, {"limits-in-use", Warning, "setting max_logical_replication_workers"}}},
+		{"every logical replication worker in use, counting other databases', is a warning", func() Snapshots {
+			s := healthy()
+			s.Subscriber.Settings["max_logical_replication_workers"] = Setting{Value: "4"}
+			s.Subscriber.Settings["max_sync_workers_per_subscription"] = Setting{Value: "0"}
+			s.Subscriber.OtherWorkers = []Worker{{PID: 1, Type: "apply"}, {PID: 2, Type: "apply"}, {PID: 3, Type: "table synchronization"}}
+			return s
+		}, []want{{"limits-in-use", Warning, "setting max_logical_replication_workers"}}},
+		{"18: every replication origin in use is a warning naming max_active_replication_origins", func() Snapshots {
+			s := withVersion(healthy(), 18, 18)
+			s.Subscriber.Settings["max_active_replication_origins"] = Setting{Value: "2"}
+			s.Subscriber.Settings["max_sync_workers_per_subscription"] = Setting{Value: "1"}
+			s.Subscriber.Subscriptions[0].Workers = append(s.Subscriber.Subscriptions[0].Workers, Worker{PID: 4243, Type: "table synchronization", Relation: "public.orders"})
+			s.Subscriber.Subscriptions[0].Relations[0].State = "d"
+			return s
+		}, []want{{"limits-in-use", Warning, "setting max_active_replication_origins"}, {"limits-in-use", Info, "subscription sub1"}, {"tables-not-ready", Warning, "table public.orders"}}},
+		{"before 18 the origins count against the subscriber's max_replication_slots", func() Snapshots {
+			s := withVersion(healthy(), 15, 15)
+			s.Subscriber.Settings["max_replication_slots"] = Setting{Value: "1"}
+			s.Subscriber.Settings["max_sync_workers_per_subscription"] = Setting{Value: "0"}
+			return s
+		}, []want{{"limits-in-use", Warning, "setting max_replication_slots"}}},
 		{"a hash-partitioned table under one subscription is info", func() Snapshots {
 			s := healthy()
 			root := Table{OID: 1, Schema: "public", Name: "m", Kind: "partitioned table", Strategy: "hash", Partitions: 2, ReplicaIdentity: "default"}

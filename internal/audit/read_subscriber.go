@@ -100,8 +100,10 @@ FROM pg_stat_subscription WHERE pid IS NOT NULL ORDER BY subid, pid`)
 		for i := range s.Subscriptions {
 			if s.Subscriptions[i].OID == subid {
 				s.Subscriptions[i].Workers = append(s.Subscriptions[i].Workers, w)
+				return nil
 			}
 		}
+		s.OtherWorkers = append(s.OtherWorkers, w)
 		return nil
 	})
 	return err

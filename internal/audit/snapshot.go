@@ -84,6 +84,9 @@ type Subscriber struct {
 	Settings Settings          `json:"settings"`
 	// Subscriptions are the subscriptions of this database.
 	Subscriptions []Subscription `json:"subscriptions"`
+	// OtherWorkers are the running workers of subscriptions in other
+	// databases: they take from the same server-wide limits (see Limits).
+	OtherWorkers []Worker `json:"other_workers,omitempty"`
 	// Tables are the local tables the subscriptions receive, with their
 	// partitions and partition ancestors.
 	Tables     []Table            `json:"tables"`

@@ -18,6 +18,7 @@ func TestIntegrationSubscriberChecks(t *testing.T) {
 	e.mustFind("subscription-stopped", "subscription lab_sub", 0)
 	e.enable()
 	e.mustNotFind("subscription-stopped", "subscription lab_sub", 0)
+	checkLimitsInUse(e)
 
 	t.Log("REPLICA IDENTITY FULL on the publisher and no usable index on the subscriber; three extra indexes; an ALWAYS trigger")
 	for _, side := range []func(...string){e.pub, e.sub} {
@@ -181,4 +182,27 @@ func TestIntegrationSubscriberChecks(t *testing.T) {
 	t.Logf("as a pg_monitor role without two catalogs:\n%s", out.String())
 	e.pub("GRANT SELECT ON pg_catalog.pg_replication_slots TO PUBLIC")
 	e.sub("GRANT SELECT ON pg_catalog.pg_subscription_rel TO PUBLIC")
+}
+
+// checkLimitsInUse reads the limits of a real pair with its apply worker
+// running: the subscriber's origin limit (by version) and its workers count
+// it, the publisher's slots and walsenders count its slot and walsender.
+func checkLimitsInUse(e *env) {
+	e.t.Helper()
+	origins := OriginLimit(e.major)
+	var got map[string]Limit
+	e.eventually("the apply worker counted in the limits", 10*time.Second, func() bool {
+		got = map[string]Limit{}
+		for _, l := range Limits(e.snap()) {
+			if l.Subscription == "" {
+				got[l.Side+" "+l.Setting] = l
+			}
+		}
+		return got["subscriber "+origins].Used >= 1
+	})
+	for _, k := range []string{"subscriber " + origins, "subscriber max_logical_replication_workers", "publisher max_replication_slots", "publisher max_wal_senders"} {
+		if l, ok := got[k]; !ok || l.Used < 1 || l.Max < l.Used {
+			e.t.Errorf("%s: %+v, want at least the pair's own one in use, under its setting (limits %v)", k, l, got)
+		}
+	}
 }

@@ -105,6 +105,10 @@ func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 			gauge(descWALDiskFree, float64(t.PubWALDisk.FreeBytes), s.Pair)
 		}
 	}
+	for _, l := range s.Limits {
+		gauge(descLimit, float64(l.Max), s.Pair, l.Side, l.Setting, l.Subscription)
+		gauge(descLimitUsed, float64(l.Used), s.Pair, l.Side, l.Setting, l.Subscription)
+	}
 	// The server's own cumulative counters: a reset
 	// (pg_stat_reset_subscription_stats) reads as a counter reset.
 	if t := lastSubTick(s.Window); t != nil {

@@ -32,6 +32,7 @@ func replay(t *testing.T, file string, step, window time.Duration) (*Collector, 
 		s := slice(rec, from, from.Add(step))
 		steps = monitor.Trim(append(steps, s), window)
 		w := sample.Merge(steps...)
+		w.Setup, w.SetupError = rec.Setup, rec.SetupError // as the monitor's preflight read it
 		rep := diagnose.Build(w, nil, 20)
 		col.Update(monitor.Update{Pair: "lab", At: s.End, Step: s, Window: w, Report: &rep, Down: map[string]string{}})
 	}
@@ -183,12 +184,16 @@ func TestAFailedStepMarksTheServerDownAndKeepsTheCounters(t *testing.T) {
 // metrics' runs): names, units, help, counter suffixes.
 func TestTheExpositionPassesTheLinter(t *testing.T) {
 	col, _ := replay(t, "apply-bound-pg16-diag.json", 3*time.Second, 9*time.Second)
-	problems, err := testutil.CollectAndLint(col)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range problems {
-		t.Errorf("%s: %s", p.Metric, p.Text)
+	// and one with a setup, for the replication limits
+	withSetup, _ := replay(t, "conflict-missing-pg18-diag.json", 3*time.Second, 9*time.Second)
+	for _, c := range []*Collector{col, withSetup} {
+		problems, err := testutil.CollectAndLint(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			t.Errorf("%s: %s", p.Metric, p.Text)
+		}
 	}
 	if n := testutil.CollectAndCount(col); n < 40 {
 		t.Errorf("%d series, want the full set (40 or more)", n)
@@ -242,5 +247,33 @@ func TestARecordedFillingSlotExportsItsTimeToTrouble(t *testing.T) {
 	}
 	if full := one(t, gather(t, col, "lagscope_slot_disk_full_in_seconds", slot), "disk full in"); full <= in {
 		t.Errorf("disk full in %.0f s, before the slot's reserve runs out in %.0f s: the lab's disk has far more room", full, in)
+	}
+}
+
+// A recorded 18 pair's setup exports its replication limits with what was
+// in use: the origins (max_active_replication_origins on 18) held by its
+// one apply worker, the publisher's one slot and walsender.
+func TestARecordedSetupExportsItsReplicationLimitsInUse(t *testing.T) {
+	col, _ := replay(t, "conflict-missing-pg18-diag.json", 2*time.Second, 6*time.Second)
+	for _, c := range []struct {
+		server, setting, sub string
+		max, used            float64
+	}{
+		{"publisher", "max_replication_slots", "", 20, 1},
+		{"publisher", "max_wal_senders", "", 20, 1},
+		{"subscriber", "max_logical_replication_workers", "", 12, 1},
+		{"subscriber", "max_active_replication_origins", "", 10, 1},
+		{"subscriber", "max_sync_workers_per_subscription", "lab_sub", 2, 0},
+		{"subscriber", "max_parallel_apply_workers_per_subscription", "lab_sub", 2, 0},
+	} {
+		l := map[string]string{"server": c.server, "setting": c.setting, "subscription": c.sub}
+		max := one(t, gather(t, col, "lagscope_replication_limit", l), c.setting)
+		used := one(t, gather(t, col, "lagscope_replication_limit_in_use", l), c.setting+" in use")
+		if max != c.max || used != c.used {
+			t.Errorf("%s %s: %g of %g in use, want %g of %g (the recorded setup)", c.server, c.setting, used, max, c.used, c.max)
+		}
+	}
+	if got := gather(t, col, "lagscope_replication_limit", map[string]string{"setting": "max_replication_slots", "server": "subscriber"}); len(got) != 0 {
+		t.Errorf("18: the subscriber's origins are max_active_replication_origins, yet max_replication_slots is exported for it: %v", got)
 	}
 }

@@ -57,6 +57,12 @@ var (
 	descConflicts = prometheus.NewDesc("lagscope_subscription_conflicts_total",
 		"PostgreSQL 18+: pg_stat_subscription_stats' conflict counters (kind: insert_exists, update_missing, delete_missing, ...; the *_origin_differs kinds need track_commit_timestamp): rows that differ between the sides.",
 		[]string{"pair", "subscription", "kind"}, nil)
+	descLimit = prometheus.NewDesc("lagscope_replication_limit",
+		"A setting that caps a replication resource (publisher: max_replication_slots, max_wal_senders; subscriber: max_logical_replication_workers, max_active_replication_origins on 18+ or max_replication_slots before, and per subscription max_sync_workers_per_subscription, max_parallel_apply_workers_per_subscription); see docs/checks/limits-in-use.md.",
+		[]string{"pair", "server", "setting", "subscription"}, nil)
+	descLimitUsed = prometheus.NewDesc("lagscope_replication_limit_in_use",
+		"How much of lagscope_replication_limit was in use when the setup was last read (every 5 minutes, and after each reconnect): slots, walsenders, workers, replication origins.",
+		[]string{"pair", "server", "setting", "subscription"}, nil)
 	descReadErrors = prometheus.NewDesc("lagscope_read_errors_total",
 		"Best-effort reads that failed (source: blockers, copy_progress, cpu_burst): what they would have said is unknown.",
 		[]string{"pair", "server", "source"}, nil)
@@ -82,5 +88,5 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{descUp, descBuild, descPathInfo, descBottleneck, descVerdict, descConfidence,
-	descHeadroom, descUtil, descLag, descLagSeconds, descRetained, descGrowth, descSafeWAL, descUnreservedIn, descIdleIn, descWALDiskFree, descDiskFullIn, descConflicts, descReadErrors, descGenerated, descDecoded, descConfirmed,
+	descHeadroom, descUtil, descLag, descLagSeconds, descRetained, descGrowth, descSafeWAL, descUnreservedIn, descIdleIn, descWALDiskFree, descDiskFullIn, descConflicts, descLimit, descLimitUsed, descReadErrors, descGenerated, descDecoded, descConfirmed,
 	descCPU, descRunq, descWaits, descSteps, descUpdated, descWindow}

@@ -1,11 +1,14 @@
 package exporter
 
 import (
+	"bytes"
+	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/monitor"
@@ -63,6 +66,11 @@ type PairState struct {
 	Waits     map[key]float64 // slot, role, type, event: probes
 	// ReadErrors counts failed best-effort reads (server, source).
 	ReadErrors map[key]float64
+	// Limits are the replication limits with what was in use, from the
+	// setup as last read (see monitor.SetupEvery).
+	Limits []audit.Limit
+
+	setup json.RawMessage // the setup Limits were read from
 
 	prev *sample.Tick // the last answered tick, to take deltas across steps
 }
@@ -96,7 +104,21 @@ func (s *PairState) Apply(u monitor.Update) {
 		return
 	}
 	s.Report, s.Window = u.Report, u.Window
+	s.readLimits(u.Window.Setup)
 	s.count(u.Step)
+}
+
+// readLimits reads the limits from a setup that differs from the last one
+// (nil when the setup could not be read: a limit not read is not exported).
+func (s *PairState) readLimits(setup json.RawMessage) {
+	if bytes.Equal(setup, s.setup) {
+		return
+	}
+	s.setup, s.Limits = setup, nil
+	var snaps audit.Snapshots
+	if len(setup) > 0 && json.Unmarshal(setup, &snaps) == nil {
+		s.Limits = audit.Limits(snaps)
+	}
 }
 
 // count adds a step's increments to the counters: deltas between answered

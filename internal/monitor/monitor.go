@@ -21,6 +21,10 @@ const (
 	// MaxBackoff is the longest wait between attempts to reach a server
 	// that does not answer.
 	MaxBackoff = 30 * time.Second
+	// SetupEvery is how often the pair's setup is read again between
+	// preflights: the workers and slots in use (the exporter's limits)
+	// change while the settings and the schema rarely do.
+	SetupEvery = 5 * time.Minute
 )
 
 // Options describe one pair and how it is watched.
@@ -118,6 +122,7 @@ type watcher struct {
 	down     map[string]string // side -> last connection error, this step
 	setup    json.RawMessage   // the pair's setup, read at the preflight
 	setupErr string
+	setupAt  time.Time // when setup was read
 }
 
 // connect opens a session like diagnose does and notes which side failed.
@@ -142,9 +147,13 @@ func (w *watcher) step(ctx context.Context) Update {
 			return w.failed(u, err)
 		}
 		w.slots, w.prepared = slots, true
-		// Once per preflight (again after a failure: a restarted server
-		// may have been changed).
+		// At each preflight (again after a failure: a restarted server
+		// may have been changed), and every SetupEvery.
+		w.setupAt = time.Time{}
+	}
+	if w.setupAt.IsZero() || time.Since(w.setupAt) >= SetupEvery {
 		w.setup, w.setupErr = diagnose.ReadSetup(ctx, w.o.Diagnose)
+		w.setupAt = time.Now()
 	}
 	so := w.o.Diagnose.SampleOptions(w.o.Step)
 	if w.o.OnTick != nil {
