@@ -17,6 +17,7 @@ var All = []Check{
 	rowFilter,
 	slotsPerDatabase,
 	partitionedPublication,
+	failoverSafety,
 	// subscriber
 	fullIdentityNoIndex,
 	extraSubscriberIndexes,

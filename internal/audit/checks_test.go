@@ -238,6 +238,44 @@ func TestChecksOnHandBuiltSnapshots(t *testing.T) {
 			s.Subscriber.Settings["max_logical_replication_workers"] = Setting{Value: "0"}
 			return s
 		}, []want{{"worker-headroom", Error, "setting max_logical_replication_workers"}, {"limits-in-use", Warning, "setting max_logical_replication_workers"}}},
+		{"17: a slot that is not a failover slot, beside a standby's physical slot, is a warning", func() Snapshots {
+			return withStandbySlot(withVersion(healthy(), 17, 17), false)
+		}, []want{{"failover-safety", Warning, "slot sub1"}}},
+		{"without any standby a slot that is not a failover slot has nothing to survive", func() Snapshots {
+			return withVersion(healthy(), 18, 18)
+		}, nil},
+		{"18: a failover slot whose standby is not in synchronized_standby_slots is a warning naming it", func() Snapshots {
+			s := withStandbySlot(withVersion(healthy(), 18, 18), true)
+			delete(s.Publisher.Settings, "synchronized_standby_slots")
+			return s
+		}, []want{{"failover-safety", Warning, "setting synchronized_standby_slots"}}},
+		{"18: a failover slot synced to a standby that synchronises slots passes", func() Snapshots {
+			return withReadyStandby(withStandbySlot(withVersion(healthy(), 18, 18), true))
+		}, nil},
+		{"18: a standby without sync_replication_slots is a warning naming the setting and the missing copy", func() Snapshots {
+			s := withReadyStandby(withStandbySlot(withVersion(healthy(), 18, 18), true))
+			s.Standby.Settings["sync_replication_slots"] = Setting{Value: "off"}
+			return s
+		}, []want{{"failover-safety", Warning, "setting sync_replication_slots (standby)"}}},
+		{"18: a failover slot with no copy on the standby is a warning naming the slot", func() Snapshots {
+			s := withReadyStandby(withStandbySlot(withVersion(healthy(), 18, 18), true))
+			s.Standby.Slots = nil
+			return s
+		}, []want{{"failover-safety", Warning, "slot sub1"}}},
+		{"18: a copy that is not ready yet is a warning naming the slot", func() Snapshots {
+			s := withReadyStandby(withStandbySlot(withVersion(healthy(), 18, 18), true))
+			s.Standby.Slots[0].Temporary = true
+			return s
+		}, []want{{"failover-safety", Warning, "slot sub1"}}},
+		{"18: a standby's primary_conninfo without dbname is a warning", func() Snapshots {
+			s := withReadyStandby(withStandbySlot(withVersion(healthy(), 18, 18), true))
+			no := false
+			s.Standby.ConninfoDBName = &no
+			return s
+		}, []want{{"failover-safety", Warning, "setting primary_conninfo (standby)"}}},
+		{"16: a standby on a physical slot loses the logical slots in a failover", func() Snapshots {
+			return withStandbySlot(withVersion(healthy(), 16, 16), false)
+		}, []want{{"failover-safety", Warning, "slot sub1"}}},
 		{"every logical replication worker in use, counting other databases', is a warning", func() Snapshots {
 			s := healthy()
 			s.Subscriber.Settings["max_logical_replication_workers"] = Setting{Value: "4"}
@@ -413,5 +451,41 @@ func TestConflictsWithoutErrorsAreSaidAsConflictsWithTheirRepair(t *testing.T) {
 	if len(f) != 1 || !strings.HasPrefix(f[0].Found, "Subscription sub1 has met 4 conflicts") || strings.Contains(f[0].Found, "0 apply errors") ||
 		!strings.Contains(f[0].Found, "update_missing 4") || !strings.HasPrefix(f[0].Fix, "Updates or deletes of missing rows were skipped") {
 		t.Errorf("%+v: want the conflicts said as such, their repair first", f)
+	}
+}
+
+// withStandbySlot gives the publisher a physical slot, sb1 (a standby's),
+// listed in synchronized_standby_slots, and makes sub1 a failover slot or
+// not.
+func withStandbySlot(s Snapshots, failover bool) Snapshots {
+	s.Publisher.Slots[0].Failover = failover
+	s.Publisher.Slots = append(s.Publisher.Slots, Slot{Name: "sb1", Type: "physical", Active: true, XminAge: -1, CatalogXminAge: -1,
+		RestartLSN: 0x3000000, WALStatus: "reserved", SafeWALSize: 10 << 30})
+	s.Publisher.Settings["synchronized_standby_slots"] = Setting{Value: "sb1"}
+	return s
+}
+
+// withReadyStandby adds a standby that streams from sb1 and holds a synced,
+// ready copy of sub1.
+func withReadyStandby(s Snapshots) Snapshots {
+	yes := true
+	s.Standby = &Standby{Version: s.Publisher.Version, InRecovery: true, ConninfoDBName: &yes,
+		Settings: Settings{"sync_replication_slots": {Value: "on"}, "hot_standby_feedback": {Value: "on"}, "primary_slot_name": {Value: "sb1"}},
+		Slots:    []Slot{{Name: "sub1", Type: "logical", Plugin: "pgoutput", Database: "app", Failover: true, Synced: true, XminAge: -1, CatalogXminAge: 120}}}
+	return s
+}
+
+func TestConninfoNamesDB(t *testing.T) {
+	for s, want := range map[string]bool{
+		"host=a port=5432 user=rep dbname=postgres":   true,
+		"dbname='my db' host=a":                       true,
+		"host=a user=rep password=dbname=x":           false,
+		"host=a user=rep":                             false,
+		"postgresql://rep@a:5432/app?sslmode=require": true,
+		"postgresql://rep@a:5432":                     false,
+	} {
+		if got := conninfoNamesDB(s); got != want {
+			t.Errorf("%q: names a database %v, want %v", s, got, want)
+		}
 	}
 }

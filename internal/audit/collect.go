@@ -12,12 +12,17 @@ import (
 type Options struct {
 	Publisher  string
 	Subscriber string
+	// Standby is a physical standby of the publisher, for failover-safety.
+	Standby string
 }
 
 // Validate checks the options.
 func (o Options) Validate() error {
 	if o.Publisher == "" && o.Subscriber == "" {
 		return errors.New("--publisher or --subscriber is required (a connection string such as 'host=db1 dbname=app' or postgres://db1/app); give both to check both sides and how they match")
+	}
+	if o.Standby != "" && o.Publisher == "" {
+		return errors.New("--standby needs --publisher: the failover check compares the standby's slots with its primary's")
 	}
 	return nil
 }
@@ -46,6 +51,16 @@ func Collect(ctx context.Context, o Options) (Snapshots, error) {
 		}
 		defer c.Close()
 		if s.Subscriber, err = ReadSubscriber(ctx, c); err != nil {
+			return s, pg.RedactErr(err)
+		}
+	}
+	if o.Standby != "" {
+		c, err := pg.Connect(ctx, o.Standby, "standby")
+		if err != nil {
+			return s, err
+		}
+		defer c.Close()
+		if s.Standby, err = ReadStandby(ctx, c); err != nil {
 			return s, pg.RedactErr(err)
 		}
 	}

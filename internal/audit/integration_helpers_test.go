@@ -29,6 +29,8 @@ type env struct {
 	major  int
 	pubDSN string
 	subDSN string
+	// standbyDSN, when set, is read as check --standby reads it.
+	standbyDSN string
 }
 
 // newEnv builds a pair (skipping under -short or without binaries) and
@@ -96,7 +98,7 @@ func (e *env) value(dsn, q string, dest any) {
 // snap reads both snapshots as the superuser (or with the given DSNs).
 func (e *env) snap(dsns ...string) Snapshots {
 	e.t.Helper()
-	o := Options{Publisher: e.pubDSN, Subscriber: e.subDSN}
+	o := Options{Publisher: e.pubDSN, Subscriber: e.subDSN, Standby: e.standbyDSN}
 	if len(dsns) == 2 {
 		o = Options{Publisher: dsns[0], Subscriber: dsns[1]}
 	}
@@ -106,6 +108,9 @@ func (e *env) snap(dsns ...string) Snapshots {
 	}
 	if len(dsns) == 0 && len(s.Publisher.Unreadable)+len(s.Subscriber.Unreadable) > 0 {
 		e.t.Fatalf("the superuser could not read: %v %v", s.Publisher.Unreadable, s.Subscriber.Unreadable)
+	}
+	if s.Standby != nil && len(s.Standby.Unreadable) > 0 {
+		e.t.Fatalf("the superuser could not read the standby: %v", s.Standby.Unreadable)
 	}
 	return s
 }

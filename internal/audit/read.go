@@ -85,6 +85,8 @@ var settingNames = []string{
 	"wal_keep_size", "logical_decoding_work_mem", "autovacuum_freeze_max_age", "idle_replication_slot_timeout",
 	"max_logical_replication_workers", "max_sync_workers_per_subscription", "max_worker_processes",
 	"max_parallel_apply_workers_per_subscription", "max_active_replication_origins", "wal_retrieve_retry_interval",
+	// failover (17+): the primary's, and a standby's
+	"synchronized_standby_slots", "sync_replication_slots", "hot_standby_feedback", "primary_slot_name",
 }
 
 // readBasics reads now(), the database and the settings.

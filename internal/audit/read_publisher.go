@@ -63,9 +63,9 @@ func (r *reader) readSlots(ctx context.Context, p *Publisher) error {
 	if err := r.q.QueryRow(ctx, pg.Marker+"SELECT "+current).Scan(&p.CurrentLSN); err != nil {
 		return err
 	}
-	extra := "NULL::timestamptz, ''"
+	extra := "NULL::timestamptz, '', false, false"
 	if r.major >= 17 {
-		extra = "inactive_since, coalesce(invalidation_reason, '')"
+		extra = "inactive_since, coalesce(invalidation_reason, ''), failover, synced"
 	}
 	rows, _ := r.q.Query(ctx, pg.Marker+`SELECT slot_name, coalesce(plugin, ''), slot_type, coalesce(database, ''), temporary, active,
   coalesce(age(xmin), -1), coalesce(age(catalog_xmin), -1), `+lsn.SQL("restart_lsn")+`, `+lsn.SQL("confirmed_flush_lsn")+`,
@@ -75,7 +75,7 @@ FROM pg_replication_slots ORDER BY slot_name`)
 		var s Slot
 		var since *time.Time
 		err := row.Scan(&s.Name, &s.Plugin, &s.Type, &s.Database, &s.Temporary, &s.Active, &s.XminAge, &s.CatalogXminAge,
-			&s.RestartLSN, &s.ConfirmedFlushLSN, &s.WALStatus, &s.SafeWALSize, &since, &s.InvalidationReason)
+			&s.RestartLSN, &s.ConfirmedFlushLSN, &s.WALStatus, &s.SafeWALSize, &since, &s.InvalidationReason, &s.Failover, &s.Synced)
 		s.InactiveSince = since
 		return s, err
 	})

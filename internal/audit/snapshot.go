@@ -15,6 +15,8 @@ import (
 type Snapshots struct {
 	Publisher  *Publisher  `json:"publisher,omitempty"`
 	Subscriber *Subscriber `json:"subscriber,omitempty"`
+	// Standby is a physical standby of the publisher (check --standby).
+	Standby *Standby `json:"standby,omitempty"`
 }
 
 // Section names a part of a snapshot that is read by one query, so a check
@@ -76,6 +78,30 @@ type Publisher struct {
 	Unreadable map[Section]string `json:"unreadable,omitempty"`
 }
 
+// Sections of the standby snapshot.
+const (
+	StandbySettings Section = "standby settings (pg_settings)"
+	StandbySlots    Section = "standby slots (pg_replication_slots)"
+)
+
+// Standby is what ReadStandby read from a physical standby of the
+// publisher: what decides whether the publisher's logical slots survive a
+// failover to it (17+).
+type Standby struct {
+	Version    pgversion.Version `json:"version"`
+	Taken      time.Time         `json:"taken"`
+	InRecovery bool              `json:"in_recovery"`
+	Settings   Settings          `json:"settings"`
+	// ConninfoDBName says whether primary_conninfo names a database (slot
+	// synchronisation needs one); nil when it could not be read. The
+	// conninfo itself is not kept: it may hold a password.
+	ConninfoDBName *bool `json:"conninfo_dbname,omitempty"`
+	// Slots are the standby's slots; synced ones are copies of the
+	// primary's failover slots (17+).
+	Slots      []Slot             `json:"slots"`
+	Unreadable map[Section]string `json:"unreadable,omitempty"`
+}
+
 // Subscriber is what ReadSubscriber read from the subscriber's database.
 type Subscriber struct {
 	Version  pgversion.Version `json:"version"`
@@ -101,6 +127,10 @@ type Slot struct {
 	Database  string `json:"database,omitempty"`
 	Temporary bool   `json:"temporary"`
 	Active    bool   `json:"active"`
+	// Failover (17+): the slot is synchronised to standbys that ask for it;
+	// Synced (17+, on a standby): the slot is such a copy.
+	Failover bool `json:"failover,omitempty"`
+	Synced   bool `json:"synced,omitempty"`
 	// XminAge and CatalogXminAge are age(xmin) and age(catalog_xmin) in
 	// transactions; -1 when NULL.
 	XminAge           int64   `json:"xmin_age"`

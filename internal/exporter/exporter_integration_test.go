@@ -21,6 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/labtest"
@@ -254,6 +255,17 @@ func TestIntegrationPrometheusSeesTheVerdictAndEveryDashboardQueryHasData(t *tes
 			}
 			s := query(t, base, q)
 			return len(s) > 0, fmt.Sprintf("%d series", len(s))
+		})
+	}
+
+	// The exporter keeps its sessions between steps (issue: it reconnected
+	// to both servers at every step): on each server one of lagscope's
+	// sessions began more than two steps ago.
+	for _, c := range []*cluster.Cluster{p.Pub, p.Sub} {
+		waitFor(t, 30*time.Second, "a lagscope session on the "+c.Name+" older than two steps", func() (bool, string) {
+			n, err := lab.Query[int64](context.Background(), c.ConnString(lab.Database),
+				"SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lagscope' AND backend_start < now() - interval '11 seconds'")
+			return err == nil && n >= 1, fmt.Sprintf("%d sessions (%v)", n, err)
 		})
 	}
 

@@ -92,6 +92,7 @@ type Update struct {
 // (from Run's goroutine). o must have passed Validate.
 func Run(ctx context.Context, o Options, publish func(Update)) {
 	w := &watcher{o: o, down: map[string]string{}}
+	defer w.closeKept()
 	backoff := time.Second
 	for ctx.Err() == nil {
 		u := w.step(ctx)
@@ -123,10 +124,21 @@ type watcher struct {
 	setup    json.RawMessage   // the pair's setup, read at the preflight
 	setupErr string
 	setupAt  time.Time // when setup was read
+	// kept are the sampler's sessions between steps, by side: a step
+	// reuses them and reconnects only after a failure.
+	kept map[string]*pg.Conn
 }
 
-// connect opens a session like diagnose does and notes which side failed.
+// connect hands out the side's kept session, or opens one like diagnose
+// does and notes which side failed.
 func (w *watcher) connect(ctx context.Context, side string) (*pg.Conn, error) {
+	w.mu.Lock()
+	c := w.kept[side]
+	delete(w.kept, side)
+	w.mu.Unlock()
+	if c != nil && !c.IsClosed() {
+		return c, nil
+	}
 	c, err := w.o.Diagnose.Connector()(ctx, side)
 	if err != nil {
 		w.mu.Lock()
@@ -156,6 +168,7 @@ func (w *watcher) step(ctx context.Context) Update {
 		w.setupAt = time.Now()
 	}
 	so := w.o.Diagnose.SampleOptions(w.o.Step)
+	so.Release = w.keep
 	if w.o.OnTick != nil {
 		so.Until = func(t sample.Tick) bool { w.o.OnTick(t); return false }
 	}
@@ -174,11 +187,36 @@ func (w *watcher) step(ctx context.Context) Update {
 	return u
 }
 
+// keep holds a session the sampler released, for the next step.
+func (w *watcher) keep(side string, c *pg.Conn) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if old := w.kept[side]; old != nil && old != c {
+		old.Close()
+	}
+	if w.kept == nil {
+		w.kept = map[string]*pg.Conn{}
+	}
+	w.kept[side] = c
+}
+
+// closeKept closes the sessions kept between steps.
+func (w *watcher) closeKept() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for side, c := range w.kept {
+		c.Close()
+		delete(w.kept, side)
+	}
+}
+
 // failed ends a step that could not sample: the window starts again (a
-// restarted server's counters and slots are new) and so does the preflight.
+// restarted server's counters and slots are new), and so do the preflight
+// and the sessions.
 func (w *watcher) failed(u Update, err error) Update {
 	u.At, u.Err = time.Now(), err
 	w.prepared, w.steps = false, nil
+	w.closeKept()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	u.Down = map[string]string{}

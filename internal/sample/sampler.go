@@ -46,6 +46,10 @@ type Options struct {
 	// (by default they run only where /proc is not read): recordings that
 	// calibrate the burst against the run queue need both.
 	AlwaysBurst bool
+	// Release, if set, receives each side's session at the end of a run
+	// in which it stayed healthy, instead of closing it: the monitor keeps
+	// its sessions from step to step. A session that failed is closed.
+	Release func(side string, c *pg.Conn)
 	// clock is the scheduler's time (realClock but in tests).
 	clock clock
 }
@@ -144,7 +148,7 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 			rec.Subscriber = &srv
 		}
 	}
-	defer closeAll(sides)
+	defer release(ctx, sides, o.Release)
 
 	rec.Start = o.clock.Now()
 	end := rec.Start.Add(o.Duration)
@@ -515,6 +519,21 @@ func (s *session) withConn(ctx context.Context, timeout time.Duration, read func
 func closeAll(sides []*session) {
 	for _, s := range sides {
 		s.conn.Close()
+	}
+}
+
+// release hands each side's session still open to keep (closing them
+// without it, or when the run was cancelled).
+func release(ctx context.Context, sides []*session, keep func(string, *pg.Conn)) {
+	for _, s := range sides {
+		switch {
+		case s.conn == nil:
+		case keep == nil || ctx.Err() != nil || s.conn.IsClosed():
+			s.conn.Close()
+		default:
+			keep(s.name, s.conn)
+		}
+		s.conn = nil
 	}
 }
 
