@@ -155,7 +155,7 @@ func (s Slot) Retained(current lsn.LSN) int64 {
 	if s.RestartLSN == 0 || current < s.RestartLSN {
 		return 0
 	}
-	return int64(current - s.RestartLSN)
+	return current.Sub(s.RestartLSN)
 }
 
 // SlotStats is one row of pg_stat_replication_slots; counters run since

@@ -119,7 +119,7 @@ func inputFor(rec *sample.Recording, slot string) Input {
 					}
 					last = &t.Slots[j]
 					e.lastAt, e.sent1, e.subLSN1 = t, sentOf(t, t.Slots[j].ActivePID), t.SubLSN
-					lags = append(lags, int64(t.CurrentLSN)-int64(t.Slots[j].ConfirmedFlush))
+					lags = append(lags, t.CurrentLSN.Sub(t.Slots[j].ConfirmedFlush))
 				}
 			}
 		}
@@ -161,7 +161,7 @@ func inputFor(rec *sample.Recording, slot string) Input {
 	in.Blockers = blockers(rec, slot)
 	if last != nil {
 		if ws := senderOf(e.lastAt, last.ActivePID); ws != nil && ws.Sent != 0 {
-			in.Reported = &Reported{WriteBehind: int64(ws.Sent) - int64(ws.Write), FlushBehind: int64(ws.Sent) - int64(ws.Flush)}
+			in.Reported = &Reported{WriteBehind: ws.Sent.Sub(ws.Write), FlushBehind: ws.Sent.Sub(ws.Flush)}
 		}
 	}
 	e.first, e.last, e.windowS = first, last, in.Summary.WindowS

@@ -76,19 +76,19 @@ func largeTxn(e txnEnds) *LargeTxn {
 		return nil
 	}
 	lt := &LargeTxn{
-		HeldBytes:    int64(e.lastAt.CurrentLSN) - int64(e.last.RestartLSN),
+		HeldBytes:    e.lastAt.CurrentLSN.Sub(e.last.RestartLSN),
 		SpilledBytes: e.last.SpillBytes - e.first.SpillBytes,
 		SubWALRate:   -1,
 	}
 	held := e.last.RestartLSN == e.first.RestartLSN
-	confirmedLag := int64(e.lastAt.CurrentLSN) - int64(e.last.ConfirmedFlush)
+	confirmedLag := e.lastAt.CurrentLSN.Sub(e.last.ConfirmedFlush)
 	switch {
 	case !held || lt.HeldBytes < TxnHeldWAL:
 		return nil
-	case e.sent0 != 0 && e.sent0 == e.sent1 && !e.waitsForWAL && int64(e.sent1)-int64(e.last.RestartLSN) >= TxnHeldWAL:
+	case e.sent0 != 0 && e.sent0 == e.sent1 && !e.waitsForWAL && e.sent1.Sub(e.last.RestartLSN) >= TxnHeldWAL:
 		// Sending: the walsender works (it does not wait for WAL) but
 		// reads no further, far past what the slot can release.
-		lt.Phase, lt.TxnBytes = TxnSending, int64(e.sent1)-int64(e.last.RestartLSN)
+		lt.Phase, lt.TxnBytes = TxnSending, e.sent1.Sub(e.last.RestartLSN)
 		if e.subLSN0 != 0 && e.subLSN1 >= e.subLSN0 {
 			lt.SubWALRate = float64(e.subLSN1-e.subLSN0) / e.windowS
 		}
@@ -97,8 +97,8 @@ func largeTxn(e txnEnds) *LargeTxn {
 		e.last.TotalTxns == e.first.TotalTxns && (lt.SpilledBytes > 0 || e.last.TotalTxns > 0):
 		// Decoding: the walsender read on while no transaction finished
 		// decoding and the consumer confirmed nothing.
-		lt.Phase, lt.DecodedBytes = TxnDecoding, int64(e.sent1-e.sent0)
-		lt.TxnBytes = int64(e.sent1) - int64(e.last.RestartLSN)
+		lt.Phase, lt.DecodedBytes = TxnDecoding, e.sent1.Sub(e.sent0)
+		lt.TxnBytes = e.sent1.Sub(e.last.RestartLSN)
 		return lt
 	case len(e.lastAt.Xacts) > 0 && lt.HeldBytes >= 2*confirmedLag && e.lastAt.Xacts[0].AgeS >= e.windowS:
 		// Open: a writing transaction older than the window is open

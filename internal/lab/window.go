@@ -99,7 +99,7 @@ func drained(t sample.Tick, left int64) bool {
 		return false
 	}
 	for _, sl := range t.Slots {
-		if int64(t.CurrentLSN)-int64(sl.ConfirmedFlush) > left {
+		if t.CurrentLSN.Sub(sl.ConfirmedFlush) > left {
 			return false
 		}
 	}

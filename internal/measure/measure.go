@@ -151,7 +151,7 @@ func Summarise(rec *sample.Recording, f Filter) Summary {
 	s.Window = last.At.Sub(first.At)
 	s.WindowS = s.Window.Seconds()
 	sec := s.WindowS
-	s.Generated = float64(int64(last.CurrentLSN)-int64(first.CurrentLSN)) / sec
+	s.Generated = float64(last.CurrentLSN.Sub(first.CurrentLSN)) / sec
 	c0, ok0 := minConfirmed(first, f)
 	c1, ok1 := minConfirmed(last, f)
 	if ok0 && ok1 {
@@ -353,29 +353,29 @@ func emptyProc() Proc {
 func lagAt(first, last sample.Tick, ticks []sample.Tick, f Filter) Lag {
 	var l Lag
 	if c, ok := minConfirmed(first, f); ok {
-		l.Start = int64(first.CurrentLSN) - int64(c)
+		l.Start = first.CurrentLSN.Sub(c)
 	}
 	conf, ok := minConfirmed(last, f)
 	if !ok {
 		return l
 	}
-	l.Total = int64(last.CurrentLSN) - int64(conf)
+	l.Total = last.CurrentLSN.Sub(conf)
 	sent, flush := senderPos(last, f)
 	if sent == 0 {
 		// No walsender: nothing was sent since the slot's confirmed position.
 		l.NotYetSent = l.Total
 	} else {
-		l.NotYetSent = clamp(int64(last.CurrentLSN) - int64(sent))
-		l.SentNotFlushed = clamp(int64(sent) - int64(flush))
-		l.FlushedNotConfd = clamp(int64(flush) - int64(conf))
+		l.NotYetSent = clamp(last.CurrentLSN.Sub(sent))
+		l.SentNotFlushed = clamp(sent.Sub(flush))
+		l.FlushedNotConfd = clamp(flush.Sub(conf))
 	}
 	if l.Total > 0 {
 		l.BeforeSentShare = float64(l.NotYetSent) / float64(l.Total)
 	}
 	for _, t := range ticks {
 		s, fl := senderPos(t, f)
-		if s != 0 && int64(s)-int64(fl) > l.MaxSentMinusFlush {
-			l.MaxSentMinusFlush = int64(s) - int64(fl)
+		if s != 0 && s.Sub(fl) > l.MaxSentMinusFlush {
+			l.MaxSentMinusFlush = s.Sub(fl)
 		}
 	}
 	return l
