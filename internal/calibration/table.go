@@ -2,6 +2,7 @@ package calibration
 
 import (
 	"fmt"
+	"github.com/lagscope/lagscope/internal/median"
 	"io"
 	"math"
 	"sort"
@@ -25,18 +26,18 @@ func Rows(ps []Point) []Row {
 		}
 		g := ps[i:j]
 		out = append(out, Row{Side: g[0].Side, Label: g[0].Label, Version: g[0].Version, N: len(g),
-			Runq:       median(g, func(p Point) float64 { return p.Runq }),
-			CPU:        median(g, func(p Point) float64 { return p.CPU }),
-			Stretch:    median(g, func(p Point) float64 { return p.Stretch }),
-			LateMedian: median(g, func(p Point) float64 { return p.LateMedianMS }),
-			LateP90:    median(g, func(p Point) float64 { return p.LateP90MS }),
+			Runq:       medianOf(g, func(p Point) float64 { return p.Runq }),
+			CPU:        medianOf(g, func(p Point) float64 { return p.CPU }),
+			Stretch:    medianOf(g, func(p Point) float64 { return p.Stretch }),
+			LateMedian: medianOf(g, func(p Point) float64 { return p.LateMedianMS }),
+			LateP90:    medianOf(g, func(p Point) float64 { return p.LateP90MS }),
 		})
 		i = j
 	}
 	return out
 }
 
-func median(ps []Point, f func(Point) float64) float64 {
+func medianOf(ps []Point, f func(Point) float64) float64 {
 	v := make([]float64, 0, len(ps))
 	for _, p := range ps {
 		if x := f(p); x >= 0 {
@@ -46,11 +47,7 @@ func median(ps []Point, f func(Point) float64) float64 {
 	if len(v) == 0 {
 		return -1
 	}
-	sort.Float64s(v)
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	return median.Of(v)
 }
 
 // Markdown writes the rows as a table, then each signal's rank correlation

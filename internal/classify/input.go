@@ -7,6 +7,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/median"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 
@@ -153,7 +154,7 @@ func inputFor(rec *sample.Recording, slot string) Input {
 			in.SilentS = lastSubAt.Sub(firstSubAt).Seconds()
 		}
 	}
-	in.MedianLag = median(lags)
+	in.MedianLag = medianLag(lags)
 	in.FlushLagS = flushLag(rec, last)
 	if in.Sync != nil {
 		in.Sync.fill(rec)
@@ -271,13 +272,12 @@ func blockers(rec *sample.Recording, slot string) []Blocker {
 	return out
 }
 
-func median(v []int64) int64 {
+// medianLag is the median of lags in whole bytes (0 when none).
+func medianLag(v []int64) int64 {
 	if len(v) == 0 {
 		return 0
 	}
-	c := append([]int64(nil), v...)
-	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
-	return c[len(c)/2]
+	return int64(median.Of(v))
 }
 
 // SubWALMinSent is the WAL the walsender must send over a window before

@@ -3,6 +3,7 @@ package measure
 import (
 	"sort"
 
+	"github.com/lagscope/lagscope/internal/median"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 
@@ -73,7 +74,7 @@ func contention(rec *sample.Recording, ticks []sample.Tick, side string) Content
 			st = append(st, total/(float64(len(b))*c.BareMS))
 		}
 		sort.Float64s(st)
-		c.Stretch = median(st)
+		c.Stretch = median.Of(st)
 	}
 	from, to := ticks[0].At, ticks[len(ticks)-1].At
 	var late []float64
@@ -88,15 +89,6 @@ func contention(rec *sample.Recording, ticks []sample.Tick, side string) Content
 		c.LateP90MS = quantile(late, 0.9)
 	}
 	return c
-}
-
-// median returns the median of sorted values.
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
 // quantile returns the q-quantile of sorted values (nearest rank).

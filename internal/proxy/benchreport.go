@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/median"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -77,24 +77,11 @@ type BenchRun struct {
 func (r BenchRun) otherCores() float64 { return max(r.HostCores-r.SelfCores, 0) }
 
 // Spread is the median, minimum and maximum of repeated measurements.
-type Spread struct {
-	Median float64 `json:"median"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
-}
+type Spread = median.Spread
 
-// SpreadOf summarises xs (not empty); an even count takes the mean of the
-// middle two as the median.
-func SpreadOf(xs []float64) Spread {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	med := s[n/2]
-	if n%2 == 0 {
-		med = (s[n/2-1] + s[n/2]) / 2
-	}
-	return Spread{Median: med, Min: s[0], Max: s[n-1]}
-}
+// SpreadOf summarises xs: its median (see package median), minimum and
+// maximum.
+func SpreadOf(xs []float64) Spread { return median.SpreadOf(xs) }
 
 // summarise builds the row for the runs at one target.
 func summarise(target units.ByteRate, runs []BenchRun) BenchRow {
@@ -175,7 +162,7 @@ func RenderBench(w io.Writer, rep BenchReport) error {
 }
 
 func mbps(s Spread) Spread {
-	return Spread{units.MBPerSecond(s.Median), units.MBPerSecond(s.Min), units.MBPerSecond(s.Max)}
+	return Spread{Median: units.MBPerSecond(s.Median), Min: units.MBPerSecond(s.Min), Max: units.MBPerSecond(s.Max)}
 }
 
 // fmtSpread prints "median [min .. max]", or just the median when all agree.

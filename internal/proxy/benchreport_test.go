@@ -12,9 +12,9 @@ func TestSpreadOf(t *testing.T) {
 		in   []float64
 		want Spread
 	}{
-		{"one value is its own median, minimum and maximum", []float64{3}, Spread{3, 3, 3}},
-		{"an odd count takes the middle value", []float64{5, 1, 3}, Spread{3, 1, 5}},
-		{"an even count averages the middle two", []float64{4, 1, 2, 10}, Spread{3, 1, 10}},
+		{"one value is its own median, minimum and maximum", []float64{3}, Spread{Median: 3, Min: 3, Max: 3}},
+		{"an odd count takes the middle value", []float64{5, 1, 3}, Spread{Median: 3, Min: 1, Max: 5}},
+		{"an even count averages the middle two", []float64{4, 1, 2, 10}, Spread{Median: 3, Min: 1, Max: 10}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

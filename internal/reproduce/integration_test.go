@@ -47,7 +47,7 @@ func runQuick(t *testing.T, name string) *Table {
 }
 
 // median returns a row's median, failing the test when the row is missing.
-func median(t *testing.T, tb *Table, row string) float64 {
+func rowMedian(t *testing.T, tb *Table, row string) float64 {
 	t.Helper()
 	r := tb.Row(row)
 	if r == nil {
@@ -60,7 +60,7 @@ func TestIntegrationReproduceBottleneck(t *testing.T) {
 	tb := runQuick(t, "bottleneck")
 	// sent_lsn's advance, not confirmed_flush's: over an 8 s window the
 	// subscriber's feedback (every few seconds) makes the latter lumpy.
-	if d4, d8 := median(t, tb, "link 4MB/s: decoded (sent_lsn)"), median(t, tb, "link 8MB/s: decoded (sent_lsn)"); d8 < 1.3*d4 {
+	if d4, d8 := rowMedian(t, tb, "link 4MB/s: decoded (sent_lsn)"), rowMedian(t, tb, "link 8MB/s: decoded (sent_lsn)"); d8 < 1.3*d4 {
 		t.Errorf("link-bound: 8 MB/s drained %.1f MB/s, 4 MB/s %.1f: want more bandwidth to drain faster (>= 1.3x)", d8, d4)
 	}
 	// The seed's >= 98% came from backlogs of gigabytes. A quick run's is
@@ -75,10 +75,10 @@ func TestIntegrationReproduceBottleneck(t *testing.T) {
 	if r := tb.Row("largest sent - flush per run"); r == nil || len(r.Runs) == 0 || r.Max > 96 {
 		t.Errorf("largest sent - flush: %+v, want never above 96 MB (the seed's bound)", r)
 	}
-	if c, g := median(t, tb, "busy, flat: consumed"), median(t, tb, "busy, flat: generated"); c >= g {
+	if c, g := rowMedian(t, tb, "busy, flat: consumed"), rowMedian(t, tb, "busy, flat: generated"); c >= g {
 		t.Errorf("busy publisher: consumed %.1f MB/s >= generated %.1f MB/s, want a growing lag", c, g)
 	}
-	if d, f := median(t, tb, "default identity: decoded bytes per txn"), median(t, tb, "RI FULL: decoded bytes per txn"); f < 1.2*d {
+	if d, f := rowMedian(t, tb, "default identity: decoded bytes per txn"), rowMedian(t, tb, "RI FULL: decoded bytes per txn"); f < 1.2*d {
 		t.Errorf("RI FULL decodes %.0f bytes/txn vs %.0f default: want the old row to add >= 20%%", f, d)
 	}
 	// The peak sent - flush of the two big transactions is shown, not
@@ -87,10 +87,10 @@ func TestIntegrationReproduceBottleneck(t *testing.T) {
 	// sampling then catches no gap (make test on 2026-12-01: 1.9 MB streamed
 	// vs 1.9 MB not; earlier runs 1.7 vs 8.2 MB). Whether streaming
 	// happened is asserted below.
-	if n := median(t, tb, "one big txn, streamed: stream_txns"); n < 1 {
+	if n := rowMedian(t, tb, "one big txn, streamed: stream_txns"); n < 1 {
 		t.Errorf("streamed big txn: stream_txns = %v, want >= 1", n)
 	}
-	if n := median(t, tb, "one big txn, not streamed: stream_txns"); n != 0 {
+	if n := rowMedian(t, tb, "one big txn, not streamed: stream_txns"); n != 0 {
 		t.Errorf("big txn under 4GB work_mem: stream_txns = %v, want 0", n)
 	}
 }
@@ -99,10 +99,10 @@ func TestIntegrationReproduceReplay(t *testing.T) {
 	tb := runQuick(t, "replay")
 	for _, n := range []int{10, 100, 200, 300} {
 		name := fmt.Sprintf("max_wal_senders %d: ", n)
-		if ms := median(t, tb, name+"time to replicate"); !(ms > 0) {
+		if ms := rowMedian(t, tb, name+"time to replicate"); !(ms > 0) {
 			t.Errorf("%stime to replicate = %v ms, want > 0", name, ms)
 		}
-		if cpu := median(t, tb, name+"startup process CPU"); !(cpu > 0) {
+		if cpu := rowMedian(t, tb, name+"startup process CPU"); !(cpu > 0) {
 			t.Errorf("%sstartup process CPU = %v s, want > 0: the standby replayed the load", name, cpu)
 		}
 	}
@@ -110,16 +110,16 @@ func TestIntegrationReproduceReplay(t *testing.T) {
 
 func TestIntegrationReproduceCPUCost(t *testing.T) {
 	tb := runQuick(t, "cpu-cost")
-	if none, dec := median(t, tb, "no consumer: publisher CPU"), median(t, tb, "decode to /dev/null: publisher CPU"); dec <= none {
+	if none, dec := rowMedian(t, tb, "no consumer: publisher CPU"), rowMedian(t, tb, "decode to /dev/null: publisher CPU"); dec <= none {
 		t.Errorf("decoding to /dev/null: publisher CPU %.2f s vs %.2f s without a consumer, want more", dec, none)
 	}
-	if pk, idx := median(t, tb, "apply text, PK only: subscriber WAL"), median(t, tb, "apply text, 4 extra indexes: subscriber WAL"); idx < 1.5*pk {
+	if pk, idx := rowMedian(t, tb, "apply text, PK only: subscriber WAL"), rowMedian(t, tb, "apply text, 4 extra indexes: subscriber WAL"); idx < 1.5*pk {
 		t.Errorf("4 extra indexes: subscriber WAL %.1f MiB vs %.1f MiB with the PK only, want >= 1.5x", idx, pk)
 	}
-	if sub := median(t, tb, "apply text, PK only: subscriber CPU"); !(sub > 0) {
+	if sub := rowMedian(t, tb, "apply text, PK only: subscriber CPU"); !(sub > 0) {
 		t.Errorf("apply text: subscriber CPU %v s, want > 0", sub)
 	}
-	noIdx, idx := median(t, tb, "RI FULL, no index: apply time"), median(t, tb, "RI FULL, btree on id: apply time")
+	noIdx, idx := rowMedian(t, tb, "RI FULL, no index: apply time"), rowMedian(t, tb, "RI FULL, btree on id: apply time")
 	if tb.ServerVersion >= "16" && idx*5 > noIdx {
 		t.Errorf("RI FULL on %s: %.2f s with a btree on id vs %.2f s without, want the index >= 5x faster", tb.ServerVersion, idx, noIdx)
 	}

@@ -2,8 +2,8 @@ package reproduce
 
 import (
 	"fmt"
+	"github.com/lagscope/lagscope/internal/median"
 	"math"
-	"sort"
 )
 
 // TableVersion is bumped when Table's JSON shape changes.
@@ -69,18 +69,12 @@ func NewRow(name, seed, unit string, runs []float64) Row {
 }
 
 // Summary returns the median, minimum and maximum of v (NaN for none).
-func Summary(v []float64) (median, min, max float64) {
+func Summary(v []float64) (med, lo, hi float64) {
 	if len(v) == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	n := len(s)
-	median = s[n/2]
-	if n%2 == 0 {
-		median = (s[n/2-1] + s[n/2]) / 2
-	}
-	return median, s[0], s[n-1]
+	s := median.SpreadOf(v)
+	return s.Median, s.Min, s.Max
 }
 
 // NewRatio compares measured with the seed's ratio. With a tolerance > 0 the
