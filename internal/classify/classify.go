@@ -261,36 +261,20 @@ func hostLine(side string, busy float64) string {
 	return fmt.Sprintf("%s host CPU busy %s", side, pct(busy))
 }
 
+// topEvents names a process's n most frequent wait events with their
+// shares.
 func topEvents(p measure.Proc, n int) string {
-	type kv struct {
-		k string
-		v float64
-	}
-	var all []kv
-	for k, v := range p.WaitShares {
-		all = append(all, kv{k, v})
-	}
-	for i := range all {
-		for j := i + 1; j < len(all); j++ {
-			if all[j].v > all[i].v || (all[j].v == all[i].v && all[j].k < all[i].k) {
-				all[i], all[j] = all[j], all[i]
-			}
-		}
-	}
-	out := ""
-	for i, x := range all {
-		if i == n {
+	var parts []string
+	for _, e := range measure.Ranked(p.WaitShares) {
+		if len(parts) == n {
 			break
 		}
-		if out != "" {
-			out += ", "
-		}
-		out += fmt.Sprintf("%s %s", x.k, pct(x.v))
+		parts = append(parts, fmt.Sprintf("%s %s", e.Event, pct(e.Share)))
 	}
-	if out == "" {
+	if len(parts) == 0 {
 		return "none probed"
 	}
-	return out
+	return strings.Join(parts, ", ")
 }
 
 func pct(v float64) string {

@@ -2,7 +2,6 @@ package classify
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/measure"
@@ -116,31 +115,16 @@ func procStage(name string, p measure.Proc, withProc bool, blockedEv, starvedEv 
 // ownWaits sums the probes in wait events other than CPU and those listed,
 // and names the top three.
 func ownWaits(p measure.Proc, not []string) (float64, string) {
-	type ev struct {
-		name  string
-		share float64
-	}
-	var evs []ev
 	total := 0.0
-	for name, share := range p.WaitShares {
-		if name == measure.CPUEvent || containsFold(not, name) {
+	var top []string
+	for _, e := range measure.Ranked(p.WaitShares) {
+		if e.Event == measure.CPUEvent || containsFold(not, e.Event) {
 			continue
 		}
-		evs = append(evs, ev{name, share})
-		total += share
-	}
-	sort.Slice(evs, func(i, j int) bool {
-		if evs[i].share != evs[j].share {
-			return evs[i].share > evs[j].share
+		total += e.Share
+		if len(top) < 3 && e.Share >= 0.01 {
+			top = append(top, fmt.Sprintf("%s %s", e.Event, pct(e.Share)))
 		}
-		return evs[i].name < evs[j].name
-	})
-	var top []string
-	for i, e := range evs {
-		if i == 3 || e.share < 0.01 {
-			break
-		}
-		top = append(top, fmt.Sprintf("%s %s", e.name, pct(e.share)))
 	}
 	return total, strings.Join(top, ", ")
 }

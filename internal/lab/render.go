@@ -3,7 +3,6 @@ package lab
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -68,26 +67,12 @@ func pct(v float64) string {
 
 // waitLine prints the n most frequent wait events.
 func waitLine(m map[string]float64, n int) string {
-	type kv struct {
-		k string
-		v float64
-	}
-	var all []kv
-	for k, v := range m {
-		all = append(all, kv{k, v})
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].v != all[j].v {
-			return all[i].v > all[j].v
-		}
-		return all[i].k < all[j].k
-	})
 	var parts []string
-	for i, x := range all {
-		if i == n {
+	for _, e := range measure.Ranked(m) {
+		if len(parts) == n {
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s %.0f%%", x.k, 100*x.v))
+		parts = append(parts, fmt.Sprintf("%s %s", e.Event, pct(e.Share)))
 	}
 	if len(parts) == 0 {
 		return "no probes"

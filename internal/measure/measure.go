@@ -89,13 +89,10 @@ type Proc struct {
 
 // Top returns the most frequent wait event and its share.
 func (p Proc) Top() (string, float64) {
-	best, share := "", 0.0
-	for _, k := range sortedKeys(p.WaitShares) {
-		if v := p.WaitShares[k]; v > share {
-			best, share = k, v
-		}
+	if r := Ranked(p.WaitShares); len(r) > 0 && r[0].Share > 0 {
+		return r[0].Event, r[0].Share
 	}
-	return best, share
+	return "", 0
 }
 
 // Share returns the share of probes with any of the given events. Names are
@@ -416,15 +413,6 @@ func clamp(v int64) int64 {
 		return 0
 	}
 	return v
-}
-
-func sortedKeys(m map[string]float64) []string {
-	k := make([]string, 0, len(m))
-	for x := range m {
-		k = append(k, x)
-	}
-	sort.Strings(k)
-	return k
 }
 
 // covered returns the length of the union of the intervals of spans.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"image/color"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -159,17 +158,14 @@ func topEvents(pts []measure.ProcPoint, n int) []string {
 			total[ev] += v
 		}
 	}
-	evs := make([]string, 0, len(total))
-	for ev := range total {
-		evs = append(evs, ev)
-	}
-	sort.Slice(evs, func(i, j int) bool {
-		if total[evs[i]] != total[evs[j]] {
-			return total[evs[i]] > total[evs[j]]
+	var evs []string
+	for _, e := range measure.Ranked(total) {
+		if len(evs) == n {
+			break
 		}
-		return evs[i] < evs[j]
-	})
-	return evs[:min(n, len(evs))]
+		evs = append(evs, e.Event)
+	}
+	return evs
 }
 
 func newPlot(ylabel string) *plot.Plot {
