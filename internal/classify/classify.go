@@ -281,7 +281,7 @@ func pct(v float64) string {
 	if v < 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.0f%%", 100*v)
+	return units.Percent(v)
 }
 
 // size prints a byte count the way every lagscope output does.

@@ -12,6 +12,7 @@ import (
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/units"
 )
 
 // ReadSetup reads the pair's setup as 'lagscope check' does (versions,
@@ -239,11 +240,8 @@ func applyDid(p *report.Path) string {
 		case st.Own >= 0.5 && st.OwnTop != "":
 			return fmt.Sprintf("; the %s waited in it (%s of its probes)", st.Name+" worker", st.OwnTop)
 		case st.CPU >= 0.5:
-			return fmt.Sprintf("; the %s ran on a CPU %s of the window", st.Name+" worker", pctOf(st.CPU))
+			return fmt.Sprintf("; the %s ran on a CPU %s of the window", st.Name+" worker", units.Percent(st.CPU))
 		}
 	}
 	return ""
 }
-
-// pctOf prints a share as a whole percentage.
-func pctOf(share float64) string { return fmt.Sprintf("%.0f%%", 100*share) }

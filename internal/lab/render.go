@@ -62,7 +62,7 @@ func pct(v float64) string {
 	if v < 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.0f%%", 100*v)
+	return units.Percent(v)
 }
 
 // waitLine prints the n most frequent wait events.

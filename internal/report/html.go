@@ -29,7 +29,7 @@ func Style() template.CSS { return template.CSS(style) }
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"style": Style,
 	"bytes": func(n int64) string { return units.FormatBytes(float64(n)) },
-	"pct":   func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) },
+	"pct":   units.Percent,
 	"rate":  func(mbps float64) string { return rate(mbps * 1e6) },
 	"svg":   func(s string) template.HTML { return template.HTML(s) }, // rendered by gonum/plot from numbers only
 	"stageTable": func(p Path) [][]string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/lagscope/lagscope/internal/classify"
+
+	"github.com/lagscope/lagscope/internal/units"
 )
 
 // stageHeader names the stage table's columns: utilisation (busy + own
@@ -39,7 +41,7 @@ func share(v float64) string {
 	if v < 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f%%", 100*v)
+	return units.Percent(v)
 }
 
 // StageTable returns the stage table's header and rows (one per stage),

@@ -16,3 +16,7 @@ func FormatSeconds(s float64) string {
 		return fmt.Sprintf("%.1f h", s/3600)
 	}
 }
+
+// Percent prints a share (0.25) as a whole percentage ("25%"); callers mark
+// an unknown share (negative) their own way.
+func Percent(share float64) string { return fmt.Sprintf("%.0f%%", 100*share) }
