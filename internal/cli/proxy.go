@@ -137,10 +137,10 @@ func reportLine(prev, cur proxy.Stats, elapsed time.Duration) string {
 		if sec <= 0 || b < a {
 			return 0
 		}
-		return units.MBPerSecond(float64(b-a) / sec)
+		return float64(b-a) / sec
 	}
-	line := fmt.Sprintf("proxy: down %.2f MB/s, up %.2f MB/s over %.0fs; %d connection(s) open, %d total",
-		rate(prev.Downstream, cur.Downstream), rate(prev.Upstream, cur.Upstream), sec, cur.Active, cur.Conns)
+	line := fmt.Sprintf("proxy: down %s, up %s over %.0fs; %d connection(s) open, %d total",
+		units.FormatRate(rate(prev.Downstream, cur.Downstream)), units.FormatRate(rate(prev.Upstream, cur.Upstream)), sec, cur.Active, cur.Conns)
 	if cur.Rate > 0 {
 		line += fmt.Sprintf("; limit %s", cur.Rate)
 	}

@@ -88,13 +88,13 @@ func TestReportLine(t *testing.T) {
 	}{
 		{"rates are bytes moved over the interval in MB/s",
 			proxy.Stats{Downstream: 0, Upstream: 0}, proxy.Stats{Downstream: 40_000_000, Upstream: 50_000, Active: 1, Conns: 2, Rate: 8_000_000},
-			5 * time.Second, []string{"down 8.00 MB/s", "up 0.01 MB/s", "over 5s", "1 connection(s) open, 2 total", "limit 8MB/s"}},
+			5 * time.Second, []string{"down 8.0 MB/s", "up 10 kB/s", "over 5s", "1 connection(s) open, 2 total", "limit 8MB/s"}},
 		{"an unlimited proxy shows no limit", proxy.Stats{}, proxy.Stats{Downstream: 1e6}, time.Second,
-			[]string{"down 1.00 MB/s"}},
+			[]string{"down 1.0 MB/s"}},
 		{"failed upstream connections in the interval are counted", proxy.Stats{DialErrors: 1}, proxy.Stats{DialErrors: 3}, time.Second,
 			[]string{"2 failed to reach the upstream"}},
 		{"a zero interval reports zero rather than dividing by zero", proxy.Stats{}, proxy.Stats{Downstream: 5}, 0,
-			[]string{"down 0.00 MB/s"}},
+			[]string{"down 0 B/s"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -212,6 +212,6 @@ func notLinkBound(rs []*lab.Result, rate units.ByteRate) string {
 	if math.IsNaN(carried) || carried >= 0.9*float64(rate)/1e6 {
 		return ""
 	}
-	return fmt.Sprintf("not comparable: the link is not the limit at %s here (it carried %.1f MB/s, walsender in WalSenderWriteData %.0f%% of probes, host CPU %.0f%% busy)",
-		rate, carried, NewRow("", "", "", each(rs, senderWrite)).Median, NewRow("", "", "", each(rs, func(r *lab.Result) float64 { return 100 * r.HostBusy })).Median)
+	return fmt.Sprintf("not comparable: the link is not the limit at %s here (it carried %s, walsender in WalSenderWriteData %.0f%% of probes, host CPU %.0f%% busy)",
+		rate, units.FormatRate(carried*1e6), NewRow("", "", "", each(rs, senderWrite)).Median, NewRow("", "", "", each(rs, func(r *lab.Result) float64 { return 100 * r.HostBusy })).Median)
 }

@@ -30,7 +30,7 @@ func Lines(s *State) []string {
 			"lag " + units.FormatBytes(float64(l.Total)),
 			fmt.Sprintf("(not sent %s, sent not flushed %s, flushed not confirmed %s);",
 				units.FormatBytes(float64(l.NotYetSent)), units.FormatBytes(float64(l.SentNotFlushed)), units.FormatBytes(float64(l.FlushedNotConfd))),
-			fmt.Sprintf("generated %.2f MB/s, decoded %.2f MB/s, confirmed %.2f MB/s", p.GeneratedMBps, p.DecodedMBps, p.ConfirmedMBps)}, " "))
+			"generated " + units.FormatRate(p.GeneratedMBps*1e6) + ", decoded " + units.FormatRate(p.DecodedMBps*1e6) + ", confirmed " + units.FormatRate(p.ConfirmedMBps*1e6)}, " "))
 	}
 	return out
 }
