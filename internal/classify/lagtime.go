@@ -34,10 +34,7 @@ func lagTime(in Input) LagTime {
 	if lt.FlushLagS < 0 {
 		lt.FlushLagS = -1
 	}
-	rate, basis := s.Progress(), "sent_lsn"
-	if s.Consumed >= s.Decoded {
-		basis = "confirmed_flush_lsn"
-	}
+	rate, basis := s.Progress(), s.ProgressBasis()
 	switch {
 	case s.Lag.Total <= 0:
 		lt.DrainS = 0

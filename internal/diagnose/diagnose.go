@@ -136,13 +136,9 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 		p.SubWALPerSent = in.SubWALPerSent
 		series := measure.SeriesOf(rec, in.Slot)
 		p.Series = &series
-		basis := "sent_lsn"
-		if s.Consumed >= s.Decoded {
-			basis = "confirmed_flush_lsn"
-		}
 		p.Trouble = trouble.Of(rec, in.Slot)
 		p.Conflicts = conflict.Of(rec, p.Subscription)
-		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), basis, v.Name == classify.CaughtUp)
+		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), s.ProgressBasis(), v.Name == classify.CaughtUp)
 		if t := v.Txn; t != nil && t.HeldBytes > s.Lag.Total {
 			// The positions stand past a transaction in flight: its WAL,
 			// not their difference, is the lag (a 396 MB transaction being

@@ -188,6 +188,15 @@ func (s Summary) Progress() float64 {
 	return s.Consumed
 }
 
+// ProgressBasis names the position Progress follows: confirmed_flush_lsn
+// (Consumed) or sent_lsn (Decoded).
+func (s Summary) ProgressBasis() string {
+	if s.Consumed >= s.Decoded {
+		return "confirmed_flush_lsn"
+	}
+	return "sent_lsn"
+}
+
 // okTicks keeps ticks in which the publisher answered.
 func okTicks(ts []sample.Tick) []sample.Tick {
 	var out []sample.Tick
