@@ -70,10 +70,7 @@ var workerHeadroom = Check{
 		// Each apply and tablesync worker tracks its progress in a
 		// replication origin: up to 17 max_replication_slots caps them on the
 		// subscriber, from 18 max_active_replication_origins.
-		origins := "max_replication_slots"
-		if sub.Version.Major >= 18 {
-			origins = "max_active_replication_origins"
-		}
+		origins := OriginLimit(sub.Version.Major)
 		if n, ok := sub.Settings.Int(origins); ok && n < enabled+sync {
 			out = append(out, Finding{
 				Severity: Warning,

@@ -61,7 +61,9 @@ var ruledOut = []struct {
 	{"streaming = parallel (16+)", func(s pathSetup) bool {
 		// Not in this version, set already, or no transaction large enough
 		// to spill on this slot (decoding-spill): nothing to stream.
-		return s.subMajor > 0 && s.subMajor < 16 || s.sub != nil && s.sub.Streaming == "parallel" || !s.spills
+		// Parallel apply needs the publisher's protocol version 4 as well:
+		// both sides 16+.
+		return s.subMajor > 0 && s.subMajor < 16 || s.pubMajor > 0 && s.pubMajor < 16 || s.sub != nil && s.sub.Streaming == "parallel" || !s.spills
 	}},
 	{"fewer indexes", func(pathSetup) bool { return true }},             // none extra, or DROP INDEX named
 	{"narrower replica identity", func(pathSetup) bool { return true }}, // no FULL, or its fix named
@@ -80,6 +82,7 @@ var ruledOut = []struct {
 type pathSetup struct {
 	sub      *audit.Subscription
 	subMajor int
+	pubMajor int
 	found    map[string]bool // check ID -> it has findings for this path
 	spills   bool            // the slot spilled large transactions to disk
 	// pubRead says the publisher's setup was read; logicalSlots counts its
@@ -180,7 +183,7 @@ func scope(p *report.Path, results []audit.Result, snaps *audit.Snapshots) pathS
 		}
 	}
 	if pub := snaps.Publisher; pub != nil {
-		s.pubRead = true
+		s.pubRead, s.pubMajor = true, pub.Version.Major
 		db := ""
 		for _, sl := range pub.Slots {
 			if sl.Name == p.Slot {

@@ -144,3 +144,33 @@ func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
 		t.Errorf("helps %q, want the faster core", helps)
 	}
 }
+
+// streaming = parallel is advised only where it exists on both sides (16+:
+// the publisher sends protocol version 4) and the slot spilled large
+// transactions; a 15 publisher or subscriber rules it out.
+func TestStreamingParallelNeedsBothSides16(t *testing.T) {
+	var out func(pathSetup) bool
+	for _, r := range ruledOut {
+		if strings.HasPrefix(r.phrase, "streaming = parallel") {
+			out = r.out
+		}
+	}
+	if out == nil {
+		t.Fatal("no rule for streaming = parallel")
+	}
+	for _, c := range []struct {
+		pub, sub int
+		spills   bool
+		ruled    bool
+	}{
+		{16, 16, true, false},
+		{18, 16, true, false},
+		{15, 16, true, true},
+		{16, 15, true, true},
+		{16, 16, false, true},
+	} {
+		if got := out(pathSetup{pubMajor: c.pub, subMajor: c.sub, spills: c.spills}); got != c.ruled {
+			t.Errorf("publisher %d, subscriber %d, spills %v: ruled out %v, want %v", c.pub, c.sub, c.spills, got, c.ruled)
+		}
+	}
+}
