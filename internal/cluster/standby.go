@@ -12,7 +12,8 @@ import (
 // Standby creates a physical standby of primary in the lab: it stops the
 // primary, copies its data directory (a cleanly shut down cluster is a valid
 // base backup, and a copy works across every server version, unlike a
-// pg_basebackup of another major), writes standby.signal and primary_conninfo
+// pg_basebackup of another major) without its replication slots, as a base
+// backup has none, writes standby.signal and primary_conninfo
 // (application_name = o.Name, for synchronous_standby_names; unless
 // o.Settings routes primary_conninfo itself), and starts the
 // primary again. The standby is created but not started.
@@ -30,6 +31,15 @@ func (l *Lab) Standby(ctx context.Context, primary *Cluster, o Options) (*Cluste
 		return nil, fmt.Errorf("copy %s's data directory: %w: %s", primary.Name, err, lastLines(string(out), 2))
 	}
 	os.Remove(filepath.Join(c.DataDir, "postmaster.pid"))
+	// A base backup holds no replication slots (pg_basebackup leaves
+	// pg_replslot empty): a copied one would stand in the way of the
+	// standby's own, such as a synced copy of a failover slot.
+	slots, _ := filepath.Glob(filepath.Join(c.DataDir, "pg_replslot", "*"))
+	for _, d := range slots {
+		if err := os.RemoveAll(d); err != nil {
+			return nil, fmt.Errorf("clear the copy's replication slots: %w", err)
+		}
+	}
 	signal := filepath.Join(c.DataDir, "standby.signal")
 	if err := os.WriteFile(signal, nil, 0o600); err != nil {
 		return nil, fmt.Errorf("write standby.signal: %w", err)
