@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/median"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -116,10 +115,10 @@ func inputFor(rec *sample.Recording, slot string) Input {
 				if t.Slots[j].Name == slot {
 					if first == nil {
 						first = &t.Slots[j]
-						e.firstAt, e.sent0, e.subLSN0 = t, sentOf(t, t.Slots[j].ActivePID), t.SubLSN
+						e.firstAt, e.sent0, e.subLSN0 = t, t.SentBy(t.Slots[j].ActivePID), t.SubLSN
 					}
 					last = &t.Slots[j]
-					e.lastAt, e.sent1, e.subLSN1 = t, sentOf(t, t.Slots[j].ActivePID), t.SubLSN
+					e.lastAt, e.sent1, e.subLSN1 = t, t.SentBy(t.Slots[j].ActivePID), t.SubLSN
 					lags = append(lags, t.CurrentLSN.Sub(t.Slots[j].ConfirmedFlush))
 				}
 			}
@@ -161,7 +160,7 @@ func inputFor(rec *sample.Recording, slot string) Input {
 	}
 	in.Blockers = blockers(rec, slot)
 	if last != nil {
-		if ws := senderOf(e.lastAt, last.ActivePID); ws != nil && ws.Sent != 0 {
+		if ws, ok := e.lastAt.Sender(last.ActivePID); ok && ws.Sent != 0 {
 			in.Reported = &Reported{WriteBehind: ws.Sent.Sub(ws.Write), FlushBehind: ws.Sent.Sub(ws.Flush)}
 		}
 	}
@@ -177,24 +176,6 @@ func inputFor(rec *sample.Recording, slot string) Input {
 // sameTime reports two times both known and equal.
 func sameTime(a, b *time.Time) bool { return a != nil && b != nil && a.Equal(*b) }
 
-// sentOf is the sent_lsn of the walsender pid at tick t (0 when none).
-func sentOf(t *sample.Tick, pid int) lsn.LSN {
-	if s := senderOf(t, pid); s != nil {
-		return s.Sent
-	}
-	return 0
-}
-
-// senderOf is the walsender pid's row at tick t (nil when none).
-func senderOf(t *sample.Tick, pid int) *sample.Sender {
-	for i := range t.Senders {
-		if pid != 0 && t.Senders[i].PID == pid {
-			return &t.Senders[i]
-		}
-	}
-	return nil
-}
-
 // flushLag returns the flush_lag of the slot's walsender at the last tick
 // that reported one (the walsender's pid is the slot's active_pid then), or
 // -1.
@@ -204,16 +185,9 @@ func flushLag(rec *sample.Recording, last *sample.Slot) float64 {
 	}
 	for i := len(rec.Ticks) - 1; i >= 0; i-- {
 		t := &rec.Ticks[i]
-		var pid int
-		for _, sl := range t.Slots {
-			if sl.Name == last.Name {
-				pid = sl.ActivePID
-			}
-		}
-		for _, s := range t.Senders {
-			if pid != 0 && s.PID == pid && s.FlushLagS != nil {
-				return *s.FlushLagS
-			}
+		sl, _ := t.Slot(last.Name)
+		if s, ok := t.Sender(sl.ActivePID); ok && s.FlushLagS != nil {
+			return *s.FlushLagS
 		}
 	}
 	return -1

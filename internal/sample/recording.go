@@ -368,12 +368,19 @@ func (t *Tick) Slot(name string) (Slot, bool) {
 
 // SentBy is the sent_lsn of the walsender pid at the tick (0 when absent).
 func (t *Tick) SentBy(pid int) lsn.LSN {
+	sn, _ := t.Sender(pid)
+	return sn.Sent
+}
+
+// Sender is the walsender pid's row at the tick (false when absent or pid
+// is 0: the slot has no walsender).
+func (t *Tick) Sender(pid int) (Sender, bool) {
 	for _, sn := range t.Senders {
-		if sn.PID == pid {
-			return sn.Sent
+		if pid != 0 && sn.PID == pid {
+			return sn, true
 		}
 	}
-	return 0
+	return Sender{}, false
 }
 
 // Advance is how far a position moved forward from a to b, in bytes: 0

@@ -103,6 +103,11 @@ type session struct {
 	// walDir is the publisher's pg_wal (data_directory/pg_wal), read at the
 	// first tick of a publisher on this host (walDisk).
 	walDir string
+	// parent is Run's context: a tick's statements end with it (Ctrl-C)
+	// or their own timeout, not with the window, so that a read still
+	// running when the window ends does not cut the session (pgx closes a
+	// connection whose statement is cancelled) and the monitor can keep it.
+	parent context.Context
 }
 
 // walDisk reads the space of the file system holding pg_wal, noting a
@@ -125,9 +130,9 @@ func (s *session) walDisk(ctx context.Context, tk *Tick) *DiskStat {
 // A cancelled ctx ends sampling early without an error.
 func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) {
 	o.defaults()
-	sides := []*session{{name: Publisher, connect: connect, ticked: -1}}
+	sides := []*session{{name: Publisher, connect: connect, ticked: -1, parent: ctx}}
 	if o.Subscriber {
-		sides = append(sides, &session{name: Subscriber, connect: connect, ticked: -1})
+		sides = append(sides, &session{name: Subscriber, connect: connect, ticked: -1, parent: ctx})
 	}
 	rec := &Recording{Version: RecordingVersion}
 	for _, s := range sides {
@@ -247,8 +252,11 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 	defer s.connMu.Unlock()
 	// The positions (one round trip) and a reconnect answer within
 	// pg.ReadTimeout; the best-effort reads after them get their own.
-	runCtx := ctx
-	ctx, cancel := pg.WithAnswerTimeout(runCtx, pg.ReadTimeout)
+	runCtx, stmt := ctx, ctx
+	if s.parent != nil {
+		stmt = s.parent
+	}
+	ctx, cancel := pg.WithAnswerTimeout(stmt, pg.ReadTimeout)
 	defer cancel()
 	if s.conn == nil {
 		c, err := s.connect(ctx, s.name)
@@ -272,11 +280,11 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 			// of this tick instead of losing the tick, and the tick says so;
 			// a broken connection fails the next tick's reads.
 			var err error
-			tk.Blockers, err = bestEffort(runCtx, func(ctx context.Context) ([]Blocker, error) {
+			tk.Blockers, err = bestEffort(stmt, func(ctx context.Context) ([]Blocker, error) {
 				return readBlockers(ctx, s.conn, pidList(keys))
 			})
 			tk.noteReadError(s.name, SourceBlockers, err)
-			tk.Copies, err = bestEffort(runCtx, func(ctx context.Context) ([]CopyProgress, error) {
+			tk.Copies, err = bestEffort(stmt, func(ctx context.Context) ([]CopyProgress, error) {
 				return readCopyProgress(ctx, s.conn, syncPIDs(keys))
 			})
 			tk.noteReadError(s.name, SourceCopyProgress, err)
@@ -308,7 +316,7 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 			tk.PubHost = readHost(o.Proc)
 			// Beside /proc, walsender or not: a disabled subscription's
 			// slot, the one that fills the disk, has none.
-			tk.PubWALDisk = s.walDisk(runCtx, tk)
+			tk.PubWALDisk = s.walDisk(stmt, tk)
 		} else {
 			tk.SubHost = readHost(o.Proc)
 		}
@@ -319,7 +327,7 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 	// asked for beside them (calibration: the lab's recordings).
 	if !o.NoBurst && (!procRead || o.AlwaysBurst) && k%burstEvery == 0 {
 		// Best effort, as above: a failed burst leaves this tick without one.
-		ms, err := bestEffort(runCtx, func(ctx context.Context) ([]float64, error) { return readBurst(ctx, s.conn) })
+		ms, err := bestEffort(stmt, func(ctx context.Context) ([]float64, error) { return readBurst(ctx, s.conn) })
 		tk.noteReadError(s.name, SourceCPUBurst, err)
 		if err == nil {
 			if s.name == Publisher {

@@ -60,20 +60,20 @@ func TestIntegrationWatchInATerminalShowsTheVerdictAndTheLag(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
 		}
 	}
+	// Each key's effect is awaited, not slept for: beside the starved
+	// publisher of this scenario the program can take a few seconds to
+	// answer (CI on 15: still PAUSED 1.5 s after 'p' and 's').
 	tmux(t, "send-keys", "-t", session, "?")
-	time.Sleep(1500 * time.Millisecond)
-	if s := tmux(t, "capture-pane", "-p", "-t", session); !strings.Contains(s, "--from-samples") {
+	if s, ok := screenShows(t, session, "--from-samples"); !ok {
 		t.Errorf("'?' shows no help:\n%s", s)
 	}
 	tmux(t, "send-keys", "-t", session, "p")
-	time.Sleep(1500 * time.Millisecond)
-	if s := tmux(t, "capture-pane", "-p", "-t", session); !strings.Contains(s, "PAUSED") {
+	if s, ok := screenShows(t, session, "PAUSED"); !ok {
 		t.Errorf("'p' does not pause:\n%s", s)
 	}
 	tmux(t, "send-keys", "-t", session, "p")
 	tmux(t, "send-keys", "-t", session, "s")
-	time.Sleep(1500 * time.Millisecond)
-	if s := tmux(t, "capture-pane", "-p", "-t", session); !strings.Contains(s, "saved the window's samples to") {
+	if s, ok := screenShows(t, session, "saved the window's samples to"); !ok {
 		t.Errorf("'s' saves nothing:\n%s", s)
 	}
 	tmux(t, "send-keys", "-t", session, "q")
@@ -85,6 +85,19 @@ func TestIntegrationWatchInATerminalShowsTheVerdictAndTheLag(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Errorf("'q' did not end watch within 10 s")
+}
+
+// screenShows polls the session's screen for want, up to 10 s: the
+// screen, and whether it showed.
+func screenShows(t *testing.T, session, want string) (string, bool) {
+	t.Helper()
+	var s string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		if s = tmux(t, "capture-pane", "-p", "-t", session); strings.Contains(s, want) {
+			return s, true
+		}
+	}
+	return s, false
 }
 
 // quote single-quotes s for the shell tmux runs the command with.
