@@ -37,16 +37,8 @@ func TestRecordedLabRuns(t *testing.T) {
 	}
 	for _, e := range exps {
 		t.Run(filepath.Base(e.File), func(t *testing.T) {
-			ins := Inputs(load(t, e.File), nil)
-			var slots []string
-			for _, in := range ins {
-				slots = append(slots, in.Slot)
-			}
-			i := e.Path(slots)
-			if i < 0 {
-				t.Fatalf("paths %q: none is the one to judge", slots)
-			}
-			v := Classify(ins[i])
+			in, i := judged(t, e)
+			v := Classify(in)
 			if v.Name != e.Verdict {
 				t.Errorf("verdict %s (%.2f) with evidence %q; the lab made %s (%s): want %s", v.Name, v.Confidence, v.Evidence, e.State, e.How, e.Verdict)
 			}
@@ -56,6 +48,22 @@ func TestRecordedLabRuns(t *testing.T) {
 			checkWithoutProc(t, e, load(t, e.File), i)
 		})
 	}
+}
+
+// judged is the input of the path a recording's expectation judges, and
+// its index among the recording's paths.
+func judged(t *testing.T, e recordings.Expectation) (Input, int) {
+	t.Helper()
+	ins := Inputs(load(t, e.File), nil)
+	var slots []string
+	for _, in := range ins {
+		slots = append(slots, in.Slot)
+	}
+	i := e.Path(slots)
+	if i < 0 {
+		t.Fatalf("%s: paths %q: none is the one to judge", e.File, slots)
+	}
+	return ins[i], i
 }
 
 // noProcExact are the states whose verdict must hold without /proc: the

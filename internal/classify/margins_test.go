@@ -38,16 +38,8 @@ func TestTheMarginsOfEveryRecording(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| recording | verdict | confidence | the condition nearest its threshold | margin |\n|---|---|---|---|---|\n")
 	for _, e := range exps {
-		ins := Inputs(load(t, e.File), nil)
-		var slots []string
-		for _, in := range ins {
-			slots = append(slots, in.Slot)
-		}
-		i := e.Path(slots)
-		if i < 0 {
-			t.Fatalf("%s: paths %q: none is the one to judge", e.File, slots)
-		}
-		v := Classify(ins[i])
+		in, _ := judged(t, e)
+		v := Classify(in)
 		name := strings.TrimSuffix(filepath.Base(e.File), ".json")
 		cond, m := "a fact, not a threshold", "-"
 		if d := v.Decided; d != nil {
