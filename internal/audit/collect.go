@@ -34,37 +34,38 @@ func Collect(ctx context.Context, o Options) (Snapshots, error) {
 	if err := o.Validate(); err != nil {
 		return s, err
 	}
+	var err error
 	if o.Publisher != "" {
-		c, err := pg.Connect(ctx, o.Publisher, "publisher")
-		if err != nil {
+		if s.Publisher, err = readSide(ctx, o.Publisher, "publisher", ReadPublisher); err != nil {
 			return s, err
-		}
-		defer c.Close()
-		if s.Publisher, err = ReadPublisher(ctx, c); err != nil {
-			return s, pg.RedactErr(err)
 		}
 	}
 	if o.Subscriber != "" {
-		c, err := pg.Connect(ctx, o.Subscriber, "subscriber")
-		if err != nil {
+		if s.Subscriber, err = readSide(ctx, o.Subscriber, "subscriber", ReadSubscriber); err != nil {
 			return s, err
-		}
-		defer c.Close()
-		if s.Subscriber, err = ReadSubscriber(ctx, c); err != nil {
-			return s, pg.RedactErr(err)
 		}
 	}
 	if o.Standby != "" {
-		c, err := pg.Connect(ctx, o.Standby, "standby")
-		if err != nil {
+		if s.Standby, err = readSide(ctx, o.Standby, "standby", ReadStandby); err != nil {
 			return s, err
-		}
-		defer c.Close()
-		if s.Standby, err = ReadStandby(ctx, c); err != nil {
-			return s, pg.RedactErr(err)
 		}
 	}
 	return s, nil
+}
+
+// readSide connects to one server, reads its snapshot and closes the
+// session; a read error comes back with its passwords removed.
+func readSide[T any](ctx context.Context, dsn, role string, read func(context.Context, *pg.Conn) (*T, error)) (*T, error) {
+	c, err := pg.Connect(ctx, dsn, role)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	v, err := read(ctx, c)
+	if err != nil {
+		return nil, pg.RedactErr(err)
+	}
+	return v, nil
 }
 
 // CheckServers collects snapshots and runs every check: the report and the
