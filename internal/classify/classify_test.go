@@ -268,7 +268,7 @@ func TestTheSubscriptionsOwnWorkersAreNotBlockersToEnd(t *testing.T) {
 	c := modify(rec, func(_ int, tk *sample.Tick) {
 		tk.Subs[0].ParallelWorkers = []int{9999}
 		tk.Subs[0].OtherWorkers = []int{9999}
-		tk.Blockers = append(tk.Blockers, sample.Blocker{WaiterPID: 9999, WaitEvent: "applytransaction", PID: leader, BackendType: "logical replication apply worker"})
+		tk.Blockers = append(tk.Blockers, sample.Blocker{WaiterPID: 9999, WaitEvent: "applytransaction", Session: sample.Session{PID: leader, BackendType: "logical replication apply worker"}})
 	})
 	in := Inputs(c, nil)[0]
 	for _, b := range in.Blockers {

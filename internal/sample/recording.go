@@ -265,13 +265,8 @@ type CopyProgress struct {
 type Blocker struct {
 	WaiterPID int    `json:"waiter_pid"` // the replication worker that waits
 	WaitEvent string `json:"wait_event"` // its wait_event ("relation", "transactionid", "tuple", ...)
-	PID       int    `json:"pid"`        // the blocking backend
-	AppName   string `json:"application_name,omitempty"`
-	User      string `json:"user,omitempty"`
-	// BackendType is pg_stat_activity.backend_type ("client backend", ...).
-	BackendType string `json:"backend_type,omitempty"`
-	// State is pg_stat_activity.state ("idle in transaction", "active", ...).
-	State string `json:"state,omitempty"`
+	// Session is the blocking backend.
+	Session
 	// XactAgeS is how long the blocker's transaction has been open, in
 	// seconds (0 when it has none or it is not visible).
 	XactAgeS float64 `json:"xact_age_s"`

@@ -37,7 +37,7 @@ func TestRecordingVersion2RoundTrips(t *testing.T) {
 	tk := Tick{
 		Senders:  []Sender{{PID: 1, WriteLagS: &lag, FlushLagS: &lag, ReplayLagS: &lag, ReplyAt: &at}},
 		Subs:     []Sub{{Name: "s", LastMsgSendAt: &at, LastMsgReceiptAt: &at, LatestEndAt: &at}},
-		Blockers: []Blocker{{WaiterPID: 2, WaitEvent: "relation", PID: 3, AppName: "holder", XactAgeS: 4.5}},
+		Blockers: []Blocker{{WaiterPID: 2, WaitEvent: "relation", Session: Session{PID: 3, AppName: "holder"}, XactAgeS: 4.5}},
 	}
 	b, err := json.Marshal(tk)
 	if err != nil {

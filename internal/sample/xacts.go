@@ -12,11 +12,9 @@ import (
 // WAL since its first change (restart_lsn), and with streaming off nothing
 // of it is sent. Version 5+.
 type OpenXact struct {
-	PID     int     `json:"pid"`
-	AppName string  `json:"application_name,omitempty"`
-	User    string  `json:"user,omitempty"`
-	State   string  `json:"state,omitempty"`
-	AgeS    float64 `json:"xact_age_s"`
+	Session
+	// AgeS is how long its transaction has been open, seconds.
+	AgeS float64 `json:"xact_age_s"`
 	// XIDAge is age(backend_xid): transactions started since this one.
 	XIDAge int64  `json:"xid_age"`
 	Query  string `json:"query,omitempty"`
