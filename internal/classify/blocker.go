@@ -1,25 +1,16 @@
 package classify
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/measure"
+)
 
 // Blocker is a session that held a heavyweight lock one of the path's
-// apply-side workers waited for (pg_blocking_pids on the subscriber).
+// apply-side workers waited for (pg_blocking_pids on the subscriber), as
+// measure gathers it; the classifier adds how it reads as evidence.
 type Blocker struct {
-	PID         int    `json:"pid"`
-	AppName     string `json:"application_name,omitempty"`
-	User        string `json:"user,omitempty"`
-	BackendType string `json:"backend_type,omitempty"`
-	State       string `json:"state,omitempty"`
-	// XactAgeS is the age of its transaction at the last tick that saw it, seconds.
-	XactAgeS float64 `json:"xact_age_s,omitempty"`
-	Query    string  `json:"query,omitempty"`
-	// WaitEvent is the lock the worker waited for (relation, tuple, transactionid, ...).
-	WaitEvent string `json:"wait_event,omitempty"`
-	// Waiter names the kind of worker it blocked ("apply worker",
-	// "parallel apply worker", "tablesync worker").
-	Waiter string `json:"waiter,omitempty"`
-	// Ticks is the number of ticks at which it blocked a worker.
-	Ticks int `json:"ticks"`
+	measure.Blocker
 }
 
 // String is the evidence line for the blocker.

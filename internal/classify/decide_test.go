@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/sample"
 )
 
 // proc builds a role's measurement: CPU and run-queue shares of a core and
@@ -169,7 +170,7 @@ func TestCaughtUpNeedsSmallBytesSmallTimeAndNothingSaturated(t *testing.T) {
 func TestALockedApplyWorkerIsNotStalledAndNamesTheBlocker(t *testing.T) {
 	in := path(proc(0.01, 0, map[string]float64{evWriteData: 0.95}), proc(0, 0, map[string]float64{"relation": 1.0}))
 	in.Summary.Consumed, in.Summary.Decoded, in.Summary.Generated = 0, 0, 1e6
-	in.Blockers = []Blocker{{PID: 4242, AppName: "nightly-report", User: "app", State: "idle in transaction", XactAgeS: 31, Query: "LOCK TABLE hot IN SHARE MODE", WaitEvent: "relation", Ticks: 10}}
+	in.Blockers = []Blocker{{measure.Blocker{Session: sample.Session{PID: 4242, AppName: "nightly-report", User: "app", State: "idle in transaction"}, XactAgeS: 31, Query: "LOCK TABLE hot IN SHARE MODE", WaitEvent: "relation", Ticks: 10}}}
 	v := Classify(in)
 	if v.Name != SubscriberWaits || v.Limit != StageApply {
 		t.Fatalf("verdict %s limit %s, want subscriber-waits on the apply stage; evidence %q", v.Name, v.Limit, v.Evidence)

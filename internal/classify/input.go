@@ -2,7 +2,6 @@ package classify
 
 import (
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/lagscope/lagscope/internal/measure"
@@ -158,7 +157,11 @@ func inputFor(rec *sample.Recording, slot string) Input {
 	if in.Sync != nil {
 		in.Sync.fill(rec)
 	}
-	in.Blockers = blockers(rec, slot)
+	bs := measure.Blockers(rec, slot)
+	in.Blockers = make([]Blocker, len(bs))
+	for i, b := range bs {
+		in.Blockers[i] = Blocker{b}
+	}
 	if last != nil {
 		if ws, ok := e.lastAt.Sender(last.ActivePID); ok && ws.Sent != 0 {
 			in.Reported = &Reported{WriteBehind: ws.Sent.Sub(ws.Write), FlushBehind: ws.Sent.Sub(ws.Flush)}
@@ -191,59 +194,6 @@ func flushLag(rec *sample.Recording, last *sample.Slot) float64 {
 		}
 	}
 	return -1
-}
-
-// blockers gathers the sessions that blocked the workers of the slot's
-// subscription, most often seen first.
-func blockers(rec *sample.Recording, slot string) []Blocker {
-	byPID := map[int]*Blocker{}
-	for _, t := range rec.Ticks {
-		workers := map[int]string{}
-		for _, s := range t.Subs {
-			if s.Slot != slot {
-				continue
-			}
-			for _, w := range s.OtherWorkers {
-				workers[w] = "replication worker"
-			}
-			for _, w := range s.SyncWorkers {
-				workers[w] = "tablesync worker"
-			}
-			for _, w := range s.ParallelWorkers {
-				workers[w] = "parallel apply worker"
-			}
-			workers[s.WorkerPID] = "apply worker"
-		}
-		seen := map[int]bool{}
-		for _, b := range t.Blockers {
-			// The subscription's own workers block each other by design
-			// (a leader and its parallel worker on applytransaction):
-			// they are not a session to end.
-			if workers[b.WaiterPID] == "" || workers[b.PID] != "" || strings.HasPrefix(b.BackendType, "logical replication") || seen[b.PID] {
-				continue
-			}
-			seen[b.PID] = true
-			x := byPID[b.PID]
-			if x == nil {
-				x = &Blocker{PID: b.PID}
-				byPID[b.PID] = x
-			}
-			x.AppName, x.User, x.BackendType, x.State, x.XactAgeS, x.Query, x.WaitEvent, x.Waiter =
-				b.AppName, b.User, b.BackendType, b.State, b.XactAgeS, b.Query, b.WaitEvent, workers[b.WaiterPID]
-			x.Ticks++
-		}
-	}
-	out := make([]Blocker, 0, len(byPID))
-	for _, b := range byPID {
-		out = append(out, *b)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Ticks != out[j].Ticks {
-			return out[i].Ticks > out[j].Ticks
-		}
-		return out[i].PID < out[j].PID
-	})
-	return out
 }
 
 // medianLag is the median of lags in whole bytes (0 when none).
