@@ -1,13 +1,12 @@
 package classify
 
 import (
-	"github.com/lagscope/lagscope/internal/units"
-
 	"fmt"
 	"strings"
 
-	"github.com/lagscope/lagscope/internal/lsn"
+	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/units"
 )
 
 // Phases of a large transaction on a path that does not stream it
@@ -57,53 +56,43 @@ type LargeTxn struct {
 	Xact *sample.OpenXact `json:"open_xact,omitempty"`
 }
 
-// txnEnds is what largeTxn reads: the slot and its walsender's sent_lsn at
-// the window's first and last ticks that had them, and whether the
-// walsender mostly waited for WAL.
-type txnEnds struct {
-	first, last      *sample.Slot
-	firstAt, lastAt  *sample.Tick
-	sent0, sent1     lsn.LSN // 0 = no walsender at that tick
-	subLSN0, subLSN1 lsn.LSN
-	waitsForWAL      bool
-	windowS          float64
-}
-
-// largeTxn recognises a large transaction in flight from the window's
-// ends; nil when there is none.
-func largeTxn(e txnEnds) *LargeTxn {
-	if e.first == nil || e.last == nil || e.windowS <= 0 || e.last.RestartLSN == 0 {
+// largeTxn recognises a large transaction in flight from the slot at the
+// window's ends (first, last: nil when never seen), the window's length in
+// seconds and whether the walsender mostly waited for WAL; nil when there is
+// none.
+func largeTxn(first, last *measure.SlotEnd, windowS float64, waitsForWAL bool) *LargeTxn {
+	if first == nil || last == nil || windowS <= 0 || last.RestartLSN == 0 {
 		return nil
 	}
 	lt := &LargeTxn{
-		HeldBytes:    e.lastAt.CurrentLSN.Sub(e.last.RestartLSN),
-		SpilledBytes: e.last.SpillBytes - e.first.SpillBytes,
+		HeldBytes:    last.CurrentLSN.Sub(last.RestartLSN),
+		SpilledBytes: last.SpillBytes - first.SpillBytes,
 		SubWALRate:   -1,
 	}
-	held := e.last.RestartLSN == e.first.RestartLSN
-	confirmedLag := e.lastAt.CurrentLSN.Sub(e.last.ConfirmedFlush)
+	held := last.RestartLSN == first.RestartLSN
+	confirmedLag := last.CurrentLSN.Sub(last.ConfirmedFlush)
 	switch {
 	case !held || lt.HeldBytes < TxnHeldWAL:
 		return nil
-	case e.sent0 != 0 && e.sent0 == e.sent1 && !e.waitsForWAL && e.sent1.Sub(e.last.RestartLSN) >= TxnHeldWAL:
+	case first.Sent != 0 && first.Sent == last.Sent && !waitsForWAL && last.Sent.Sub(last.RestartLSN) >= TxnHeldWAL:
 		// Sending: the walsender works (it does not wait for WAL) but
 		// reads no further, far past what the slot can release.
-		lt.Phase, lt.TxnBytes = TxnSending, e.sent1.Sub(e.last.RestartLSN)
-		if e.subLSN0 != 0 && e.subLSN1 >= e.subLSN0 {
-			lt.SubWALRate = float64(e.subLSN1-e.subLSN0) / e.windowS
+		lt.Phase, lt.TxnBytes = TxnSending, last.Sent.Sub(last.RestartLSN)
+		if first.SubLSN != 0 && last.SubLSN >= first.SubLSN {
+			lt.SubWALRate = float64(last.SubLSN-first.SubLSN) / windowS
 		}
 		return lt
-	case e.sent0 != 0 && e.sent1 > e.sent0 && e.last.ConfirmedFlush == e.first.ConfirmedFlush &&
-		e.last.TotalTxns == e.first.TotalTxns && (lt.SpilledBytes > 0 || e.last.TotalTxns > 0):
+	case first.Sent != 0 && last.Sent > first.Sent && last.ConfirmedFlush == first.ConfirmedFlush &&
+		last.TotalTxns == first.TotalTxns && (lt.SpilledBytes > 0 || last.TotalTxns > 0):
 		// Decoding: the walsender read on while no transaction finished
 		// decoding and the consumer confirmed nothing.
-		lt.Phase, lt.DecodedBytes = TxnDecoding, e.sent1.Sub(e.sent0)
-		lt.TxnBytes = e.sent1.Sub(e.last.RestartLSN)
+		lt.Phase, lt.DecodedBytes = TxnDecoding, last.Sent.Sub(first.Sent)
+		lt.TxnBytes = last.Sent.Sub(last.RestartLSN)
 		return lt
-	case len(e.lastAt.Xacts) > 0 && lt.HeldBytes >= 2*confirmedLag && e.lastAt.Xacts[0].AgeS >= e.windowS:
+	case len(last.Xacts) > 0 && lt.HeldBytes >= 2*confirmedLag && last.Xacts[0].AgeS >= windowS:
 		// Open: a writing transaction older than the window is open
 		// while the slot has confirmed far past its restart_lsn.
-		x := e.lastAt.Xacts[0]
+		x := last.Xacts[0]
 		lt.Phase, lt.Xact = TxnOpen, &x
 		return lt
 	}

@@ -1,75 +1,10 @@
 package classify
 
 import (
-	"github.com/lagscope/lagscope/internal/units"
-
 	"fmt"
-	"regexp"
-	"strconv"
 
-	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/units"
 )
-
-// tablesyncRE matches the slot a tablesync worker creates for the initial
-// copy of one table: pg_<subscription oid>_sync_<relid>_<system id>.
-var tablesyncRE = regexp.MustCompile(`^pg_(\d+)_sync_(\d+)_\d+$`)
-
-// tablesyncSlot parses a tablesync slot's name.
-func tablesyncSlot(name string) (subOID, relID int64, ok bool) {
-	m := tablesyncRE.FindStringSubmatch(name)
-	if m == nil {
-		return 0, 0, false
-	}
-	subOID, err1 := strconv.ParseInt(m[1], 10, 64)
-	relID, err2 := strconv.ParseInt(m[2], 10, 64)
-	return subOID, relID, err1 == nil && err2 == nil
-}
-
-// Sync is the initial copy of one table by a tablesync worker.
-type Sync struct {
-	SubOID, RelID int64
-	// Table is the table's name on the subscriber ("" when its COPY was not
-	// seen: PostgreSQL 13, or the copy is done and the worker catches up).
-	Table string
-	// Bytes and BytesTotal are the COPY's progress at the window's end;
-	// Rate is its advance over the window, bytes/s (-1 when not seen twice).
-	Bytes, BytesTotal int64
-	Rate              float64
-	// Workers is the number of tablesync workers of the subscription.
-	Workers int
-}
-
-// fill reads the table's COPY progress from the recording.
-func (s *Sync) fill(rec *sample.Recording) {
-	s.Rate = -1
-	var first, last *sample.CopyProgress
-	var t0, t1 float64
-	for i := range rec.Ticks {
-		t := &rec.Ticks[i]
-		for j := range t.Copies {
-			c := &t.Copies[j]
-			if c.RelID != s.RelID {
-				continue
-			}
-			if first == nil {
-				first, t0 = c, float64(t.At.UnixNano())/1e9
-			}
-			last, t1 = c, float64(t.At.UnixNano())/1e9
-		}
-		for _, sub := range t.Subs {
-			if sub.OID == s.SubOID {
-				s.Workers = len(sub.SyncWorkers)
-			}
-		}
-	}
-	if last == nil {
-		return
-	}
-	s.Table, s.Bytes, s.BytesTotal = last.Table, last.Bytes, last.BytesTotal
-	if t1 > t0 {
-		s.Rate = float64(last.Bytes-first.Bytes) / (t1 - t0)
-	}
-}
 
 // syncVerdict describes a tablesync slot: the initial copy of one table.
 func syncVerdict(in Input) Verdict {
