@@ -171,3 +171,36 @@ func (k IndexKey) name() string {
 	}
 	return k.Column
 }
+
+// TableLookup is how the apply worker of one subscription finds the rows
+// of one of its tables on the subscriber.
+type TableLookup struct {
+	// Subscribed is the table as subscribed (pg_subscription_rel); Table
+	// is the local table rows land in: it, or one of its leaf partitions.
+	Subscribed string
+	Table      string
+	OID        uint32 // the local table's oid
+	// RemoteFull says the publisher's table has REPLICA IDENTITY FULL
+	// (false when the publisher was not read).
+	RemoteFull bool
+	Lookup
+}
+
+// ApplyLookups returns, for each table of the subscription named sub (each
+// leaf of a partitioned one), how its apply worker finds rows under the
+// subscriber's version: the lookups full-identity-no-index and
+// extra-subscriber-indexes judge. Nil without the subscriber's snapshot.
+func ApplyLookups(s Snapshots, sub string) []TableLookup {
+	var out []TableLookup
+	for _, l := range links(s) {
+		if l.Sub.Name != sub || l.Local == nil {
+			continue
+		}
+		full := l.Remote != nil && l.Remote.ReplicaIdentity == "full"
+		for _, t := range s.Subscriber.leaves(l.Local) {
+			out = append(out, TableLookup{Subscribed: l.Rel.Table, Table: t.Qualified(), OID: t.OID, RemoteFull: full,
+				Lookup: ApplyLookup(s.Subscriber.Version.Major, *t, full, l.RemoteColumns)})
+		}
+	}
+	return out
+}

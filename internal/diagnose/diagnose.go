@@ -157,6 +157,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 			}
 		}
 		if in.Subscription != "" {
+			withApplyWork(&p, rec, snaps)
 			withSetup(&p, rec, results, snaps)
 		}
 		// Lists are arrays in the JSON, empty rather than null.

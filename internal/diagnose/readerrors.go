@@ -12,6 +12,7 @@ var readErrorMeaning = map[string]string{
 	sample.SourceBlockers:     "whether a session blocked the apply worker at those ticks is unknown (not \"no blocker\")",
 	sample.SourceCopyProgress: "the initial copy's progress at those ticks is unknown",
 	sample.SourceCPUBurst:     "the in-server CPU burst is missing there: CPU contention from inside the server rests on fewer samples",
+	sample.SourceApplyWork:    "what the apply worker did per table is measured between the ticks that read it, a shorter span than the window",
 	sample.SourceWALDisk:      "when the file system holding pg_wal fills is not forecast (statfs of the data directory needs the server's OS user or root)",
 }
 

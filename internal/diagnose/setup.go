@@ -118,9 +118,16 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 				switch id {
 				case "replica-triggers":
 					c += applyDid(p)
+				case "full-identity-no-index":
+					c += scanned(p, snaps, strings.TrimPrefix(f.Objects[0], "table "))
+				case "replica-identity-full":
+					c += foundBy(p, snaps, strings.TrimPrefix(f.Objects[0], "table "))
 				case "extra-subscriber-indexes":
 					if p.SubWALPerSent > 0 {
 						c += fmt.Sprintf("; the subscriber wrote %.1fx the WAL it was sent during the window (each index adds its own writes)", p.SubWALPerSent)
+					}
+					if p.ApplyWALBytes > 0 {
+						c += fmt.Sprintf("; its apply workers wrote %s of WAL in the window (pg_stat_get_backend_wal)", units.FormatBytes(float64(p.ApplyWALBytes)))
 					}
 				}
 				causes = append(causes, c)

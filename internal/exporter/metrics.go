@@ -64,7 +64,7 @@ var (
 		"How much of lagscope_replication_limit was in use when the setup was last read (every 5 minutes, and after each reconnect): slots, walsenders, workers, replication origins.",
 		[]string{"pair", "server", "setting", "subscription"}, nil)
 	descReadErrors = prometheus.NewDesc("lagscope_read_errors_total",
-		"Best-effort reads that failed (source: blockers, copy_progress, cpu_burst): what they would have said is unknown.",
+		"Best-effort reads that failed (source: blockers, copy_progress, cpu_burst, wal_disk, apply_work): what they would have said is unknown.",
 		[]string{"pair", "server", "source"}, nil)
 	descGenerated = prometheus.NewDesc("lagscope_wal_generated_bytes_total",
 		"WAL the publisher wrote while watched.", []string{"pair"}, nil)

@@ -593,6 +593,15 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		if !strings.Contains(p.Cause, "public.hot has REPLICA IDENTITY FULL") || len(p.Helps) == 0 || !strings.Contains(p.Helps[0], "public.hot") {
 			t.Errorf("cause %q, helps %q: want public.hot's FULL identity without a usable index named, its fix first", p.Cause, p.Helps)
 		}
+		// The apply worker's scans, counted in pg_stat_user_tables: each
+		// change reads part of hot's 100k rows.
+		if !strings.Contains(p.Cause, "once per changed row; measured in the window: ") || !strings.Contains(p.Cause, "rows read per second") {
+			t.Errorf("cause %q: want the rows its sequential scans read per second", p.Cause)
+		}
+		for _, w := range p.Tables {
+			t.Logf("%s.%s in %.1f s: %d updated, %d seq scans, %d rows read by them (%.0f/s, %.0f per row changed), %d index scans",
+				w.Schema, w.Name, w.Seconds, w.Updated, w.SeqScans, w.SeqRead, w.PerSecond(w.SeqRead), w.SeqReadPerChange(), w.IdxScans)
+		}
 	case "apply-bound":
 		// 3 indexes the publisher lacks: named, with what they cost in WAL.
 		if !strings.Contains(p.Cause, "Table public.hot has 3 indexes") || !strings.Contains(p.Cause, "the WAL it was sent") ||

@@ -21,9 +21,11 @@ import (
 // measured as null (they were -1; the link stage's shares were 0) and
 // names the slot's confirmed rate confirmed_mb_per_s (consumed_mb_per_s).
 // Version 6 adds each path's time to trouble (Path.Trouble) and its
-// subscription's conflicts (Path.Conflicts).
+// subscription's conflicts (Path.Conflicts). Version 7 adds what the
+// subscriber did per subscribed table in the window (Path.Tables) and the
+// apply workers' own WAL (Path.ApplyWALBytes, 18+).
 // Read takes every version up to this one.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // Report is one diagnose run.
 type Report struct {
@@ -76,6 +78,13 @@ type Path struct {
 	// SubWALPerSent is the WAL the subscriber wrote per byte the
 	// walsender sent in the window (omitted when unknown).
 	SubWALPerSent float64 `json:"sub_wal_per_sent_byte,omitempty"`
+	// Tables are the subscription's tables with what the subscriber did
+	// to each in the window, from pg_stat_user_tables (schema 7+; nil
+	// when the counters were not read).
+	Tables []measure.TableWork `json:"tables,omitempty"`
+	// ApplyWALBytes is the WAL the subscription's apply workers wrote in
+	// the window (pg_stat_get_backend_wal, 18+; 0 when not read).
+	ApplyWALBytes int64   `json:"apply_wal_bytes,omitempty"`
 	CatchUpS      float64 `json:"catch_up_s,omitempty"`
 	// Trouble is when the slot's retained WAL becomes an outage (schema
 	// 6+; nil when the window read the slot fewer than twice, or it is

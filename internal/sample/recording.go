@@ -27,8 +27,10 @@ import (
 // max_slot_wal_keep_size), inactive_since (17+), the server's
 // idle_replication_slot_timeout (18+), the free space of the file system
 // holding the publisher's pg_wal (on its host) and the subscriptions'
-// conflict counters (18+).
-const RecordingVersion = 8
+// conflict counters (18+). Version 9 added what the subscriber's apply
+// workers did by each tick (Tick.Applied: the subscribed tables'
+// pg_stat_user_tables counters, and on 18+ the workers' WAL; optional).
+const RecordingVersion = 9
 
 // Recording is everything sampled over one window.
 type Recording struct {
@@ -110,6 +112,10 @@ type Tick struct {
 	SubLSN lsn.LSN `json:"sub_current_lsn,omitempty"`
 	// Xacts are the publisher's oldest writing transactions (version 5+).
 	Xacts []OpenXact `json:"pub_xacts,omitempty"`
+	// Applied is what the subscriber's apply workers had done by this
+	// tick (version 9+; nil without a subscriber, or when it could not be
+	// read: then ReadErrors says why).
+	Applied *ApplyWork `json:"sub_applied,omitempty"`
 	// ReadErrors are the best-effort reads of this tick that failed: what
 	// they would have said is unknown, not "none" (a blocker read that timed
 	// out is not "no blocker").

@@ -288,6 +288,10 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 				return readCopyProgress(ctx, s.conn, syncPIDs(keys))
 			})
 			tk.noteReadError(s.name, SourceCopyProgress, err)
+			tk.Applied, err = bestEffort(stmt, func(ctx context.Context) (*ApplyWork, error) {
+				return readApplyWork(ctx, s.conn, applyPIDs(keys))
+			})
+			tk.noteReadError(s.name, SourceApplyWork, err)
 		}
 	}
 	if err != nil {

@@ -14,20 +14,31 @@ var siUnits = []string{"B", "kB", "MB", "GB", "TB", "PB", "EB"}
 // "96 MB", "2 GB". Values below 10 of a unit keep one decimal unless it is
 // zero. Negative counts get a leading "-"; NaN and infinities print as
 // "NaN B", "+Inf B" and "-Inf B".
-func FormatBytes(n float64) string {
+func FormatBytes(n float64) string { return formatSI(n, siUnits, " ") }
+
+// countUnits are FormatCount's suffixes, each 1000 times the previous.
+var countUnits = []string{"", "k", "M", "G", "T", "P", "E"}
+
+// FormatCount prints a count (rows, scans) as FormatBytes prints bytes,
+// with a suffix instead of a unit: "812", "48k", "2.1M".
+func FormatCount(n float64) string { return formatSI(n, countUnits, "") }
+
+// formatSI prints n with about three significant digits and the unit of
+// names (each 1000 times the previous) after sep.
+func formatSI(n float64, names []string, sep string) string {
 	if math.IsNaN(n) || math.IsInf(n, 0) {
-		return strconv.FormatFloat(n, 'f', -1, 64) + " B"
+		return strings.TrimSuffix(strconv.FormatFloat(n, 'f', -1, 64)+sep+names[0], " ")
 	}
 	sign := ""
 	if n < 0 {
 		sign, n = "-", -n
 	}
 	if n >= 999.5e18 {
-		// Beyond the units: a number no byte count reaches, kept short.
-		return sign + strconv.FormatFloat(n, 'g', 3, 64) + " B"
+		// Beyond the units: a number no count reaches, kept short.
+		return strings.TrimSuffix(sign+strconv.FormatFloat(n, 'g', 3, 64)+sep+names[0], " ")
 	}
 	i := 0
-	for i < len(siUnits)-1 && math.Round(n) >= 1000 { // would print as 1000 or more
+	for i < len(names)-1 && math.Round(n) >= 1000 { // would print as 1000 or more
 		n /= 1000
 		i++
 	}
@@ -38,7 +49,7 @@ func FormatBytes(n float64) string {
 	default:
 		s = strings.TrimSuffix(strconv.FormatFloat(n, 'f', 1, 64), ".0")
 	}
-	return sign + s + " " + siUnits[i]
+	return strings.TrimSuffix(sign+s+sep+names[i], " ")
 }
 
 // MBPerSecond converts a rate in bytes per second to megabytes per second

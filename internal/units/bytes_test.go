@@ -68,3 +68,24 @@ func TestFormatRateFitsTheUnitToTheSize(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatCount(t *testing.T) {
+	tests := []struct {
+		name string
+		in   float64
+		want string
+	}{
+		{"small counts print whole", 812, "812"},
+		{"thousands print with k", 48_200, "48k"},
+		{"millions keep one decimal below ten", 2_140_000, "2.1M"},
+		{"a whole number below ten drops the .0", 3_000_000, "3M"},
+		{"NaN prints as NaN", math.NaN(), "NaN"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FormatCount(tt.in); got != tt.want {
+				t.Errorf("FormatCount(%v) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
