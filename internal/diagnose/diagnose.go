@@ -160,6 +160,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 			withApplyWork(&p, rec, snaps)
 			withSetup(&p, rec, results, snaps)
 		}
+		p.WhatIf = whatIf(&p, s, results, snaps)
 		// Lists are arrays in the JSON, empty rather than null.
 		for _, l := range []*[]string{&p.Evidence, &p.Helps, &p.NotHelps} {
 			if *l == nil {

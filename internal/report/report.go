@@ -11,6 +11,7 @@ import (
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/trouble"
 	"github.com/lagscope/lagscope/internal/units"
+	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // SchemaVersion is bumped when Report's JSON shape changes. Version 2
@@ -23,7 +24,8 @@ import (
 // Version 6 adds each path's time to trouble (Path.Trouble) and its
 // subscription's conflicts (Path.Conflicts). Version 7 adds what the
 // subscriber did per subscribed table in the window (Path.Tables) and the
-// apply workers' own WAL (Path.ApplyWALBytes, 18+).
+// apply workers' own WAL (Path.ApplyWALBytes, 18+), and what each remedy
+// that applies is predicted to buy (Path.WhatIf).
 // Read takes every version up to this one.
 const SchemaVersion = 7
 
@@ -84,7 +86,7 @@ type Path struct {
 	Tables []measure.TableWork `json:"tables,omitempty"`
 	// ApplyWALBytes is the WAL the subscription's apply workers wrote in
 	// the window (pg_stat_get_backend_wal, 18+; 0 when not read).
-	ApplyWALBytes int64   `json:"apply_wal_bytes,omitempty"`
+	ApplyWALBytes int64 `json:"apply_wal_bytes,omitempty"`
 	CatchUpS      float64 `json:"catch_up_s,omitempty"`
 	// Trouble is when the slot's retained WAL becomes an outage (schema
 	// 6+; nil when the window read the slot fewer than twice, or it is
@@ -94,6 +96,10 @@ type Path struct {
 	// nil for samples from before they were read, or without a
 	// subscription).
 	Conflicts *conflict.Window `json:"conflicts,omitempty"`
+	// WhatIf is what each remedy that applies to the path is predicted to
+	// buy, with the model each figure rests on (schema 7+; empty when no
+	// stage limits).
+	WhatIf []whatif.Prediction `json:"what_if,omitempty"`
 	Walsender measure.Proc     `json:"walsender"`
 	Apply     measure.Proc     `json:"apply"`
 	// PubCPU and SubCPU are the servers' CPU contention measured from

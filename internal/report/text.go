@@ -8,6 +8,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/units"
+	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // width is the text renderer's line width.
@@ -66,6 +67,7 @@ func Text(w io.Writer, r Report) error {
 		}
 		section(b, "  setup (what 'lagscope check' finds that bears on this)", p.Setup)
 		section(b, "  helps", p.Helps)
+		section(b, "  what if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))
 		section(b, "  does not help", p.NotHelps)
 		section(b, "  caveats", p.Caveats)
 	}
@@ -185,3 +187,12 @@ func headroomText(h float64) string {
 
 // size prints a byte count the way every lagscope output does.
 func size(n int64) string { return units.FormatBytes(float64(n)) }
+
+// whatIfLines are the predictions' report lines.
+func whatIfLines(ps []whatif.Prediction) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sleep"
+	"github.com/lagscope/lagscope/internal/whatif"
+	"github.com/spf13/cobra"
+)
+
+// labWhatifOptions are lab whatif's own flags.
+type labWhatifOptions struct {
+	change   string
+	window   time.Duration
+	settle   time.Duration
+	runs     int
+	duration time.Duration
+}
+
+// Validate checks the flags.
+func (o labWhatifOptions) Validate() error {
+	if o.change == "" {
+		return Usagef("--change is required: one of %s", strings.Join(lab.ChangeNames(), ", "))
+	}
+	if o.window < 4*time.Second {
+		return Usagef("--window %s: use at least 4s", o.window)
+	}
+	if o.runs < 1 || o.runs > 20 {
+		return Usagef("--runs %d: use 1 to 20", o.runs)
+	}
+	return nil
+}
+
+func newLabWhatifCmd() *cobra.Command {
+	o := &labFlags{}
+	w := labWhatifOptions{}
+	c := &cobra.Command{
+		Use:   "whatif [SCENARIO] --change CHANGE",
+		Short: "Check a remedy's prediction: diagnose a state, make the change, measure again",
+		Long: `Builds a pair in the scenario's state (by default the one the change is
+measured from), diagnoses it for --window as 'lagscope diagnose' would, takes
+the report's prediction for the change (its "what if" line), makes the change
+on the pair while the backlog drains, waits --settle, and measures the drain
+for a second --window. It prints predicted beside measured with their ratio,
+per run and as the median and spread over --runs; the pair is removed after
+each run. The models and this machine's results: docs/whatif.md.
+
+Changes:
+` + changeHelp(),
+		Example: `  lagscope lab whatif --change link=2x --runs 3
+  lagscope lab whatif apply-bound --change drop-extra-indexes --pg-version 16 --json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := w.Validate(); err != nil {
+				return err
+			}
+			name := ""
+			if len(args) == 1 {
+				name = args[0]
+			}
+			ch, scen, err := lab.LookupChange(w.change, name)
+			if err != nil {
+				return Usage(err)
+			}
+			s, ro, err := o.resolve(scen)
+			if err != nil {
+				return err
+			}
+			ro.Duration, ro.Log = w.duration, cmd.ErrOrStderr()
+			var runs []whatif.Check
+			for i := range w.runs {
+				fmt.Fprintf(cmd.ErrOrStderr(), "lab whatif: run %d of %d: %s, then %s\n", i+1, w.runs, s.Name, ch.Name)
+				c, err := whatifRun(cmd.Context(), s, ro, ch, w)
+				if err != nil {
+					if cmd.Context().Err() != nil {
+						return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; the lab's clusters were removed")}
+					}
+					return &ExitError{Code: ExitFailure, Err: fmt.Errorf("run %d: %w", i+1, err)}
+				}
+				runs = append(runs, c)
+			}
+			cs := whatif.Summarise(runs)
+			if o.json {
+				return report.IndentedJSON(cmd.OutOrStdout(), cs)
+			}
+			return cs.Text(cmd.OutOrStdout())
+		},
+	}
+	o.bind(c)
+	fl := c.Flags()
+	fl.StringVar(&w.change, "change", "", "the change to make: "+strings.Join(lab.ChangeNames(), ", "))
+	fl.DurationVar(&w.window, "window", 10*time.Second, "each diagnose window (before and after the change)")
+	fl.DurationVar(&w.settle, "settle", 2*time.Second, "wait after the change before the second window")
+	fl.IntVar(&w.runs, "runs", 1, "runs, each on a new pair")
+	fl.DurationVar(&w.duration, "duration", 40*time.Second, "sizes the backlog as 'lab run' would for this window: it must outlast both windows")
+	return c
+}
+
+// whatifRun makes one pair, diagnoses it, makes the change and measures.
+func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Change, w labWhatifOptions) (whatif.Check, error) {
+	p, load, err := lab.Up(ctx, s, ro)
+	if err != nil {
+		return whatif.Check{}, err
+	}
+	defer p.Close()
+	defer load.Stop()
+	diag := func() (report.Report, error) {
+		rep, _, err := diagnose.Run(ctx, diagnose.Options{Publisher: p.ConnString(p.Pub), Subscriber: p.ConnString(p.Sub),
+			Duration: w.window, ProbeHz: 20, Tick: time.Second})
+		if err != nil {
+			return rep, fmt.Errorf("diagnose: %w", err)
+		}
+		if len(rep.Paths) == 0 {
+			return rep, fmt.Errorf("diagnose found no path")
+		}
+		return rep, nil
+	}
+	fmt.Fprintf(ro.Log, "lab whatif: diagnosing for %s\n", w.window)
+	before, err := diag()
+	if err != nil {
+		return whatif.Check{}, err
+	}
+	p1 := before.Paths[0]
+	var pred *whatif.Prediction
+	for i := range p1.WhatIf {
+		if p1.WhatIf[i].Change == ch.Name {
+			pred = &p1.WhatIf[i]
+		}
+	}
+	if pred == nil || pred.Drain <= 0 {
+		why := "it offered none"
+		if pred != nil {
+			why = "not predicted: " + pred.NotPredicted
+		}
+		return whatif.Check{}, fmt.Errorf("the report (verdict %s) has no prediction for %s: %s", p1.Name, ch.Name, why)
+	}
+	fmt.Fprintf(ro.Log, "lab whatif: predicted %s; making the change: %s\n", pred, ch.Summary)
+	if err := ch.Apply(ctx, p); err != nil {
+		return whatif.Check{}, fmt.Errorf("%s: %w", ch.Name, err)
+	}
+	if err := sleep.For(ctx, w.settle); err != nil {
+		return whatif.Check{}, err
+	}
+	fmt.Fprintf(ro.Log, "lab whatif: measuring for %s\n", w.window)
+	after, err := diag()
+	if err != nil {
+		return whatif.Check{}, err
+	}
+	p2 := after.Paths[0]
+	measured := max(p2.DecodedMBps, p2.ConfirmedMBps) * 1e6
+	today := max(p1.DecodedMBps, p1.ConfirmedMBps) * 1e6
+	// Under 2 s of the measured drain left: the backlog ran out.
+	ranOut := float64(p2.LagBytes) < 2*measured
+	c := whatif.NewCheck(s.Name, before.Publisher.Version, p1.Name, p2.Name, today, *pred, measured, ranOut)
+	c.StagesBefore, c.StagesAfter = whatif.Utilisations(p1.Stages), whatif.Utilisations(p2.Stages)
+	return c, nil
+}
+
+// changeHelp lists the changes for --help.
+func changeHelp() string {
+	var b strings.Builder
+	for _, c := range lab.Changes {
+		fmt.Fprintf(&b, "  %-20s %s (from %s)\n", c.Name, c.Summary, strings.Join(c.Scenarios, ", "))
+	}
+	return b.String()
+}
+

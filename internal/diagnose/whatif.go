@@ -1,0 +1,30 @@
+package diagnose
+
+import (
+	"github.com/lagscope/lagscope/internal/audit"
+	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/whatif"
+)
+
+// whatIf predicts what each remedy that applies to p would buy, from the
+// window's stages and rates and, when it was read, the pair's setup.
+func whatIf(p *report.Path, s measure.Summary, results []audit.Result, snaps *audit.Snapshots) []whatif.Prediction {
+	in := whatif.Path{Verdict: p.Name, Limit: p.Limit, Stages: p.Stages, Drain: s.Progress(), Generated: s.Generated,
+		Backlog: s.Lag.Total, Walsender: s.Walsender, Apply: s.Apply}
+	if snaps != nil && p.Subscription != "" {
+		ps := scope(p, results, snaps)
+		in.Setup = &whatif.Setup{ExtraIndexes: ps.found["extra-subscriber-indexes"], Trigger: ps.found["replica-triggers"],
+			FullNoIndex: ps.found["full-identity-no-index"], SubWALPerSent: p.SubWALPerSent}
+		// The rows the subscriber's sequential scans read per row changed,
+		// over the path's tables (each FULL update without an index scans).
+		var read, changed int64
+		for _, w := range p.Tables {
+			read, changed = read+w.SeqRead, changed+w.Updated+w.Deleted
+		}
+		if changed > 0 {
+			in.Setup.RowsReadPerChange = float64(read) / float64(changed)
+		}
+	}
+	return whatif.Plan(in)
+}

@@ -1,0 +1,108 @@
+package whatif
+
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/units"
+)
+
+// Remedy is one change an operator can make, the stage it changes, and
+// how much faster that stage gets.
+type Remedy struct {
+	// Change is the remedy's name in 'lagscope lab whatif --change'.
+	Change string
+	// Remedy says what is changed, in the operator's words.
+	Remedy string
+	// Stage is the stage whose capacity the remedy changes.
+	Stage string
+	// factor returns the factor on the stage's capacity and the model it
+	// rests on; applies false when the remedy does not apply to this path,
+	// a factor of 0 (with why) when it applies but cannot be predicted from
+	// what was measured.
+	factor func(p Path, st classify.Stage) (f float64, model string, applies bool)
+}
+
+// Starved is the run-queue share from which relieving a starved process is
+// a remedy (an apply-bound worker on the lab's shared 2 vCPUs waits 8-15%
+// of the window on the run queue: that is not what limits it).
+const Starved = 0.25
+
+// Sleeping is the share of the apply worker's probes in Timeout waits
+// (pg_sleep and the like) from which a trigger's sleep is the remedy's
+// measure.
+const Sleeping = 0.20
+
+// BaseWALPerSent is the subscriber's WAL per byte sent without an extra
+// index, measured in the lab on the same UPDATE load (1.23x on 16.14,
+// 1.25x on 15.18: docs/whatif.md).
+const BaseWALPerSent = 1.24
+
+// Remedies lists the remedies the planner knows, in the order a report
+// shows them.
+var Remedies = []Remedy{
+	{Change: "link=2x", Remedy: "a link twice as fast", Stage: classify.StageLink,
+		factor: func(p Path, _ classify.Stage) (float64, string, bool) {
+			if p.Limit != classify.StageLink {
+				return 0, "", false
+			}
+			return 2, fmt.Sprintf("the link carried the drain, %s; twice as fast, it carries twice that", units.FormatRate(p.Drain)), true
+		}},
+	{Change: "unstarve-walsender", Remedy: "a CPU the walsender does not share (fewer busy processes on the publisher's cores, or more cores)", Stage: classify.StageWalsender,
+		factor: func(p Path, st classify.Stage) (float64, string, bool) {
+			return unstarve(p, st, "walsender")
+		}},
+	{Change: "unstarve-apply", Remedy: "a CPU the apply worker does not share (fewer busy processes on the subscriber's cores, more cores, or a higher CPU limit)", Stage: classify.StageApply,
+		factor: func(p Path, st classify.Stage) (float64, string, bool) {
+			return unstarve(p, st, "apply worker")
+		}},
+	{Change: "disable-trigger", Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: classify.StageApply,
+		factor: func(p Path, st classify.Stage) (float64, string, bool) {
+			if p.Limit != classify.StageApply || p.Setup == nil || !p.Setup.Trigger {
+				return 0, "", false
+			}
+			// Own is capped by what /proc leaves outside CPU and run queue:
+			// a sleep's probes beyond it are stale.
+			sleep := min(p.Apply.TypeShares["Timeout"], max(st.Own, 0))
+			if sleep < Sleeping || !st.Known() || st.Utilisation-sleep < minUtil {
+				return 0, "the trigger's share of the apply worker's CPU is not measured (track_functions = pl and pg_stat_user_functions give it)", true
+			}
+			return st.Utilisation / (st.Utilisation - sleep), fmt.Sprintf("the apply worker slept (Timeout waits) %s of the window, in the trigger; without it its work takes %s of today's time",
+				units.Percent(sleep), units.Percent((st.Utilisation-sleep)/st.Utilisation)), true
+		}},
+	{Change: "drop-extra-indexes", Remedy: "the subscriber's extra indexes dropped", Stage: classify.StageApply,
+		factor: func(p Path, st classify.Stage) (float64, string, bool) {
+			if p.Limit != classify.StageApply || p.Setup == nil || !p.Setup.ExtraIndexes {
+				return 0, "", false
+			}
+			w := p.Setup.SubWALPerSent
+			if w <= BaseWALPerSent {
+				return 0, "the subscriber's WAL per byte sent was not measured above its base (so the indexes' share of the apply worker's work is not known)", true
+			}
+			return w / BaseWALPerSent, fmt.Sprintf("the apply worker's work follows the WAL it writes: %.2fx the WAL it was sent today, about %.2fx without extra indexes (measured in the lab)", w, BaseWALPerSent), true
+		}},
+	{Change: "index-for-full", Remedy: "an index the apply worker can use for the REPLICA IDENTITY FULL table", Stage: classify.StageApply,
+		factor: func(p Path, st classify.Stage) (float64, string, bool) {
+			if p.Limit != classify.StageApply || p.Setup == nil || !p.Setup.FullNoIndex {
+				return 0, "", false
+			}
+			n := p.Setup.RowsReadPerChange
+			if n < 2 {
+				return 0, "the rows each change scans were not read (pg_stat_user_tables on the subscriber)", true
+			}
+			return n, fmt.Sprintf("each change scanned %.0f rows; with an index it reads about one", n), true
+		}},
+}
+
+// unstarve is the factor of a process that waited for a CPU: its work
+// without the run-queue wait.
+func unstarve(p Path, st classify.Stage, noun string) (float64, string, bool) {
+	if p.Limit != st.Name || !st.Known() || st.Runq < Starved {
+		return 0, "", false
+	}
+	work := st.Utilisation - st.Runq
+	if work < minUtil {
+		return 0, "", false
+	}
+	return st.Utilisation / work, fmt.Sprintf("the %s waited for a CPU %s of the window; with a CPU free for it, its work (CPU and its own waits, %s) is all it takes", noun, units.Percent(st.Runq), units.Percent(work)), true
+}

@@ -1,0 +1,186 @@
+package whatif
+
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/units"
+)
+
+// Path is what the planner knows of one replication path.
+type Path struct {
+	// Verdict is the verdict's name, Limit its limiting stage ("" when
+	// none: nothing to relieve).
+	Verdict, Limit string
+	// Stages are the verdict's stages with their utilisation.
+	Stages []classify.Stage
+	// Drain is today's drain rate (the progress basis: sent_lsn or
+	// confirmed_flush_lsn advance), Generated the WAL written, bytes/s;
+	// Backlog the unconfirmed WAL at the window's end, bytes.
+	Drain, Generated float64
+	Backlog          int64
+	// Walsender and Apply are the processes' measurements (wait shares).
+	Walsender, Apply measure.Proc
+	// Setup holds the facts of the pair's setup; nil when it was not read.
+	Setup *Setup
+}
+
+// Setup are the setup's facts that bear on a remedy, for this path's
+// subscription and tables (from the checks' findings).
+type Setup struct {
+	// ExtraIndexes: the subscriber's tables have indexes the apply worker
+	// maintains beyond the one it finds rows by (extra-subscriber-indexes).
+	ExtraIndexes bool
+	// Trigger: a trigger fires in the apply worker (replica-triggers).
+	Trigger bool
+	// FullNoIndex: a REPLICA IDENTITY FULL table the apply worker has no
+	// usable index for (full-identity-no-index).
+	FullNoIndex bool
+	// SubWALPerSent is the WAL the subscriber wrote per byte sent (0 when
+	// unknown).
+	SubWALPerSent float64
+	// RowsReadPerChange is the rows the subscriber's sequential scans read
+	// per row changed on its tables in the window (0 when not read).
+	RowsReadPerChange float64
+}
+
+// Prediction is what one remedy is predicted to buy.
+type Prediction struct {
+	// Change names the remedy as 'lagscope lab whatif --change' does.
+	Change string `json:"change"`
+	// Remedy says what is changed, in the operator's words.
+	Remedy string `json:"remedy"`
+	// Factor multiplies the changed stage's capacity (0: not predicted).
+	Factor float64 `json:"stage_factor,omitempty"`
+	// Drain is the predicted drain rate, bytes/s, and Speedup its ratio to
+	// today's (0 when not predicted).
+	Drain   float64 `json:"drain_bytes_per_s,omitempty"`
+	Speedup float64 `json:"speedup,omitempty"`
+	// CatchUpS is the predicted time to drain the backlog, seconds: 0 when
+	// not predicted or nothing to drain, -1 when the path still falls
+	// behind.
+	CatchUpS float64 `json:"catch_up_s,omitempty"`
+	// LimitedBy is the stage that limits once the remedy is made (the
+	// changed stage itself when nothing else caps it).
+	LimitedBy string `json:"limited_by,omitempty"`
+	// Model says what the figure rests on; NotPredicted why there is none.
+	Model        string `json:"model"`
+	NotPredicted string `json:"not_predicted,omitempty"`
+}
+
+// minUtil is the utilisation under which a stage idles nearly all the
+// window: d / u is then only a rough bound on how fast it could go, and
+// the prediction says so.
+const minUtil = 0.05
+
+// Plan predicts each remedy that applies to the path, in Remedies' order.
+// It returns nil when no stage limits or nothing drains.
+func Plan(p Path) []Prediction {
+	if p.Limit == "" || p.Drain < classify.StillRate {
+		return nil
+	}
+	var out []Prediction
+	for _, r := range Remedies {
+		st, ok := stage(p, r.Stage)
+		if !ok {
+			continue
+		}
+		f, model, applies := r.factor(p, st)
+		if !applies {
+			continue
+		}
+		pr := Prediction{Change: r.Change, Remedy: r.Remedy, Model: model}
+		if f <= 0 {
+			pr.Model, pr.NotPredicted = "", model
+			out = append(out, pr)
+			continue
+		}
+		pr.Factor = f
+		pr.Drain, pr.LimitedBy = capacity(p, st)*f, st.Name
+		for _, o := range p.Stages {
+			if o.Name == st.Name || !o.Known() || o.Utilisation <= 0 {
+				continue
+			}
+			if c := p.Drain / o.Utilisation; c < pr.Drain {
+				pr.Drain, pr.LimitedBy = c, o.Name
+			}
+		}
+		if pr.LimitedBy != st.Name {
+			o, _ := stage(p, pr.LimitedBy)
+			pr.Model += fmt.Sprintf("; capped by the %s, %s busy today: it saturates at today's drain / that", stageNoun(o.Name), units.Percent(o.Utilisation))
+			if o.Utilisation < minUtil {
+				pr.Model += " (a rough bound: so idle a stage says little about its capacity)"
+			}
+		}
+		if l, ok := stage(p, classify.StageLink); ok && st.Name != classify.StageLink && !l.Known() {
+			pr.Model += "; the link's capacity is not measured"
+		}
+		pr.Speedup = pr.Drain / p.Drain
+		pr.CatchUpS = catchUp(p, pr.Drain)
+		out = append(out, pr)
+	}
+	return out
+}
+
+// capacity is the rate at which st saturates: today's drain over its
+// utilisation, or today's drain for a stage whose utilisation is not
+// measured (the link, which limits when a remedy changes it).
+func capacity(p Path, st classify.Stage) float64 {
+	if st.Known() && st.Utilisation > 0 {
+		return p.Drain / st.Utilisation
+	}
+	return p.Drain
+}
+
+// catchUp is the backlog over the net drain: -1 when the path would still
+// fall behind, 0 with nothing to drain.
+func catchUp(p Path, drain float64) float64 {
+	switch net := drain - p.Generated; {
+	case p.Backlog <= 0:
+		return 0
+	case net <= classify.StillRate:
+		return -1
+	default:
+		return float64(p.Backlog) / net
+	}
+}
+
+func stage(p Path, name string) (classify.Stage, bool) {
+	for _, s := range p.Stages {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return classify.Stage{}, false
+}
+
+// String is the report's line for the prediction.
+func (pr Prediction) String() string {
+	head := pr.Change + ": " + pr.Remedy
+	if pr.NotPredicted != "" {
+		return head + ": not predicted: " + pr.NotPredicted
+	}
+	s := fmt.Sprintf("%s: drains about %s (%.1fx today)", head, units.FormatRate(pr.Drain), pr.Speedup)
+	switch {
+	case pr.CatchUpS > 0:
+		s += ", caught up in about " + units.FormatSeconds(pr.CatchUpS)
+	case pr.CatchUpS < 0:
+		s += ", still falling behind"
+	}
+	if pr.LimitedBy != "" {
+		s += "; then the " + stageNoun(pr.LimitedBy) + " limits"
+	}
+	return s + " (model: " + pr.Model + ")"
+}
+
+// stageNoun names a stage's process for a sentence.
+func stageNoun(stage string) string {
+	switch stage {
+	case classify.StageApply:
+		return "apply worker"
+	case classify.StageParallel:
+		return "parallel apply worker"
+	}
+	return stage
+}

@@ -1,0 +1,109 @@
+package whatif
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/measure"
+)
+
+func st(name string, util, runq, own float64) classify.Stage {
+	return classify.Stage{Name: name, CPU: util - runq - own, Runq: runq, Own: own, Busy: util - own, Utilisation: util}
+}
+
+var unknownLink = classify.Stage{Name: classify.StageLink, CPU: -1, Runq: -1, Busy: -1, Utilisation: -1}
+
+func changes(ps []Prediction) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Change)
+	}
+	return out
+}
+
+func TestPlan(t *testing.T) {
+	apply := measure.Proc{TypeShares: map[string]float64{"Timeout": 0.95}}
+	cases := []struct {
+		name string
+		in   Path
+		// want: the changes predicted; drain: the first one's drain (0: not checked)
+		want        []string
+		drain       float64
+		limitedBy   string
+		notPredicts bool
+	}{
+		{name: "a path no stage limits gets no prediction",
+			in: Path{Verdict: classify.CaughtUp, Drain: 5e6, Stages: []classify.Stage{st("walsender", 0.1, 0, 0), unknownLink, st("apply", 0.2, 0, 0)}}},
+		{name: "a path that does not drain gets no prediction",
+			in: Path{Limit: classify.StageApply, Drain: 10, Stages: []classify.Stage{st("apply", 1, 0, 0)}}},
+		{name: "a twice faster link is capped by the stage that saturates next",
+			in:   Path{Limit: classify.StageLink, Drain: 8e6, Backlog: 80e6, Stages: []classify.Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 0.625, 0, 0)}},
+			want: []string{"link=2x"}, drain: 12.8e6, limitedBy: classify.StageApply},
+		{name: "a twice faster link doubles the drain when nothing else is near",
+			in:   Path{Limit: classify.StageLink, Drain: 8e6, Stages: []classify.Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 0.3, 0, 0)}},
+			want: []string{"link=2x"}, drain: 16e6, limitedBy: classify.StageLink},
+		{name: "a starved walsender's work without the run queue sets its capacity",
+			in:   Path{Limit: classify.StageWalsender, Drain: 1e6, Stages: []classify.Stage{st("walsender", 1, 0.8, 0), unknownLink, st("apply", 0.05, 0, 0)}},
+			want: []string{"unstarve-walsender"}, drain: 5e6, limitedBy: classify.StageWalsender},
+		{name: "an apply worker that waits a little on the run queue is not offered a CPU of its own",
+			in: Path{Limit: classify.StageApply, Drain: 10e6, Stages: []classify.Stage{st("walsender", 0.4, 0, 0), unknownLink, st("apply", 1, 0.15, 0)}}},
+		{name: "without the setup no remedy of the setup is offered",
+			in: Path{Limit: classify.StageApply, Drain: 10e6, Apply: apply, Stages: []classify.Stage{st("walsender", 0.4, 0, 0), unknownLink, st("apply", 1, 0, 0.95)}}},
+		{name: "a sleeping trigger's share of the window is what disabling it saves",
+			in: Path{Limit: classify.StageApply, Drain: 0.1e6, Apply: apply, Setup: &Setup{Trigger: true},
+				Stages: []classify.Stage{st("walsender", 0.01, 0, 0), unknownLink, st("apply", 1, 0, 0.9)}},
+			want: []string{"disable-trigger"}, drain: 1e6, limitedBy: classify.StageApply},
+		{name: "a trigger that burns CPU is offered but not predicted",
+			in: Path{Limit: classify.StageApply, Drain: 5e6, Setup: &Setup{Trigger: true},
+				Stages: []classify.Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"disable-trigger"}, notPredicts: true},
+		{name: "extra indexes are predicted from the subscriber's WAL per byte sent, capped by the walsender",
+			in: Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{ExtraIndexes: true, SubWALPerSent: 3.1},
+				Stages: []classify.Stage{st("walsender", 0.5, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"drop-extra-indexes"}, drain: 20e6, limitedBy: classify.StageWalsender},
+		{name: "no extra index, no prediction for dropping them",
+			in: Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{SubWALPerSent: 3.1},
+				Stages: []classify.Stage{st("walsender", 0.5, 0, 0), unknownLink, st("apply", 1, 0, 0)}}},
+		{name: "an index for FULL is predicted from the rows each change scanned, capped by the walsender",
+			in: Path{Limit: classify.StageApply, Drain: 0.1e6, Setup: &Setup{FullNoIndex: true, RowsReadPerChange: 500000},
+				Stages: []classify.Stage{st("walsender", 0.01, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"index-for-full"}, drain: 10e6, limitedBy: classify.StageWalsender},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Plan(c.in)
+			if strings.Join(changes(got), ",") != strings.Join(c.want, ",") {
+				t.Fatalf("predicted %v, want %v", changes(got), c.want)
+			}
+			if len(got) == 0 {
+				return
+			}
+			p := got[0]
+			if c.notPredicts {
+				if p.NotPredicted == "" || p.Drain != 0 {
+					t.Errorf("%+v: want not predicted", p)
+				}
+				return
+			}
+			if d := p.Drain/c.drain - 1; d > 0.001 || d < -0.001 {
+				t.Errorf("drain %.0f, want %.0f (%s)", p.Drain, c.drain, p)
+			}
+			if p.LimitedBy != c.limitedBy {
+				t.Errorf("limited by %q, want %q", p.LimitedBy, c.limitedBy)
+			}
+			if p.Model == "" {
+				t.Errorf("no model named: %s", p)
+			}
+		})
+	}
+}
+
+func TestCatchUpSaysWhenThePathStillFallsBehind(t *testing.T) {
+	in := Path{Limit: classify.StageLink, Drain: 8e6, Generated: 17e6, Backlog: 100e6,
+		Stages: []classify.Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 0.3, 0, 0)}}
+	p := Plan(in)[0]
+	if p.CatchUpS != -1 || !strings.Contains(p.String(), "still falling behind") {
+		t.Errorf("%s: want still falling behind (16 MB/s against 17 MB/s written)", p)
+	}
+}
