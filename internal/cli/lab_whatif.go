@@ -170,4 +170,3 @@ func changeHelp() string {
 	}
 	return b.String()
 }
-

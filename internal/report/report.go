@@ -86,7 +86,7 @@ type Path struct {
 	Tables []measure.TableWork `json:"tables,omitempty"`
 	// ApplyWALBytes is the WAL the subscription's apply workers wrote in
 	// the window (pg_stat_get_backend_wal, 18+; 0 when not read).
-	ApplyWALBytes int64 `json:"apply_wal_bytes,omitempty"`
+	ApplyWALBytes int64   `json:"apply_wal_bytes,omitempty"`
 	CatchUpS      float64 `json:"catch_up_s,omitempty"`
 	// Trouble is when the slot's retained WAL becomes an outage (schema
 	// 6+; nil when the window read the slot fewer than twice, or it is
@@ -99,9 +99,9 @@ type Path struct {
 	// WhatIf is what each remedy that applies to the path is predicted to
 	// buy, with the model each figure rests on (schema 7+; empty when no
 	// stage limits).
-	WhatIf []whatif.Prediction `json:"what_if,omitempty"`
-	Walsender measure.Proc     `json:"walsender"`
-	Apply     measure.Proc     `json:"apply"`
+	WhatIf    []whatif.Prediction `json:"what_if,omitempty"`
+	Walsender measure.Proc        `json:"walsender"`
+	Apply     measure.Proc        `json:"apply"`
 	// PubCPU and SubCPU are the servers' CPU contention measured from
 	// inside them (what stands in for /proc; see measure.Contention).
 	PubCPU measure.Contention `json:"publisher_cpu"`
