@@ -5,16 +5,18 @@ import (
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/sample"
 )
 
-// Stage names of a replication path, in pipeline order.
+// Stage names of a replication path, in pipeline order. A stage run by a
+// process is named after the process's role.
 const (
-	StageWalsender = "walsender" // reads and decodes WAL, sends it
-	StageLink      = "link"      // the network (or proxy, VPN) between the servers
-	StageApply     = "apply"     // the subscriber's leader apply worker and its resources
+	StageWalsender = sample.RoleWalsender // reads and decodes WAL, sends it
+	StageLink      = "link"               // the network (or proxy, VPN) between the servers
+	StageApply     = sample.RoleApply     // the subscriber's leader apply worker and its resources
 	// StageParallel is the busiest parallel apply worker (16+, streaming =
 	// parallel), which applies large transactions the leader hands it.
-	StageParallel = "parallel apply"
+	StageParallel = sample.RoleParallel
 )
 
 // Stage is what one stage of the path did over the window. Shares are of

@@ -3,6 +3,7 @@ package exporter
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,21 @@ func one(t *testing.T, v []float64, what string) float64 {
 		t.Fatalf("%s: %d series, want 1", what, len(v))
 	}
 	return v[0]
+}
+
+// The stage and role label values are derived from classify's stages and
+// sample's roles; dashboards and alerts select on them and
+// docs/prometheus/README.md lists them, so they stay put.
+func TestTheStageAndRoleLabelValuesAreTheDocumentedOnes(t *testing.T) {
+	if want := []string{"walsender", "link", "apply", "parallel_apply", "none"}; !slices.Equal(Stages, want) {
+		t.Errorf("Stages = %q, want %q", Stages, want)
+	}
+	for role, want := range map[string]string{sample.RoleWalsender: "walsender", sample.RoleApply: "apply_leader",
+		sample.RoleParallel: "parallel_apply", sample.RoleTablesync: "tablesync"} {
+		if got := roleLabel(role); got != want {
+			t.Errorf("roleLabel(%q) = %q, want %q", role, got, want)
+		}
+	}
 }
 
 func TestARecordedApplyBoundRunExportsTheApplyStageAsTheBottleneck(t *testing.T) {

@@ -19,7 +19,8 @@ import (
 // Stages are the label values of lagscope_bottleneck's stage: the path's
 // stages in pipeline order, and "none" when no stage limits (caught up,
 // stopped, or nothing stands out). Exactly one is 1 for a diagnosed path.
-var Stages = []string{"walsender", "link", "apply", "parallel_apply", "none"}
+var Stages = []string{stageLabel(classify.StageWalsender), stageLabel(classify.StageLink),
+	stageLabel(classify.StageApply), stageLabel(classify.StageParallel), stageLabel("")}
 
 // Verdicts are the label values of lagscope_verdict: classify's verdict
 // table, read at each scrape.
@@ -31,6 +32,16 @@ func stageLabel(s string) string {
 		return "none"
 	}
 	return strings.ReplaceAll(s, " ", "_")
+}
+
+// roleLabel turns a sample role into the label value of the per-process
+// metrics' role: walsender, apply_leader (apart from parallel_apply),
+// parallel_apply, tablesync.
+func roleLabel(r string) string {
+	if r == sample.RoleApply {
+		return "apply_leader"
+	}
+	return strings.ReplaceAll(r, " ", "_")
 }
 
 // key is a counter's label values after the pair's name, joined.
@@ -124,7 +135,7 @@ func (s *PairState) readLimits(setup json.RawMessage) {
 // count adds a step's increments to the counters: deltas between answered
 // ticks (the first against the previous step's last), and every probe.
 func (s *PairState) count(rec *sample.Recording) {
-	roles := rolesOf(rec.Ticks)
+	roles := measure.Roles(rec.Ticks, measure.Filter{})
 	for i := range rec.Ticks {
 		t := &rec.Ticks[i]
 		for _, e := range t.ReadErrors {
@@ -143,7 +154,7 @@ func (s *PairState) count(rec *sample.Recording) {
 			continue // pg_wait_sampling's history from before the step
 		}
 		for _, w := range p.Waits {
-			r, ok := roles[procID{p.Side, w.PID}]
+			r, ok := roles[measure.Backend{Side: p.Side, PID: w.PID}]
 			if !ok {
 				continue
 			}
@@ -151,13 +162,13 @@ func (s *PairState) count(rec *sample.Recording) {
 			if ev == "" {
 				typ, ev = measure.CPUEvent, measure.CPUEvent
 			}
-			s.Waits[keyOf(r.slot, r.role, typ, ev)]++
+			s.Waits[keyOf(r.Slot, roleLabel(r.Role), typ, ev)]++
 		}
 	}
 }
 
 // delta adds what moved between two answered ticks.
-func (s *PairState) delta(a, b *sample.Tick, roles map[procID]procRole) {
+func (s *PairState) delta(a, b *sample.Tick, roles map[measure.Backend]measure.BackendRole) {
 	s.Generated += sample.Advance(b.CurrentLSN, a.CurrentLSN)
 	for _, sb := range b.Slots {
 		sa, ok := a.Slot(sb.Name)
@@ -170,61 +181,18 @@ func (s *PairState) delta(a, b *sample.Tick, roles map[procID]procRole) {
 		}
 	}
 	for _, pb := range b.Procs {
-		r, ok := roles[procID{pb.Side, pb.PID}]
+		r, ok := roles[measure.Backend{Side: pb.Side, PID: pb.PID}]
 		if !ok {
 			continue
 		}
 		for _, pa := range a.Procs {
 			if pa.Side == pb.Side && pa.PID == pb.PID {
-				k := keyOf(r.slot, r.role)
+				k := keyOf(r.Slot, roleLabel(r.Role))
 				s.CPU[k] += max(0, float64(pb.CPUNs-pa.CPUNs)) / 1e9
 				s.Runq[k] += max(0, float64(pb.RunqNs-pa.RunqNs)) / 1e9
 			}
 		}
 	}
-}
-
-// procID is a backend on one side.
-type procID struct {
-	side string
-	pid  int
-}
-
-// procRole is what a backend does, for which slot.
-type procRole struct{ slot, role string }
-
-// Roles are the label values of the per-process metrics' role.
-const (
-	roleWalsender = "walsender"
-	roleApply     = "apply_leader"
-	roleParallel  = "parallel_apply"
-	roleSync      = "tablesync"
-)
-
-// rolesOf maps the replication backends seen in ticks to their role and
-// slot: walsenders by their slot's active_pid, apply leaders, parallel and
-// tablesync workers by their subscription's slot.
-func rolesOf(ticks []sample.Tick) map[procID]procRole {
-	r := map[procID]procRole{}
-	for _, t := range ticks {
-		for _, sl := range t.Slots {
-			if sl.ActivePID != 0 {
-				r[procID{sample.Publisher, sl.ActivePID}] = procRole{sl.Name, roleWalsender}
-			}
-		}
-		for _, sb := range t.Subs {
-			if sb.WorkerPID != 0 {
-				r[procID{sample.Subscriber, sb.WorkerPID}] = procRole{sb.Slot, roleApply}
-			}
-			for _, pid := range sb.ParallelWorkers {
-				r[procID{sample.Subscriber, pid}] = procRole{sb.Slot, roleParallel}
-			}
-			for _, pid := range sb.SyncWorkers {
-				r[procID{sample.Subscriber, pid}] = procRole{sb.Slot, roleSync}
-			}
-		}
-	}
-	return r
 }
 
 // PathPIDs returns the walsender and apply leader pids of slot at the

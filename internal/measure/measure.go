@@ -13,12 +13,12 @@ import (
 // (on a CPU or runnable).
 const CPUEvent = "CPU"
 
-// Roles measured.
+// RoleWalsender, RoleApply and RoleParallel are sample's roles, under the
+// names package report still uses.
 const (
-	RoleWalsender = "walsender"
-	RoleApply     = "apply"
-	// RoleParallel is a parallel apply worker (16+, streaming = parallel).
-	RoleParallel = "parallel apply"
+	RoleWalsender = sample.RoleWalsender
+	RoleApply     = sample.RoleApply
+	RoleParallel  = sample.RoleParallel
 )
 
 // Filter selects the slots (and their subscriptions) to measure; an empty
@@ -165,9 +165,9 @@ func Summarise(rec *sample.Recording, f Filter) Summary {
 			s.Decoded = float64(s1-s0) / sec
 		}
 	}
-	roles := roleOf(rec.Ticks, f)
-	s.Walsender = procStats(rec, ticks, roles, RoleWalsender, sample.Publisher)
-	s.Apply = procStats(rec, ticks, roles, RoleApply, sample.Subscriber)
+	roles := Roles(rec.Ticks, f)
+	s.Walsender = procStats(rec, ticks, roles, sample.RoleWalsender, sample.Publisher)
+	s.Apply = procStats(rec, ticks, roles, sample.RoleApply, sample.Subscriber)
 	s.Parallel = parallelStats(rec, ticks, roles)
 	s.Lag = lagAt(first, last, ticks, f)
 	s.PubHostBusy = hostBusy(first.PubHost, last.PubHost)
@@ -222,38 +222,9 @@ func minConfirmed(t sample.Tick, f Filter) (lsn.LSN, bool) {
 	return m, found
 }
 
-// roleOf maps pid -> role for the selected paths: the walsender serving a
-// selected slot and the leader apply worker of a subscription using it.
-func roleOf(ts []sample.Tick, f Filter) map[int]string {
-	r := map[int]string{}
-	for _, t := range ts {
-		for _, sl := range t.Slots {
-			if f.has(sl.Name) && sl.ActivePID != 0 {
-				r[sl.ActivePID] = RoleWalsender
-			}
-		}
-		for _, sb := range t.Subs {
-			if f.has(sb.Slot) && sb.WorkerPID != 0 {
-				r[sb.WorkerPID] = RoleApply
-			}
-			for _, pid := range sb.ParallelWorkers {
-				if f.has(sb.Slot) {
-					r[pid] = RoleParallel
-				}
-			}
-		}
-	}
-	return r
-}
-
-func procStats(rec *sample.Recording, ticks []sample.Tick, roles map[int]string, role, side string) Proc {
+func procStats(rec *sample.Recording, ticks []sample.Tick, roles map[Backend]BackendRole, role, side string) Proc {
 	p := emptyProc()
-	pids := map[int]bool{}
-	for pid, r := range roles {
-		if r == role {
-			pids[pid] = true
-		}
-	}
+	pids := pidsOf(roles, role, side)
 	p.Count = len(pids)
 	// CPU: per pid, the delta between its first and last appearance.
 	type span struct {
@@ -322,15 +293,14 @@ func procStats(rec *sample.Recording, ticks []sample.Tick, roles map[int]string,
 
 // parallelStats measures each parallel apply worker on its own: the
 // busiest one decides whether parallel apply is the limit.
-func parallelStats(rec *sample.Recording, ticks []sample.Tick, roles map[int]string) []Proc {
+func parallelStats(rec *sample.Recording, ticks []sample.Tick, roles map[Backend]BackendRole) []Proc {
 	var out []Proc
-	for pid, r := range roles {
-		if r != RoleParallel {
+	for b, r := range roles {
+		if r.Role != sample.RoleParallel {
 			continue
 		}
-		one := map[int]string{pid: RoleParallel}
-		p := procStats(rec, ticks, one, RoleParallel, sample.Subscriber)
-		p.PID = pid
+		p := procStats(rec, ticks, map[Backend]BackendRole{b: r}, sample.RoleParallel, b.Side)
+		p.PID = b.PID
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -30,7 +30,7 @@ type Point struct {
 	FlushedNotConfd int64     `json:"flushed_not_confirmed_bytes"`
 }
 
-// ProcPoint is one role (RoleWalsender, RoleApply, RoleParallel) between
+// ProcPoint is one role (sample.RoleWalsender, RoleApply, RoleParallel) between
 // two ticks, At being the later: CPU and run-queue shares of one core (-1
 // without /proc) and wait-event shares of the probes in between ("CPU":
 // none).
@@ -54,7 +54,7 @@ type HostPoint struct {
 func SeriesOf(rec *sample.Recording, slot string) Series {
 	f := Filter{Slots: map[string]bool{slot: true}}
 	ticks := okTicks(rec.Ticks)
-	roles := roleOf(ticks, f)
+	roles := Roles(ticks, f)
 	var s Series
 	for i, t := range ticks {
 		l := lagAt(t, t, []sample.Tick{t}, f)
@@ -67,7 +67,7 @@ func SeriesOf(rec *sample.Recording, slot string) Series {
 		}
 		pair := ticks[i-1 : i+1]
 		for _, r := range []struct{ role, side string }{
-			{RoleWalsender, sample.Publisher}, {RoleApply, sample.Subscriber}, {RoleParallel, sample.Subscriber}} {
+			{sample.RoleWalsender, sample.Publisher}, {sample.RoleApply, sample.Subscriber}, {sample.RoleParallel, sample.Subscriber}} {
 			if !hasRole(roles, r.role) {
 				continue
 			}
@@ -79,9 +79,9 @@ func SeriesOf(rec *sample.Recording, slot string) Series {
 	return s
 }
 
-func hasRole(roles map[int]string, role string) bool {
+func hasRole(roles map[Backend]BackendRole, role string) bool {
 	for _, r := range roles {
-		if r == role {
+		if r.Role == role {
 			return true
 		}
 	}

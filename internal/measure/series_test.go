@@ -34,7 +34,7 @@ func TestTheSeriesOfAnApplyBoundRunAgreesWithItsSummary(t *testing.T) {
 	var applyCPU float64
 	n := 0
 	for _, p := range s.Procs {
-		if p.Role == RoleApply {
+		if p.Role == sample.RoleApply {
 			applyCPU += p.CPUShare
 			n++
 			if p.WaitShares[CPUEvent] < 0.5 {

@@ -43,7 +43,7 @@ func readCopyProgress(ctx context.Context, c *pg.Conn, syncPIDs []int32) ([]Copy
 func syncPIDs(keys map[int]procKey) []int32 {
 	var out []int32
 	for pid, k := range keys {
-		if k.role == "tablesync" {
+		if k.role == RoleTablesync {
 			out = append(out, int32(pid))
 		}
 	}

@@ -79,7 +79,7 @@ func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, e
 			return nil, fmt.Errorf("read pg_stat_replication: %w", err)
 		}
 		t.Senders = append(t.Senders, s)
-		keys[s.PID] = procKey{role: "walsender", start: start}
+		keys[s.PID] = procKey{role: RoleWalsender, start: start}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read pg_stat_replication: %w", err)

@@ -236,7 +236,7 @@ type Sub struct {
 type ProcStat struct {
 	Side   string `json:"side"` // "publisher" or "subscriber"
 	PID    int    `json:"pid"`
-	Role   string `json:"role"` // "walsender", "apply", "parallel apply", "tablesync"
+	Role   string `json:"role"` // RoleWalsender, RoleApply, RoleParallel or RoleTablesync
 	CPUNs  int64  `json:"cpu_ns"`
 	RunqNs int64  `json:"runq_ns"`
 	// Cgroup, Periods, Throttled and ThrottledNs are the CPU bandwidth

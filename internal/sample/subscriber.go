@@ -8,19 +8,13 @@ import (
 
 	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/pgversion"
 )
 
 // readSubscriber reads every subscription with its workers, the leader's
 // message times, and error counters. It returns the workers' pids.
 func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, error) {
-	// Worker kind per version: 17+ has worker_type; 16 has leader_pid (parallel
-	// workers); in 13-16 relid IS NOT NULL marks tablesync workers.
-	kind := "CASE WHEN st.relid IS NOT NULL THEN 'tablesync' ELSE 'apply' END"
-	if c.Version.AtLeast(17) {
-		kind = "CASE st.worker_type WHEN 'apply' THEN 'apply' WHEN 'parallel apply' THEN 'parallel apply' ELSE 'tablesync' END"
-	} else if c.Version.AtLeast(16) {
-		kind = "CASE WHEN st.leader_pid IS NOT NULL THEN 'parallel apply' WHEN st.relid IS NOT NULL THEN 'tablesync' ELSE 'apply' END"
-	}
+	kind := workerRole(c.Version)
 	errs := "0::bigint, 0::bigint"
 	join := ""
 	if c.Version.AtLeast(15) {
@@ -85,12 +79,12 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 			continue
 		}
 		keys[pid] = procKey{role: role, start: start}
-		if role == "apply" {
+		if role == RoleApply {
 			s.WorkerPID, s.Received, s.LatestEnd = pid, recv, end
 			s.LastMsgSendAt, s.LastMsgReceiptAt, s.LatestEndAt = sendAt, receiptAt, endAt
 		} else {
 			s.OtherWorkers = append(s.OtherWorkers, pid)
-			if role == "tablesync" {
+			if role == RoleTablesync {
 				s.SyncWorkers = append(s.SyncWorkers, pid)
 			} else {
 				s.ParallelWorkers = append(s.ParallelWorkers, pid)
@@ -101,6 +95,22 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		return nil, fmt.Errorf("read subscriptions: %w", err)
 	}
 	return keys, nil
+}
+
+// workerRole is the SQL naming a pg_stat_subscription row's role per
+// version: 17+ has worker_type (whose 'apply' and 'parallel apply' are
+// PostgreSQL's names); 16 has leader_pid (parallel workers); in 13-16
+// relid IS NOT NULL marks tablesync workers.
+func workerRole(v pgversion.Version) string {
+	apply, parallel, sync := roleSQL(RoleApply), roleSQL(RoleParallel), roleSQL(RoleTablesync)
+	switch {
+	case v.AtLeast(17):
+		return "CASE st.worker_type WHEN 'apply' THEN " + apply + " WHEN 'parallel apply' THEN " + parallel + " ELSE " + sync + " END"
+	case v.AtLeast(16):
+		return "CASE WHEN st.leader_pid IS NOT NULL THEN " + parallel + " WHEN st.relid IS NOT NULL THEN " + sync + " ELSE " + apply + " END"
+	default:
+		return "CASE WHEN st.relid IS NOT NULL THEN " + sync + " ELSE " + apply + " END"
+	}
 }
 
 // replaceOID adapts the subscription query to PostgreSQL 13, where a
