@@ -13,14 +13,6 @@ import (
 // (on a CPU or runnable).
 const CPUEvent = "CPU"
 
-// RoleWalsender, RoleApply and RoleParallel are sample's roles, under the
-// names package report still uses.
-const (
-	RoleWalsender = sample.RoleWalsender
-	RoleApply     = sample.RoleApply
-	RoleParallel  = sample.RoleParallel
-)
-
 // Filter selects the slots (and their subscriptions) to measure; an empty
 // Filter selects every logical slot.
 type Filter struct {

@@ -117,7 +117,7 @@ func Charts(p Path) ([]Chart, error) {
 	}
 
 	// Wait-event shares over time, one chart per role.
-	for _, role := range []string{measure.RoleWalsender, measure.RoleApply, measure.RoleParallel} {
+	for _, role := range []string{sample.RoleWalsender, sample.RoleApply, sample.RoleParallel} {
 		var pts []measure.ProcPoint
 		for _, pp := range s.Procs {
 			if pp.Role == role && len(pp.WaitShares) > 0 {

@@ -35,7 +35,7 @@ func seriesRows(s *measure.Series) [][]string {
 		prev := s.Points[i-1]
 		dt := pt.At.Sub(prev.At).Seconds()
 		row = append(row, rate(sample.Advance(pt.Current, prev.Current)/dt), rate(sample.Advance(pt.Confirmed, prev.Confirmed)/dt))
-		for _, role := range []string{measure.RoleWalsender, measure.RoleApply} {
+		for _, role := range []string{sample.RoleWalsender, sample.RoleApply} {
 			pp, ok := procs[role][pt.At.UnixNano()]
 			row = append(row, procCell(pp, ok))
 		}

@@ -146,7 +146,7 @@ func readApplyWork(ctx context.Context, c *pg.Conn, pids []int32) (*ApplyWork, e
 func applyPIDs(keys map[int]procKey) []int32 {
 	var out []int32
 	for pid, k := range keys {
-		if k.role == "apply" || k.role == "parallel apply" {
+		if k.role == RoleApply || k.role == RoleParallel {
 			out = append(out, int32(pid))
 		}
 	}
