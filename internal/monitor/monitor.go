@@ -169,9 +169,7 @@ func (w *watcher) step(ctx context.Context) Update {
 	}
 	so := w.o.Diagnose.SampleOptions(w.o.Step)
 	so.Release = w.keep
-	if w.o.OnTick != nil {
-		so.Until = func(t sample.Tick) bool { w.o.OnTick(t); return false }
-	}
+	so.OnTick = w.o.OnTick
 	rec, err := sample.Run(ctx, w.connect, so)
 	if err != nil {
 		return w.failed(u, err)

@@ -35,6 +35,10 @@ type Options struct {
 	// Until, if set, ends sampling early once it returns true for a tick
 	// (the lab stops when the backlog has drained).
 	Until func(Tick) bool
+	// OnTick, if set, is called with each tick as it is read (before
+	// Until), from the tick loop's goroutine: it must not block long, or
+	// the next tick is late (the monitor's live positions).
+	OnTick func(Tick)
 	// NoWaitSampling probes wait events with lagscope's own statements even
 	// where pg_wait_sampling's history could be read.
 	NoWaitSampling bool
@@ -238,6 +242,9 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording
 			}
 		}
 		rec.Ticks = append(rec.Ticks, tk)
+		if o.OnTick != nil {
+			o.OnTick(tk)
+		}
 		if o.Until != nil && o.Until(tk) {
 			stop()
 			return
