@@ -54,27 +54,9 @@ type Options struct {
 	// in which it stayed healthy, instead of closing it: the monitor keeps
 	// its sessions from step to step. A session that failed is closed.
 	Release func(side string, c *pg.Conn)
-	// clock is the scheduler's time (realClock but in tests).
-	clock clock
 }
-
-// clock is the time the tick and probe loops schedule by.
-type clock interface {
-	Now() time.Time
-	// Sleep waits d, or until ctx ends (returning its error).
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-// realClock is the wall clock.
-type realClock struct{}
-
-func (realClock) Now() time.Time                                   { return time.Now() }
-func (realClock) Sleep(ctx context.Context, d time.Duration) error { return sleep.For(ctx, d) }
 
 func (o *Options) defaults() {
-	if o.clock == nil {
-		o.clock = realClock{}
-	}
 	if o.Tick <= 0 {
 		o.Tick = time.Second
 	}
@@ -159,7 +141,7 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 	}
 	defer release(ctx, sides, o.Release)
 
-	rec.Start = o.clock.Now()
+	rec.Start = time.Now()
 	end := rec.Start.Add(o.Duration)
 	runCtx, cancel := context.WithDeadline(ctx, end)
 	defer cancel()
@@ -179,10 +161,10 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 	for _, p := range probes {
 		rec.Probes = append(rec.Probes, p...)
 	}
-	rec.End = o.clock.Now()
+	rec.End = time.Now()
 	for _, s := range sides {
-		if !s.gapFrom.IsZero() {
-			rec.Gaps = append(rec.Gaps, Gap{Side: s.name, From: s.gapFrom, To: rec.End, Cause: s.gapErr})
+		if g, ok := s.closeGap(rec.End); ok {
+			rec.Gaps = append(rec.Gaps, g)
 		}
 	}
 	markProcVisibility(rec, o)
@@ -226,10 +208,10 @@ func (e *SideError) Unwrap() error { return e.Err }
 // tickLoop reads both sides at rec.Start + k*o.Tick, k = 0, 1, ...
 func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording, o Options) {
 	for k := 0; ; k++ {
-		if err := o.clock.Sleep(ctx, rec.Start.Add(time.Duration(k)*o.Tick).Sub(o.clock.Now())); err != nil {
+		if err := sleep.For(ctx, time.Until(rec.Start.Add(time.Duration(k)*o.Tick))); err != nil {
 			return
 		}
-		tk := Tick{At: o.clock.Now()}
+		tk := Tick{At: time.Now()}
 		for _, s := range sides {
 			ok := s.read(ctx, &tk, k, rec, o)
 			s.mu.Lock()
@@ -268,8 +250,8 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 	if s.conn == nil {
 		c, err := s.connect(ctx, s.name)
 		if err != nil {
-			if runCtx.Err() == nil && s.gapFrom.IsZero() {
-				s.gapFrom, s.gapErr = tk.At, gapCause(ctx, err)
+			if runCtx.Err() == nil {
+				s.openGap(tk.At, gapCause(ctx, err))
 			}
 			return false
 		}
@@ -305,17 +287,14 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o O
 		if runCtx.Err() != nil {
 			return false
 		}
-		if s.gapFrom.IsZero() {
-			s.gapFrom, s.gapErr = tk.At, gapCause(ctx, err)
-		}
+		s.openGap(tk.At, gapCause(ctx, err))
 		s.conn.Close()
 		s.conn = nil
 		s.setPIDs(nil)
 		return false
 	}
-	if !s.gapFrom.IsZero() {
-		rec.Gaps = append(rec.Gaps, Gap{Side: s.name, From: s.gapFrom, To: tk.At, Cause: s.gapErr})
-		s.gapFrom = time.Time{}
+	if g, ok := s.closeGap(tk.At); ok {
+		rec.Gaps = append(rec.Gaps, g)
 	}
 	s.setPIDs(pidList(keys))
 	procRead := false
@@ -384,6 +363,25 @@ func pidList(keys map[int]procKey) []int32 {
 	return pids
 }
 
+// openGap starts the side's gap at at, for cause, unless one is open: a
+// gap runs from the first read that failed.
+func (s *session) openGap(at time.Time, cause string) {
+	if s.gapFrom.IsZero() {
+		s.gapFrom, s.gapErr = at, cause
+	}
+}
+
+// closeGap ends the side's open gap at to (the next tick that answered,
+// or the run's end); ok is false when no gap is open.
+func (s *session) closeGap(to time.Time) (g Gap, ok bool) {
+	if s.gapFrom.IsZero() {
+		return Gap{}, false
+	}
+	g = Gap{Side: s.name, From: s.gapFrom, To: to, Cause: s.gapErr}
+	s.gapFrom, s.gapErr = time.Time{}, ""
+	return g, true
+}
+
 func (s *session) setPIDs(p []int32) {
 	s.mu.Lock()
 	s.pids = p
@@ -413,10 +411,10 @@ func probeLoop(ctx context.Context, s *session, o Options, start, end time.Time)
 	var due time.Time // when the next instant is due
 	for ctx.Err() == nil {
 		pids, ticked := s.state()
-		now := o.clock.Now()
+		now := time.Now()
 		b := nextBatch(now, start, end, due, ticked, o.Tick, interval, len(pids) > 0)
 		if b.n == 0 {
-			if err := o.clock.Sleep(ctx, min(interval, 5*time.Millisecond)); err != nil {
+			if err := sleep.For(ctx, min(interval, 5*time.Millisecond)); err != nil {
 				break
 			}
 			continue
@@ -425,7 +423,7 @@ func probeLoop(ctx context.Context, s *session, o Options, start, end time.Time)
 			// One read of the extension's history a tick, just before
 			// the tick: what its collector sampled since the last read.
 			if b.stop.Sub(now) > 5*time.Millisecond && b.stop.Before(b.next) {
-				if err := o.clock.Sleep(ctx, b.stop.Sub(now)); err != nil {
+				if err := sleep.For(ctx, b.stop.Sub(now)); err != nil {
 					break
 				}
 			}
@@ -460,7 +458,7 @@ type batch struct {
 // no backends to probe, while the next instant is not due, and while a
 // batch would reach within tickMargin of the next tick (or the tick due
 // has not been read yet); a batch lasts at most probeBatch. Pure: the
-// loop's clock is the caller's.
+// caller reads the clock.
 func nextBatch(now, start, end, due time.Time, ticked int, tick, interval time.Duration, havePIDs bool) batch {
 	next := start.Add(time.Duration(ticked+1) * tick)
 	stop := earliest(next.Add(-tickMargin), end, now.Add(probeBatch))
@@ -525,9 +523,7 @@ func (s *session) withConn(ctx context.Context, timeout time.Duration, read func
 	at := time.Now()
 	err := read(qctx)
 	if err != nil {
-		if s.gapFrom.IsZero() {
-			s.gapFrom, s.gapErr = at, gapCause(qctx, err)
-		}
+		s.openGap(at, gapCause(qctx, err))
 		s.conn.Close()
 		s.conn = nil
 		s.setPIDs(nil)
