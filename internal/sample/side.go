@@ -1,0 +1,286 @@
+package sample
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/pg"
+)
+
+// Side names used in recordings.
+const (
+	Publisher  = "publisher"
+	Subscriber = "subscriber"
+)
+
+// Connector opens an observing session to one side ("publisher" or "subscriber").
+type Connector func(ctx context.Context, side string) (*pg.Conn, error)
+
+// ErrNoWaitVisibility means the role cannot see other sessions' wait events.
+var ErrNoWaitVisibility = errors.New("this role cannot see wait events: grant it pg_monitor (GRANT pg_monitor TO <role>)")
+
+// session is one side's connection, shared by the tick loop (positions
+// once a tick) and the probe loop (wait events in batches that end just
+// before each tick): a second session per server cost ~20 ms of server CPU
+// to start, 0.2% of a core over a 10 s window (docs/performance.md).
+type session struct {
+	name    string
+	connect Connector
+	connMu  sync.Mutex // held while a statement runs on conn
+	conn    *pg.Conn
+	mu      sync.Mutex // guards pids and ticked
+	pids    []int32    // backends to probe, set by the tick loop
+	ticked  int        // index of the last tick read on this side (-1: none yet)
+	gapFrom time.Time  // start of an open gap, under connMu
+	gapErr  string
+	// history: read wait events from pg_wait_sampling's history, the
+	// newest sample read so far being at histSince (server time).
+	history   bool
+	histSince time.Time
+	// walDir is the publisher's pg_wal (data_directory/pg_wal), read at the
+	// first tick of a publisher on this host (walDisk).
+	walDir string
+	// parent is Run's context: a tick's statements end with it (Ctrl-C)
+	// or their own timeout, not with the window, so that a read still
+	// running when the window ends does not cut the session (pgx closes a
+	// connection whose statement is cancelled) and the monitor can keep it.
+	parent context.Context
+}
+
+// open opens the side's session and checks what it can see, within
+// pg.SetupTimeout after connecting (a frozen path would otherwise hold it
+// for ever; Connect bounds itself).
+func (s *session) open(ctx context.Context, o Options) (Server, error) {
+	var err error
+	if s.conn, err = s.connect(ctx, s.name); err != nil {
+		return Server{}, err
+	}
+	ctx, cancel := pg.WithAnswerTimeout(ctx, pg.SetupTimeout)
+	defer cancel()
+	ok, err := checkVisibility(ctx, s.conn)
+	if err != nil {
+		return Server{}, &SideError{Side: s.name, Err: fmt.Errorf("check the role's privileges: %w", pg.Unanswered(ctx, err))}
+	}
+	if !ok {
+		return Server{}, &SideError{Side: s.name, Err: ErrNoWaitVisibility}
+	}
+	srv := Server{Version: s.conn.Version.String(), Major: s.conn.Version.Major}
+	if !o.NoWaitSampling && hasWaitSampling(ctx, s.conn) {
+		s.history, srv.WaitSource = true, WaitSampling
+	}
+	return srv, nil
+}
+
+// SideError is a failure of one side's session before the window, after
+// it connected.
+type SideError struct {
+	Side string // Publisher or Subscriber
+	Err  error
+}
+
+func (e *SideError) Error() string { return e.Side + ": " + e.Err.Error() }
+func (e *SideError) Unwrap() error { return e.Err }
+
+// read does tick k on one side, reconnecting after a failure. It reports
+// whether the side answered.
+func (s *session) read(ctx context.Context, tk *Tick, k int, rec *Recording, o Options) bool {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	// The positions (one round trip) and a reconnect answer within
+	// pg.ReadTimeout; the best-effort reads after them get their own.
+	runCtx, stmt := ctx, ctx
+	if s.parent != nil {
+		stmt = s.parent
+	}
+	ctx, cancel := pg.WithAnswerTimeout(stmt, pg.ReadTimeout)
+	defer cancel()
+	if s.conn == nil {
+		c, err := s.connect(ctx, s.name)
+		if err != nil {
+			if runCtx.Err() == nil {
+				s.openGap(tk.At, gapCause(ctx, err))
+			}
+			return false
+		}
+		s.conn = c
+	}
+	var keys map[int]procKey
+	var err error
+	if s.name == Publisher {
+		keys, err = readPublisher(ctx, s.conn, tk)
+	} else {
+		keys, err = readSubscriber(ctx, s.conn, tk)
+		if err == nil {
+			// Best effort: a failed read of lock blockers or COPY
+			// progress (a timeout of pg_blocking_pids) leaves those out
+			// of this tick instead of losing the tick, and the tick says so;
+			// a broken connection fails the next tick's reads.
+			var err error
+			tk.Blockers, err = bestEffort(stmt, func(ctx context.Context) ([]Blocker, error) {
+				return readBlockers(ctx, s.conn, pidList(keys))
+			})
+			tk.noteReadError(s.name, SourceBlockers, err)
+			tk.Copies, err = bestEffort(stmt, func(ctx context.Context) ([]CopyProgress, error) {
+				return readCopyProgress(ctx, s.conn, syncPIDs(keys))
+			})
+			tk.noteReadError(s.name, SourceCopyProgress, err)
+			tk.Applied, err = bestEffort(stmt, func(ctx context.Context) (*ApplyWork, error) {
+				return readApplyWork(ctx, s.conn, applyPIDs(keys))
+			})
+			tk.noteReadError(s.name, SourceApplyWork, err)
+		}
+	}
+	if err != nil {
+		if runCtx.Err() != nil {
+			return false
+		}
+		s.openGap(tk.At, gapCause(ctx, err))
+		s.conn.Close()
+		s.conn = nil
+		s.setPIDs(nil)
+		return false
+	}
+	if g, ok := s.closeGap(tk.At); ok {
+		rec.Gaps = append(rec.Gaps, g)
+	}
+	s.setPIDs(pidList(keys))
+	procRead := false
+	if o.Proc != nil && s.conn.Local {
+		ps := readProcs(o.Proc, s.name, keys)
+		procRead = len(ps) > 0
+		tk.Procs = append(tk.Procs, ps...)
+		if s.name == Publisher {
+			tk.PubHost = readHost(o.Proc)
+			// Beside /proc, walsender or not: a disabled subscription's
+			// slot, the one that fills the disk, has none.
+			tk.PubWALDisk = s.walDisk(stmt, tk)
+		} else {
+			tk.SubHost = readHost(o.Proc)
+		}
+	}
+	// After the positions and /proc, so that those stay on the tick.
+	// Bursts stand in for /proc: only on a side without its figures at this
+	// tick (a remote server, --no-proc, processes /proc cannot see), unless
+	// asked for beside them (calibration: the lab's recordings).
+	if !o.NoBurst && (!procRead || o.AlwaysBurst) && k%burstEvery == 0 {
+		// Best effort, as above: a failed burst leaves this tick without one.
+		ms, err := bestEffort(stmt, func(ctx context.Context) ([]float64, error) { return readBurst(ctx, s.conn) })
+		tk.noteReadError(s.name, SourceCPUBurst, err)
+		if err == nil {
+			if s.name == Publisher {
+				tk.PubBurst = ms
+			} else {
+				tk.SubBurst = ms
+			}
+		}
+	}
+	return true
+}
+
+// walDisk reads the space of the file system holding pg_wal, noting a
+// failed read on the tick.
+func (s *session) walDisk(ctx context.Context, tk *Tick) *DiskStat {
+	if s.walDir == "" {
+		dir, err := bestEffort(ctx, func(ctx context.Context) (string, error) { return walDir(ctx, s.conn) })
+		if err != nil {
+			tk.noteReadError(s.name, SourceWALDisk, err)
+			return nil
+		}
+		s.walDir = dir
+	}
+	d, err := readWALDisk(s.walDir)
+	tk.noteReadError(s.name, SourceWALDisk, err)
+	return d
+}
+
+// pidList returns the backends' pids.
+func pidList(keys map[int]procKey) []int32 {
+	pids := make([]int32, 0, len(keys))
+	for pid := range keys {
+		pids = append(pids, int32(pid))
+	}
+	return pids
+}
+
+// openGap starts the side's gap at at, for cause, unless one is open: a
+// gap runs from the first read that failed.
+func (s *session) openGap(at time.Time, cause string) {
+	if s.gapFrom.IsZero() {
+		s.gapFrom, s.gapErr = at, cause
+	}
+}
+
+// closeGap ends the side's open gap at to (the next tick that answered,
+// or the run's end); ok is false when no gap is open.
+func (s *session) closeGap(to time.Time) (g Gap, ok bool) {
+	if s.gapFrom.IsZero() {
+		return Gap{}, false
+	}
+	g = Gap{Side: s.name, From: s.gapFrom, To: to, Cause: s.gapErr}
+	s.gapFrom, s.gapErr = time.Time{}, ""
+	return g, true
+}
+
+func (s *session) setPIDs(p []int32) {
+	s.mu.Lock()
+	s.pids = p
+	s.mu.Unlock()
+}
+
+// state returns the backends to probe and the index of the last tick read.
+func (s *session) state() ([]int32, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pids, s.ticked
+}
+
+// errNoConn means a failure dropped the side's connection; the next tick
+// reconnects.
+var errNoConn = errors.New("no connection until the next tick")
+
+// withConn runs read on the side's connection, under a timeout that covers
+// a server that stops answering (the statement outlives ctx by at most
+// timeout). A failure opens a gap, which the next tick that answers closes,
+// and drops the connection for the next tick to reopen.
+func (s *session) withConn(ctx context.Context, timeout time.Duration, read func(context.Context) error) error {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.conn == nil {
+		return errNoConn
+	}
+	qctx, cancel := pg.WithAnswerTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	at := time.Now()
+	err := read(qctx)
+	if err != nil {
+		s.openGap(at, gapCause(qctx, err))
+		s.conn.Close()
+		s.conn = nil
+		s.setPIDs(nil)
+	}
+	return err
+}
+
+func closeAll(sides []*session) {
+	for _, s := range sides {
+		s.conn.Close()
+	}
+}
+
+// release hands each side's session still open to keep (closing them
+// without it, or when the run was cancelled).
+func release(ctx context.Context, sides []*session, keep func(string, *pg.Conn)) {
+	for _, s := range sides {
+		switch {
+		case s.conn == nil:
+		case keep == nil || ctx.Err() != nil || s.conn.IsClosed():
+			s.conn.Close()
+		default:
+			keep(s.name, s.conn)
+		}
+		s.conn = nil
+	}
+}
