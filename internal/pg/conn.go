@@ -67,6 +67,11 @@ func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
 	rp["statement_timeout"] = fmt.Sprint(DefaultStatementTimeout.Milliseconds())
 	rp["lock_timeout"] = "1000"
 	rp["idle_in_transaction_session_timeout"] = "10000"
+	// No JIT: a catalog read whose estimated cost passes jit_above_cost
+	// (the subscribed tables' counters, read every tick) would compile
+	// each time, on the server lagscope observes (builds with LLVM, such as
+	// Debian's, have it on by default).
+	rp["jit"] = "off"
 	// Prepared statements (pgx's default statement cache): the wait-event probe
 	// runs 20 times a second, and parsing and planning it each time would be
 	// most of its cost on the server.
