@@ -106,7 +106,7 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 		p.Caveats = append(p.Caveats, "the pair's setup (subscription options, replica identities, indexes, triggers) was not read: "+why+"; the advice is generic: run 'lagscope check' for what applies to these servers")
 		return
 	}
-	s := scope(p, results, snaps)
+	s := scope(p, results, snaps, bearing[p.Name])
 	for _, f := range s.findings {
 		p.Setup = append(p.Setup, fmt.Sprintf("%s: %s (docs/checks/%s.md)", f.Check, f.Found, f.Check))
 	}
@@ -173,9 +173,10 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 	p.Helps = helps
 }
 
-// scope picks the findings that bear on p's verdict and concern its
-// subscription or that subscription's tables.
-func scope(p *report.Path, results []audit.Result, snaps *audit.Snapshots) pathSetup {
+// scope picks the findings of the checks listed (those that bear on p's
+// verdict, for its cause and advice) that concern its subscription or that
+// subscription's tables.
+func scope(p *report.Path, results []audit.Result, snaps *audit.Snapshots, checks []string) pathSetup {
 	s := pathSetup{found: map[string]bool{}}
 	var tables []string
 	if sub := snaps.Subscriber; sub != nil {
@@ -207,7 +208,7 @@ func scope(p *report.Path, results []audit.Result, snaps *audit.Snapshots) pathS
 		for _, f := range r.Findings {
 			s.spills = s.spills || r.Check == "decoding-spill" && slices.Contains(f.Objects, "slot "+p.Slot)
 		}
-		if !slices.Contains(bearing[p.Name], r.Check) {
+		if !slices.Contains(checks, r.Check) {
 			continue
 		}
 		for _, f := range r.Findings {

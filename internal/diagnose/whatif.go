@@ -7,13 +7,18 @@ import (
 	"github.com/lagscope/lagscope/internal/whatif"
 )
 
+// remedyChecks are the checks whose findings make a remedy apply.
+var remedyChecks = []string{"extra-subscriber-indexes", "replica-triggers", "full-identity-no-index"}
+
 // whatIf predicts what each remedy that applies to p would buy, from the
 // window's stages and rates and, when it was read, the pair's setup.
 func whatIf(p *report.Path, s measure.Summary, results []audit.Result, snaps *audit.Snapshots) []whatif.Prediction {
 	in := whatif.Path{Verdict: p.Name, Limit: p.Limit, Stages: p.Stages, Drain: s.Progress(), Generated: s.Generated,
 		Backlog: s.Lag.Total, Walsender: s.Walsender, Apply: s.Apply}
 	if snaps != nil && p.Subscription != "" {
-		ps := scope(p, results, snaps)
+		// Whatever the verdict: a starved apply worker's extra indexes
+		// are a remedy too, once it has a CPU.
+		ps := scope(p, results, snaps, remedyChecks)
 		in.Setup = &whatif.Setup{ExtraIndexes: ps.found["extra-subscriber-indexes"], Trigger: ps.found["replica-triggers"],
 			FullNoIndex: ps.found["full-identity-no-index"], SubWALPerSent: p.SubWALPerSent}
 		// The rows the subscriber's sequential scans read per row changed,

@@ -32,9 +32,11 @@ type Check struct {
 	// ("walsender 45%, apply 57%"), to see which stage took the limit.
 	StagesBefore string `json:"stages_before"`
 	StagesAfter  string `json:"stages_after"`
-	// RanOut says the backlog was gone before the second window ended:
-	// Measured is then a lower bound.
-	RanOut bool `json:"backlog_ran_out,omitempty"`
+	// RanOut says the backlog drained before the second window ended,
+	// in DrainedS seconds from the change: Measured is its backlog over
+	// that time.
+	RanOut   bool    `json:"backlog_drained,omitempty"`
+	DrainedS float64 `json:"measured_over_s"`
 }
 
 // Utilisations is "walsender 45%, apply 57%": each measured stage's
@@ -66,6 +68,9 @@ type Checks struct {
 	Median float64 `json:"median_ratio"`
 	Min    float64 `json:"min_ratio"`
 	Max    float64 `json:"max_ratio"`
+	// Failed says why the runs that gave no measurement did not (the state
+	// came out otherwise, no prediction was offered).
+	Failed []string `json:"failed_runs,omitempty"`
 }
 
 // Summarise computes the spread of the runs' ratios.
@@ -89,7 +94,7 @@ func (cs Checks) Text(w io.Writer) error {
 	for i, c := range cs.Runs {
 		note := ""
 		if c.RanOut {
-			note = " (backlog ran out: measured is a lower bound)"
+			note = fmt.Sprintf(" (the backlog drained %s after the change)", units.FormatSeconds(c.DrainedS))
 		}
 		fmt.Fprintf(&b, "%-4d %-9s %-22s %10s %10s %10s %6.2fx  %s%s\n", i+1, c.Version, c.Verdict+" -> "+c.After,
 			units.FormatRate(c.Today), units.FormatRate(c.Predicted), units.FormatRate(c.Measured), c.Ratio, c.LimitedBy, note)
@@ -97,6 +102,9 @@ func (cs Checks) Text(w io.Writer) error {
 	}
 	if len(cs.Runs) > 0 {
 		fmt.Fprintf(&b, "measured / predicted: median %.2f, from %.2f to %.2f over %d run(s)\nmodel: %s\n", cs.Median, cs.Min, cs.Max, len(cs.Runs), cs.Runs[0].Model)
+	}
+	for _, f := range cs.Failed {
+		fmt.Fprintf(&b, "no measurement: %s\n", f)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -16,6 +16,9 @@ type Remedy struct {
 	Remedy string
 	// Stage is the stage whose capacity the remedy changes.
 	Stage string
+	// AtLeast says the factor is a lower bound: the prediction is "at
+	// least" its figure while the changed stage still limits.
+	AtLeast bool
 	// factor returns the factor on the stage's capacity and the model it
 	// rests on; applies false when the remedy does not apply to this path,
 	// a factor of 0 (with why) when it applies but cannot be predicted from
@@ -32,6 +35,12 @@ const Starved = 0.25
 // (pg_sleep and the like) from which a trigger's sleep is the remedy's
 // measure.
 const Sleeping = 0.20
+
+// minWork is the least share of the window a process must have worked for
+// its work to set its capacity once its waits go: /proc counts CPU in
+// 10 ms ticks, so 1% of a 10 s window is 10 of them (the lab's sleeping
+// trigger leaves the apply worker 4-7% of work).
+const minWork = 0.01
 
 // BaseWALPerSent is the subscriber's WAL per byte sent without an extra
 // index, measured in the lab on the same UPDATE load (1.23x on 16.14,
@@ -56,7 +65,11 @@ var Remedies = []Remedy{
 		factor: func(p Path, st classify.Stage) (float64, string, bool) {
 			return unstarve(p, st, "apply worker")
 		}},
-	{Change: "disable-trigger", Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: classify.StageApply,
+	// A sleeping trigger's pg_sleep costs CPU of its own (a latch wait per
+	// row): the apply worker's CPU beside the sleep is more than its work
+	// without the trigger, so the factor is a lower bound (the lab: the
+	// drain was 5.6-7.4x the bound on 16.14, docs/whatif.md).
+	{Change: "disable-trigger", Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: classify.StageApply, AtLeast: true,
 		factor: func(p Path, st classify.Stage) (float64, string, bool) {
 			if p.Limit != classify.StageApply || p.Setup == nil || !p.Setup.Trigger {
 				return 0, "", false
@@ -64,8 +77,11 @@ var Remedies = []Remedy{
 			// Own is capped by what /proc leaves outside CPU and run queue:
 			// a sleep's probes beyond it are stale.
 			sleep := min(p.Apply.TypeShares["Timeout"], max(st.Own, 0))
-			if sleep < Sleeping || !st.Known() || st.Utilisation-sleep < minUtil {
+			switch {
+			case sleep < Sleeping || !st.Known():
 				return 0, "the trigger's share of the apply worker's CPU is not measured (track_functions = pl and pg_stat_user_functions give it)", true
+			case st.Utilisation-sleep < minWork:
+				return 0, fmt.Sprintf("the apply worker slept %s of the window; what it did besides is too little to measure", units.Percent(sleep)), true
 			}
 			return st.Utilisation / (st.Utilisation - sleep), fmt.Sprintf("the apply worker slept (Timeout waits) %s of the window, in the trigger; without it its work takes %s of today's time",
 				units.Percent(sleep), units.Percent((st.Utilisation-sleep)/st.Utilisation)), true
@@ -101,7 +117,7 @@ func unstarve(p Path, st classify.Stage, noun string) (float64, string, bool) {
 		return 0, "", false
 	}
 	work := st.Utilisation - st.Runq
-	if work < minUtil {
+	if work < minWork {
 		return 0, "", false
 	}
 	return st.Utilisation / work, fmt.Sprintf("the %s waited for a CPU %s of the window; with a CPU free for it, its work (CPU and its own waits, %s) is all it takes", noun, units.Percent(st.Runq), units.Percent(work)), true

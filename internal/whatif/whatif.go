@@ -57,6 +57,8 @@ type Prediction struct {
 	// today's (0 when not predicted).
 	Drain   float64 `json:"drain_bytes_per_s,omitempty"`
 	Speedup float64 `json:"speedup,omitempty"`
+	// AtLeast says Drain is a lower bound (and CatchUpS an upper one).
+	AtLeast bool `json:"at_least,omitempty"`
 	// CatchUpS is the predicted time to drain the backlog, seconds: 0 when
 	// not predicted or nothing to drain, -1 when the path still falls
 	// behind.
@@ -116,6 +118,7 @@ func Plan(p Path) []Prediction {
 		if l, ok := stage(p, classify.StageLink); ok && st.Name != classify.StageLink && !l.Known() {
 			pr.Model += "; the link's capacity is not measured"
 		}
+		pr.AtLeast = r.AtLeast && pr.LimitedBy == st.Name
 		pr.Speedup = pr.Drain / p.Drain
 		pr.CatchUpS = catchUp(p, pr.Drain)
 		out = append(out, pr)
@@ -161,10 +164,14 @@ func (pr Prediction) String() string {
 	if pr.NotPredicted != "" {
 		return head + ": not predicted: " + pr.NotPredicted
 	}
-	s := fmt.Sprintf("%s: drains about %s (%.1fx today)", head, units.FormatRate(pr.Drain), pr.Speedup)
+	about, within := "about", "about"
+	if pr.AtLeast {
+		about, within = "at least", "at most"
+	}
+	s := fmt.Sprintf("%s: drains %s %s (%.1fx today)", head, about, units.FormatRate(pr.Drain), pr.Speedup)
 	switch {
 	case pr.CatchUpS > 0:
-		s += ", caught up in about " + units.FormatSeconds(pr.CatchUpS)
+		s += fmt.Sprintf(", caught up in %s %s", within, units.FormatSeconds(pr.CatchUpS))
 	case pr.CatchUpS < 0:
 		s += ", still falling behind"
 	}

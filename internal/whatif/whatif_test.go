@@ -107,3 +107,13 @@ func TestCatchUpSaysWhenThePathStillFallsBehind(t *testing.T) {
 		t.Errorf("%s: want still falling behind (16 MB/s against 17 MB/s written)", p)
 	}
 }
+
+func TestASleepingTriggersPredictionIsALowerBound(t *testing.T) {
+	in := Path{Limit: classify.StageApply, Drain: 0.15e6, Backlog: 30e6, Setup: &Setup{Trigger: true},
+		Apply:  measure.Proc{TypeShares: map[string]float64{"Timeout": 0.97}},
+		Stages: []classify.Stage{st("walsender", 0.005, 0, 0), unknownLink, st("apply", 1, 0, 0.97)}}
+	p := Plan(in)[0]
+	if !p.AtLeast || !strings.Contains(p.String(), "drains at least") || !strings.Contains(p.String(), "caught up in at most") {
+		t.Errorf("%s: want a lower bound (the sleep's own CPU counts as work)", p)
+	}
+}
