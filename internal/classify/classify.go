@@ -145,9 +145,6 @@ type NextLimit struct {
 func Classify(in Input) Verdict {
 	st := stages(in)
 	v := decide(in, st)
-	if in.Txn != nil && in.Sync == nil && configStall(in) == "" {
-		v = largeTxnVerdict(in, v, st)
-	}
 	if v.Name == WalsenderStarved && !in.ProcPub {
 		st[0] = starvedStageNoProc(st[0], in.Summary.PubCPU)
 	}
