@@ -102,6 +102,9 @@ type Verdict struct {
 	Txn *LargeTxn `json:"large_transaction,omitempty"`
 	// Decided is the condition the confidence follows (see Decision).
 	Decided *Decision `json:"-"`
+	// d is what the rule decided beyond the name and the limit, from
+	// which withTexts derives the headline, cause and advice.
+	d diagnosis
 }
 
 // cappedByNext states a remedy of the limiting stage with what the next
@@ -159,11 +162,11 @@ func Classify(in Input) Verdict {
 		v.Next = nextLimit(v.Limit, v.Stages)
 		if v.Next != nil {
 			v.Evidence = append(v.Evidence, v.Next.Text)
-			v.Helps = cappedByNext(v.Helps, v.Limit, *v.Next)
 		} else if in.Summary.Progress() > 0 {
 			v.Evidence = append(v.Evidence, "no other measured stage is 10% busy: past this limit the path can run more than 10x faster before another stage saturates")
 		}
 	}
+	v = withTexts(v, v.Next)
 	for i := range v.Stages {
 		if s := &v.Stages[i]; s.Role != "limit" && s.Utilisation > 0 {
 			s.Headroom = 1 / s.Utilisation
@@ -174,9 +177,11 @@ func Classify(in Input) Verdict {
 	}
 	return finish(v, in)
 }
+
+// newVerdict starts a verdict with its score and evidence (the lines not
+// empty); withTexts derives its headline, cause and advice.
 func newVerdict(name string, sc score, evidence ...string) Verdict {
-	a := adviceFor[name]
-	v := Verdict{Name: name, Confidence: sc.conf, Decided: sc.by, Headline: a.headline, Helps: a.helps, NotHelps: a.not}
+	v := Verdict{Name: name, Confidence: sc.conf, Decided: sc.by}
 	for _, e := range evidence {
 		if e != "" {
 			v.Evidence = append(v.Evidence, e)

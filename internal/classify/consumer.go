@@ -35,14 +35,11 @@ func confirmationLag(in Input, ws, ap Stage) (Verdict, bool) {
 	return v, true
 }
 
-// publisherOnlyLink turns a link verdict made without observing the
-// consumer into network-or-consumer: a consumer slower than the walsender
-// (its CPU, disk or downstream) fills the socket exactly like a slow
-// network, and only the consumer's side can tell them apart.
+// publisherOnlyLink caps a link verdict made without observing the
+// consumer (network-or-consumer): a consumer slower than the walsender (its
+// CPU, disk or downstream) fills the socket exactly like a slow network,
+// and only the consumer's side can tell them apart.
 func publisherOnlyLink(v Verdict) Verdict {
-	v.Name = NetworkOrConsumer
-	a := adviceFor[NetworkOrConsumer]
-	v.Headline, v.Helps, v.NotHelps = a.headline, a.helps, a.not
 	v.Confidence = math.Min(v.Confidence, capConsumerUnseen)
 	v.Caveats = append(v.Caveats, "the consumer is not observed: to settle it, look at the consumer's CPU and its read rate, or run diagnose with --subscriber when the consumer is a subscription")
 	return v

@@ -106,7 +106,13 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 		// Few bytes, but held back: say why this is not caught up.
 		ev = append(ev, fmt.Sprintf("the backlog (%s at the window's start, median %s, %s at its end) drained at the link's pace: the link held it back, the path was not caught up", size(in.Summary.Lag.Start), size(in.MedianLag), size(in.Summary.Lag.Total)))
 	}
-	v := newVerdict(Network, confidence(margins...), ev...)
+	// Without the consumer observed, a consumer slower than the walsender
+	// fills the socket exactly like a slow network.
+	name := Network
+	if !in.HasSubscriber {
+		name = NetworkOrConsumer
+	}
+	v := newVerdict(name, confidence(margins...), ev...)
 	v.Limit = StageLink
 	if !in.ProcPub {
 		if nv, ok := linkOrStarvedNoProc(in, ws, ap, v); ok {
@@ -116,10 +122,7 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 			v.Caveats = append(v.Caveats, "no /proc figures for the publisher, and no CPU bursts in these samples (recorded before lagscope 0.4's samples version 4): a CPU-starved walsender shows the same stale wait event. "+missingRunq("publisher", "walsender"))
 		}
 	}
-	if v.Name != Network {
-		return v, true
-	}
-	if !in.HasSubscriber {
+	if v.Name == NetworkOrConsumer {
 		v = publisherOnlyLink(v)
 	}
 	return v, true

@@ -100,22 +100,21 @@ func largeTxn(first, last *measure.SlotEnd, windowS float64, waitsForWAL bool) *
 }
 
 // largeTxnVerdict turns the stage model's verdict v into the large
-// transaction's: the phase decides the headline and what helps; the limit
-// and the stage evidence stay.
+// transaction's: the phase decides the headline and what helps (see
+// variants), the limit and the stage evidence stay.
 func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
 	lt := in.Txn
 	out := newVerdict(LargeTransaction, score{v.Confidence, v.Decided})
 	out.Txn, out.Limit, out.Blockers = lt, v.Limit, v.Blockers
+	inner := withTexts(v, nil)
+	out.d.inner = &inner
 	held := fmt.Sprintf("the slot holds %s of WAL back (restart_lsn): the publisher keeps it until the transaction is applied or rolled back", size(lt.HeldBytes))
 	spill := ""
 	if lt.SpilledBytes > 0 {
 		spill = fmt.Sprintf("the walsender spilled %s of it to disk during the window (past logical_decoding_work_mem)", size(lt.SpilledBytes))
 	}
-	streaming := "streaming = parallel (16+) or on for the subscription: a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and (parallel) applied by a parallel worker as it arrives"
-	smaller := "smaller transactions on the publisher (batch large UPDATE/DELETE jobs)"
 	switch lt.Phase {
 	case TxnSending:
-		out.Headline = "a large transaction is being applied: without streaming it is sent whole at its commit, and the subscriber applies it in one go"
 		line := fmt.Sprintf("sent_lsn stood still for the whole window, %s past restart_lsn: the walsender is sending one transaction of up to that much WAL from its reorder buffer while it handles the commit record", size(lt.TxnBytes))
 		if lt.SubWALRate > 0 {
 			line += fmt.Sprintf("; the subscriber wrote %s of its own WAL meanwhile (applying it)", units.FormatRate(lt.SubWALRate))
@@ -126,21 +125,15 @@ func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
 		if out.Limit == "" && in.HasSubscriber {
 			out.Limit = StageApply
 		}
-		out.Helps = append([]string{streaming, smaller}, withoutStreaming(v.Helps)...)
-		out.NotHelps = v.NotHelps
 	case TxnDecoding:
-		out.Headline = "a large transaction is being decoded: without streaming nothing of it is sent until the walsender reaches its commit"
 		out.Evidence = append(out.Evidence,
 			fmt.Sprintf("the walsender read %s of WAL during the window (sent_lsn) while the consumer received and confirmed nothing, and no transaction finished decoding (pg_stat_replication_slots.total_txns)", size(lt.DecodedBytes)),
 			held, spill)
 		if out.Limit == "" {
 			out.Limit = StageWalsender
 		}
-		out.Helps = []string{streaming, smaller, "logical_decoding_work_mem large enough to hold the transaction (no spill)"}
-		out.NotHelps = []string{"subscriber tuning: it waits for the transaction's commit to be decoded", "more bandwidth: nothing is sent yet"}
 	case TxnOpen:
 		x := lt.Xact
-		out.Headline = "a large transaction is open on the publisher: its changes are decoded as written, and nothing of it can be sent before it commits"
 		out.Limit = ""
 		out.Evidence = append(out.Evidence,
 			fmt.Sprintf("pid %d (application_name %q, user %q, %s) has held a writing transaction open for %s (xid age %d): %q", x.PID, x.AppName, x.User, x.State, secs(x.AgeS), x.XIDAge, x.Query),
@@ -148,9 +141,6 @@ func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
 			fmt.Sprintf("confirmed_flush_lsn is %s behind: keepalives move it past the open transaction, so the path looks caught up", size(in.Summary.Lag.Total)),
 			spill,
 			"when it commits, the subscriber receives it whole (streaming = off): expect a lag of about its size then")
-		out.Helps = []string{smaller + ", or ending the open transaction (pg_terminate_backend on the publisher if it is abandoned)", streaming,
-			"max_slot_wal_keep_size to cap the WAL a slot holds (past it the slot is invalidated)"}
-		out.NotHelps = []string{"anything about the replication path's speed: nothing can be sent before the commit"}
 		out.setScore(confidence(margin{"WAL held over TxnHeldWAL", float64(lt.HeldBytes-TxnHeldWAL) / float64(TxnHeldWAL)}, margin{"transaction older than the window", (x.AgeS - in.Summary.WindowS) / in.Summary.WindowS}))
 	}
 	var ev []string

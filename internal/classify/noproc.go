@@ -183,18 +183,13 @@ func starvedStageNoProc(s Stage, c measure.Contention) Stage {
 	return s
 }
 
-// heldBackNoProc gives a starved verdict made without /proc from the
-// wake-up lateness (heldBack) the cause that lateness points to: a CPU
-// limit on the server's cgroup, which only the host can confirm.
+// heldBackNoProc says of a starved verdict made without /proc whether the
+// wake-up lateness (heldBack) points to a CPU limit on the server's cgroup
+// (FillHeldBack), which only the host can confirm.
 func heldBackNoProc(v Verdict, side, noun string, c measure.Contention) Verdict {
 	if !heldBack(c) || (v.Name != SubscriberStarved && v.Name != WalsenderStarved) {
 		return v
 	}
-	v.Headline = fmt.Sprintf("the %s waits for a CPU it is not given: every session of that server is held back, as under a CPU limit", noun)
-	v.Cause = fmt.Sprintf("likely a CPU limit on the %s's container or cgroup (cpu.max, cpu.cfs_quota_us): lagscope's own session there waits %.0f ms for a CPU after every sleep, as tasks throttled by a quota wait for the next period; the %s's cpu.stat (nr_throttled) on its host settles it", side, c.LateMedianMS, side)
-	v.Helps = []string{
-		fmt.Sprintf("a higher CPU limit for the %s's container or cgroup (cpu.max; Kubernetes resources.limits.cpu), or none", side),
-		fmt.Sprintf("then diagnose again: the %s's limit is what holds it back now", noun),
-	}
+	v.d.fill, v.d.side, v.d.noun, v.d.lateMS = FillHeldBack, side, noun, c.LateMedianMS
 	return v
 }

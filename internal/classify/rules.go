@@ -145,7 +145,7 @@ func matchBothStarved(in Input, st []Stage, _ []rule) (Verdict, bool) {
 		fmt.Sprintf("walsender waited on the run queue %s of the time, the apply worker %s: both are starved of CPU", pct(ws.Runq), pct(ap.Runq)),
 		hostLine("publisher", s.PubHostBusy), hostLine("subscriber", s.SubHostBusy))
 	v.Cause = "mixed: walsender-starved and subscriber-starved at once; find what else uses the CPUs (top, pidstat) and diagnose again"
-	v.Helps = []string{"CPU for both servers, or moving what else runs on their cores", "then diagnose again: the stage that limits next will show"}
+	v.d.fill = FillBothStarved
 	return v, true
 }
 

@@ -80,11 +80,6 @@ func frozenLink(in Input, ws, ap Stage) (Verdict, bool) {
 	v := newVerdict(Stalled, confidence(margin{"walsender blocked over LinkBlocked", ws.Blocked - LinkBlocked}, margin{"apply worker waiting for data over MostProbes", ap.Starved - MostProbes}).capped(capFrozenLink),
 		fmt.Sprintf("the apply worker received nothing for %s (last_msg_receipt_time stood still) while %s of WAL was generated", secs(in.SilentS), units.FormatRate(s.Generated)),
 		fmt.Sprintf("walsender blocked on the socket (%s) %s of the time; apply worker waiting for data (%s) in %s of probes", evWriteData, pct(ws.Blocked), evApplyMain, pct(ap.Starved)))
-	v.Cause = "the replication connection carries nothing: the walsender cannot write to it and the subscriber receives nothing, as when a network path drops packets without closing the connection (lost firewall or NAT state, a hung proxy); the walsender ends it after wal_sender_timeout (60 s by default) and the subscription connects again"
-	v.Helps = []string{
-		"find what holds the path between publisher and subscriber (firewall or NAT idle timeouts, a proxy or load balancer)",
-		"a shorter wal_sender_timeout and wal_receiver_timeout, or TCP keepalives in the subscription's connection string (keepalives_idle=...), notice a dead connection sooner",
-	}
-	v.NotHelps = []string{"more bandwidth: the link carries nothing, not too little", "CPU or schema changes on either side"}
+	v.d.fill = FillFrozen
 	return v, true
 }

@@ -30,7 +30,7 @@ func syncVerdict(in Input) Verdict {
 		v := newVerdict(Stalled, fixed(confSyncLeftover),
 			fmt.Sprintf("the slot's name says it belongs to a tablesync worker (subscription oid %d, %s), but no copy of that table is under way", s.SubOID, table))
 		v.Cause = fmt.Sprintf("a tablesync slot with no copy in progress: it holds WAL back; if its subscription is gone or its tables are ready, drop it on the publisher: SELECT pg_drop_replication_slot('%s')", in.Slot)
-		v.Helps, v.NotHelps = []string{"dropping the leftover slot (pg_drop_replication_slot)"}, []string{"anything about speed: nothing uses this slot"}
+		v.d.fill = FillLeftover
 		return v
 	}
 	conf := confCopyMoving

@@ -3,7 +3,6 @@ package classify
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/lagscope/lagscope/internal/measure"
 )
@@ -17,20 +16,11 @@ func applyVerdict(in Input, ap, ws Stage, conf score) Verdict {
 		p, noun = s.Parallel[0], "parallel apply worker"
 	}
 	v := applyStageVerdict(in, ap, p, noun, ws, conf)
+	v.d.stage, v.d.noun = ap, noun
 	if ap.Name == StageParallel {
-		v.Headline = "a parallel apply worker is the limit: it applies a large transaction on a full core while the leader waits for it"
-		if ap.CPU >= 0 && ap.CPU < FullCore {
-			v.Headline = fmt.Sprintf("a parallel apply worker is the limit: it applies a large transaction, busy all the time (on a CPU %s of it, waiting for a CPU %s), while the leader waits for it", pct(ap.CPU), pct(ap.Runq))
-		}
+		v.d.parallel = true
 		v.Evidence = append(v.Evidence, fmt.Sprintf("the parallel apply worker measured is pid %d, the busiest of %d", ap.PID, ap.Workers))
 		v.Evidence = append(v.Evidence, "the leader apply worker hands large transactions to parallel apply workers (streaming = parallel) and waits for them: a single large transaction runs on one worker")
-		var helps []string
-		for _, h := range v.Helps {
-			if !strings.Contains(h, "streaming = parallel") {
-				helps = append(helps, h)
-			}
-		}
-		v.Helps = append(helps, "smaller transactions on the publisher: each large transaction is applied by one parallel worker")
 	}
 	return v
 }
@@ -50,21 +40,12 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		// What helps depends on what it waits for.
 		switch locks, io, sr, sleeps := p.TypeShare(waitTypeLock), p.TypeShare(waitTypeIO), p.Share(evSyncRep), p.TypeShare(waitTypeTimeout); {
 		case sr >= MostProbes*ap.Own:
-			v.Headline = "the apply worker mostly waits for the subscriber's synchronous standby: each transaction it commits waits until the standby has it"
+			v.d.fill = FillSyncRep
 			v.Evidence = append(v.Evidence, fmt.Sprintf("the apply worker waited for the subscriber's synchronous standby (%s) in %s of probes: the subscription commits with synchronous_commit = on/remote_apply and the subscriber has synchronous_standby_names", evSyncRep, pct(sr)))
-			v.Helps = []string{"synchronous_commit = off on the subscription (ALTER SUBSCRIPTION ... SET (synchronous_commit = off), the default; safe: the slot re-sends what was not flushed)", "a faster or closer synchronous standby for the subscriber"}
 		case locks >= MostProbes*ap.Own:
-			v.Headline = "the apply worker mostly waits on locks that other sessions on the subscriber hold"
-			v.Helps = []string{"ending or shortening the local sessions that hold locks on the replicated tables or rows"}
-			if len(in.Blockers) > 0 {
-				b := in.Blockers[0]
-				v.Cause = b.Cause()
-				v.Helps = append([]string{fmt.Sprintf("end or shorten the blocking session (pid %d): SELECT pg_terminate_backend(%d) on the subscriber, or fix the job that holds the lock", b.PID, b.PID)}, v.Helps...)
-			}
-			v.NotHelps = append(v.NotHelps, "faster disk: the worker waits on a lock, not on I/O")
+			v.d.fill = FillLock
 		case io >= MostProbes*ap.Own:
-			v.Headline = "the apply worker mostly waits on the subscriber's disk"
-			v.Helps = []string{"faster disk for the subscriber's WAL and data", "more shared_buffers / memory when it reads data files (DataFileRead)"}
+			v.d.fill = FillIO
 			if !in.ProcSub {
 				// A read's wait event also covers the kernel's CPU time
 				// for it: from a fast disk, a worker with 80% of its
@@ -74,19 +55,9 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 			}
 			v = withCPUPart(v, noun, ap)
 		case sleeps >= MostProbes*ap.Own:
-			// PgSleep and friends: nothing in PostgreSQL's apply path
-			// sleeps per change; what it runs for the rows does (a
-			// trigger, a function in a default or a constraint).
-			v.Headline = fmt.Sprintf("the apply worker mostly sleeps (%s): something it runs for each replicated change waits on purpose, a trigger that fires for replicated rows most often", ap.OwnTop)
-			v.Helps = []string{"find what sleeps in the apply worker: triggers enabled ALWAYS or REPLICA on the replicated tables (lagscope check lists them), and the functions they call"}
-			v.NotHelps = append(v.NotHelps, "faster disk: the worker sleeps, it does not wait on I/O")
+			v.d.fill = FillSleep
 		case io+p.TypeShare(waitTypeLWLock) < ap.Own/2:
-			// Neither the disk (nor an LWLock such as WALWrite, which
-			// waits for WAL writes) nor a lock nor a standby: name what it
-			// is, and advise nothing that is about those.
-			v.Headline = fmt.Sprintf("the apply worker mostly waits on %s on the subscriber", ap.OwnTop)
-			v.Helps = []string{"find what the apply worker waits for (the wait events above; https://www.postgresql.org/docs/current/monitoring-stats.html#WAIT-EVENT-TABLE)"}
-			v.NotHelps = append(v.NotHelps, "faster disk: the worker does not wait on I/O")
+			v.d.fill = FillOtherWait
 		}
 		if nothingMoves(in) {
 			v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")
@@ -107,8 +78,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
 			walsenderLine(ws))
 		if ap.CPU < FullCore {
-			// Busy all the time, but not all of it on a CPU: say what it is.
-			v.Headline = fmt.Sprintf("the subscriber's %s is the limit: it is busy all the time, on a CPU %s of it (the rest on its own I/O and locks %s, waiting for a CPU %s)", noun, pct(ap.CPU), pct(ap.Own), pct(ap.Runq))
+			v.d.fill = FillCPUPart
 		}
 		return withIOPart(v, noun, p, ap)
 	default:
@@ -148,7 +118,7 @@ func withIOPart(v Verdict, noun string, p measure.Proc, st Stage) Verdict {
 		return v
 	}
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%s also waited on I/O for about %s of the window (I/O events in %s of probes: %s): part of its time goes to the disk", noun, pct(io), pct(probes), topEvents(p, 2)))
-	v.Helps = append(v.Helps, "more memory (shared_buffers, page cache) when it reads data files (DataFileRead), and faster disk")
+	v.d.also = alsoIO
 	return v
 }
 
@@ -161,7 +131,7 @@ func withCPUPart(v Verdict, noun string, st Stage) Verdict {
 		return v
 	}
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%s also ran on a CPU %s of the window (its reads' kernel time included): part of its time is CPU work, which faster disk alone leaves", noun, pct(st.CPU)))
-	v.Helps = append(v.Helps, "a faster CPU for the subscriber once the reads are served from memory")
+	v.d.also = alsoCPU
 	return v
 }
 

@@ -31,3 +31,25 @@ func TestTheVerdictTableNamesEveryVerdict(t *testing.T) {
 		}
 	}
 }
+
+// Each row of the verdict texts names verdicts of the table, and no two
+// rows select the same verdict, fill and phase (the first would hide the
+// second).
+func TestEveryVariantIsOneVerdictsAndReachable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range variants {
+		for _, n := range r.verdicts {
+			if !slices.Contains(Names(), n) {
+				t.Errorf("a variant names %s, which the verdict table lacks", n)
+			}
+			key := n + "/" + r.fill + "/" + r.phase
+			if seen[key] {
+				t.Errorf("two variants select %s", key)
+			}
+			seen[key] = true
+		}
+		if r.fill == "" && r.phase == "" {
+			t.Errorf("a variant of %v selects by neither fill nor phase: that is the verdict's general advice (adviceFor)", r.verdicts)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package classify
+
+import "slices"
+
+// What fills a limiting stage's time, when the verdict's name alone does not
+// say it: the column of the verdict texts (variants) besides the name.
+const (
+	// FillSyncRep: an apply-side stage waits for the subscriber's
+	// synchronous standby (SyncRep).
+	FillSyncRep = "syncrep"
+	// FillLock: an apply-side stage waits on heavyweight locks that other
+	// sessions hold.
+	FillLock = "lock"
+	// FillIO: an apply-side stage waits on the subscriber's disk.
+	FillIO = "io"
+	// FillSleep: an apply-side stage sleeps (Timeout waits such as PgSleep).
+	FillSleep = "sleep"
+	// FillOtherWait: an apply-side stage waits on something that is neither
+	// the disk, an LWLock, a lock nor a standby.
+	FillOtherWait = "other-wait"
+	// FillCPUPart: a busy apply-side stage with /proc that runs on a CPU
+	// less than FullCore of the window.
+	FillCPUPart = "cpu-part"
+	// FillQuota: a starved process whose cgroup runs out of CPU quota.
+	FillQuota = "quota"
+	// FillAffinity: a starved process whose host is not saturated while the
+	// CPUs it may run on are.
+	FillAffinity = "affinity"
+	// FillHeldBack: a starved process judged without /proc whose server's
+	// sessions wake late (a CPU limit on its cgroup, likely).
+	FillHeldBack = "held-back"
+	// FillFrozen: a replication connection that carries nothing.
+	FillFrozen = "frozen-link"
+	// FillLeftover: a tablesync slot with no copy under way.
+	FillLeftover = "leftover"
+	// FillBothStarved: the walsender and the apply worker both starved.
+	FillBothStarved = "both-starved"
+)
+
+// The second resource a CPU-bound (or I/O-bound) apply-side stage spends
+// IOPart or more of its time on (see withIOPart, withCPUPart).
+const (
+	alsoIO  = "io"
+	alsoCPU = "cpu"
+)
+
+// diagnosis is what a rule decided about a path beyond the verdict's name
+// and limit: what fills the limiting stage's time and the figures the
+// verdict's headline, cause and advice are derived from (see withTexts).
+// Its zero value is a verdict's general case.
+type diagnosis struct {
+	// fill is what fills the limiting stage's time (Fill*; "" the
+	// verdict's general case).
+	fill string
+	// also is a second resource the stage spends IOPart or more on (alsoIO,
+	// alsoCPU; "" none).
+	also string
+	// parallel says the limit is the busiest parallel apply worker.
+	parallel bool
+	// stage is the measured stage the verdict is about (its figures).
+	stage Stage
+	// noun names the process in the text ("apply worker", "walsender");
+	// side is its server ("publisher", "subscriber").
+	noun, side string
+	// hostBusy is the side's host CPU busy share (-1 unknown).
+	hostBusy float64
+	// lateMS is the side's median wake-up lateness, ms (FillHeldBack).
+	lateMS float64
+	// inner is the stage model's verdict, texts derived, that a large
+	// transaction's verdict wraps (nil otherwise).
+	inner *Verdict
+}
+
+// withTexts derives v's headline, cause and advice from its name and
+// diagnosis, once: the first variant that matches gives each text it has,
+// the verdict's general advice the rest; a second resource adds its remedy,
+// a parallel apply worker its own, and a next limit caps a link's remedy
+// (next nil: none).
+func withTexts(v Verdict, next *NextLimit) Verdict {
+	a := adviceFor[v.Name]
+	head, helps, not := a.headline, a.helps, a.not
+	var cause func(Verdict) string
+	for _, t := range variants {
+		if !t.matches(v) {
+			continue
+		}
+		if t.headline != nil {
+			head = t.headline(v)
+		}
+		if t.helps != nil {
+			helps = t.helps(v)
+		}
+		if t.not != nil {
+			not = t.not(v)
+		}
+		cause = t.cause
+		break
+	}
+	if cause != nil {
+		v.Cause = cause(v)
+	}
+	if h, ok := alsoHelps[v.d.also]; ok {
+		helps = append(slices.Clip(helps), h)
+	}
+	if v.d.parallel {
+		head = parallelHeadline(v)
+		helps = parallelHelps(helps)
+	}
+	if next != nil {
+		helps = cappedByNext(helps, v.Limit, *next)
+	}
+	v.Headline, v.Helps, v.NotHelps = head, helps, not
+	return v
+}
