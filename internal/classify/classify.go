@@ -202,7 +202,7 @@ func finish(v Verdict, in Input) Verdict {
 	if in.Gaps > 0 {
 		v.Caveats = append(v.Caveats, fmt.Sprintf("%d sampling gap(s): a server restarted or a connection dropped", in.Gaps))
 		v.Confidence *= gapFactor
-		if v.Name == Stalled {
+		if SpecOf(v.Name).Stop {
 			// A restart drops the walsender and the apply worker (an apply
 			// error, a stopped position): an interrupted path looks stopped.
 			v.Confidence = math.Min(v.Confidence, capStalledAfterGap)
@@ -212,7 +212,7 @@ func finish(v Verdict, in Input) Verdict {
 	if s.PositionWentBack {
 		v.Caveats = append(v.Caveats, "the slot's confirmed position went back during the window (the publisher restarted and read it from disk): the confirmed rate counts from the lower position")
 	}
-	if n := s.Walsender.Probes + s.Apply.Probes; n < enoughProbes && v.Name != CaughtUp && v.Name != Stalled && v.Name != InitialSync {
+	if n := s.Walsender.Probes + s.Apply.Probes; n < enoughProbes && !SpecOf(v.Name).Fact {
 		v.Confidence *= fewProbesFloor + (1-fewProbesFloor)*float64(n)/enoughProbes
 	}
 	if in.NotReady > 0 && in.Sync == nil {

@@ -34,7 +34,8 @@ func ruleList() string {
 	return b.String()
 }
 
-// rulesLine is a verdict page's line naming the rules that give it.
+// rulesLine is a verdict page's line naming the rules that give it and the
+// setup's checks that bear on it.
 func rulesLine(verdict string) string {
 	var ids []string
 	for _, r := range rules {
@@ -42,7 +43,15 @@ func rulesLine(verdict string) string {
 			ids = append(ids, "`"+r.ID+"`")
 		}
 	}
-	return rulesLineHead + "(first match wins, in `internal/classify/rules.go`): " + strings.Join(ids, ", ") + "."
+	line := rulesLineHead + "(first match wins, in `internal/classify/rules.go`): " + strings.Join(ids, ", ")
+	var checks []string
+	for _, c := range SpecOf(verdict).Checks {
+		checks = append(checks, fmt.Sprintf("[%s](../checks/%s.md)", c, c))
+	}
+	if len(checks) > 0 {
+		line += "; the setup's checks that bear on it (its cause and first remedies when they find something): " + strings.Join(checks, ", ")
+	}
+	return line + "."
 }
 
 // TestTheRulesAreDocumented checks the rule table against the verdict table

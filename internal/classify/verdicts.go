@@ -29,24 +29,57 @@ const (
 )
 
 // Spec is what the rest of lagscope derives from a verdict's name: the
-// exporter's label values, the report's exit code, the docs' pages.
+// exporter's label values, the report's exit code, the docs' pages, how its
+// confidence is lowered and which checks of the setup bear on it.
 type Spec struct {
 	Name string
 	// Finding says the path is not caught up (diagnose exits 1): every
 	// verdict but caught-up and a table's initial copy.
 	Finding bool
+	// Fact says the verdict rests on positions and on what the servers
+	// report, not on wait-event shares: few probes do not lower its
+	// confidence (see finish).
+	Fact bool
+	// Stop says the path is stopped: a restart looks the same for a while,
+	// so sampling gaps cap its confidence (capStalledAfterGap).
+	Stop bool
+	// Checks are the audit checks whose findings bear on the verdict: in
+	// diagnose, their findings for the path's subscription and tables are
+	// its cause and first remedies (nil: none do).
+	Checks []string
 }
 
 // Table is every verdict, in the order metrics and docs list them: the one
 // list of verdict names (a test checks it against the advice table).
 var Table = []Spec{
-	{Name: CaughtUp}, {Name: Stalled, Finding: true}, {Name: SubscriberApplyCPU, Finding: true},
-	{Name: SubscriberStarved, Finding: true}, {Name: SubscriberWaits, Finding: true},
-	{Name: WalsenderDecodeCPU, Finding: true}, {Name: WalsenderStarved, Finding: true},
-	{Name: WalsenderReadIO, Finding: true}, {Name: WalsenderWaitsStandby, Finding: true},
-	{Name: Network, Finding: true}, {Name: NetworkOrConsumer, Finding: true},
-	{Name: ConfirmationLag, Finding: true}, {Name: LargeTransaction, Finding: true},
-	{Name: InitialSync}, {Name: Inconclusive, Finding: true},
+	{Name: CaughtUp, Fact: true},
+	{Name: Stalled, Finding: true, Fact: true, Stop: true,
+		Checks: []string{"subscription-stopped", "apply-errors", "column-mismatch", "replica-identity-mismatch", "slot-wal-status", "tables-not-ready"}},
+	{Name: SubscriberApplyCPU, Finding: true,
+		Checks: []string{"replica-triggers", "full-identity-no-index", "replica-identity-full", "extra-subscriber-indexes", "binary-transfer", "partitioned-one-subscription"}},
+	{Name: SubscriberStarved, Finding: true, Checks: []string{"worker-headroom"}},
+	{Name: SubscriberWaits, Finding: true, Checks: []string{"replica-triggers", "apply-errors"}},
+	{Name: WalsenderDecodeCPU, Finding: true, Checks: []string{"row-filter", "decoding-spill"}},
+	{Name: WalsenderStarved, Finding: true},
+	{Name: WalsenderReadIO, Finding: true},
+	{Name: WalsenderWaitsStandby, Finding: true},
+	{Name: Network, Finding: true},
+	{Name: NetworkOrConsumer, Finding: true},
+	{Name: ConfirmationLag, Finding: true},
+	{Name: LargeTransaction, Finding: true, Checks: []string{"streaming-off", "decoding-spill"}},
+	{Name: InitialSync, Fact: true},
+	{Name: Inconclusive, Finding: true, Checks: []string{"replica-triggers", "full-identity-no-index", "extra-subscriber-indexes"}},
+}
+
+// SpecOf is verdict name's row of Table; an unknown name (a report from a
+// newer lagscope) is a finding, and nothing else.
+func SpecOf(name string) Spec {
+	for _, s := range Table {
+		if s.Name == name {
+			return s
+		}
+	}
+	return Spec{Name: name, Finding: true}
 }
 
 // Names lists Table's verdict names, in its order.
@@ -60,14 +93,7 @@ func Names() []string {
 
 // IsFinding says whether verdict name is a finding (Spec.Finding); an
 // unknown name is one (a report from a newer lagscope).
-func IsFinding(name string) bool {
-	for _, s := range Table {
-		if s.Name == name {
-			return s.Finding
-		}
-	}
-	return true
-}
+func IsFinding(name string) bool { return SpecOf(name).Finding }
 
 // advice is what helps and what does not, per verdict.
 type advice struct {

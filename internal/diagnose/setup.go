@@ -34,18 +34,6 @@ func ReadSetup(ctx context.Context, o Options) (json.RawMessage, string) {
 	return b, ""
 }
 
-// bearing lists, per verdict, the checks whose findings bear on it: their
-// findings are the verdict's cause and remedy when present.
-var bearing = map[string][]string{
-	classify.SubscriberApplyCPU: {"replica-triggers", "full-identity-no-index", "replica-identity-full", "extra-subscriber-indexes", "binary-transfer", "partitioned-one-subscription"},
-	classify.SubscriberWaits:    {"replica-triggers", "apply-errors"},
-	classify.SubscriberStarved:  {"worker-headroom"},
-	classify.WalsenderDecodeCPU: {"row-filter", "decoding-spill"},
-	classify.LargeTransaction:   {"streaming-off", "decoding-spill"},
-	classify.Stalled:            {"subscription-stopped", "apply-errors", "column-mismatch", "replica-identity-mismatch", "slot-wal-status", "tables-not-ready"},
-	classify.Inconclusive:       {"replica-triggers", "full-identity-no-index", "extra-subscriber-indexes"},
-}
-
 // causeFrom are the checks whose findings, when present, are named as the
 // cause, in this order.
 var causeFrom = []string{"replica-triggers", "full-identity-no-index", "column-mismatch", "replica-identity-mismatch", "subscription-stopped", "apply-errors", "row-filter", "extra-subscriber-indexes", "replica-identity-full"}
@@ -106,7 +94,7 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 		p.Caveats = append(p.Caveats, "the pair's setup (subscription options, replica identities, indexes, triggers) was not read: "+why+"; the advice is generic: run 'lagscope check' for what applies to these servers")
 		return
 	}
-	s := scope(p, results, snaps, bearing[p.Name])
+	s := scope(p, results, snaps, classify.SpecOf(p.Name).Checks)
 	for _, f := range s.findings {
 		p.Setup = append(p.Setup, fmt.Sprintf("%s: %s (docs/checks/%s.md)", f.Check, f.Found, f.Check))
 	}
