@@ -148,7 +148,7 @@ type NextLimit struct {
 func Classify(in Input) Verdict {
 	st := stages(in)
 	v := decide(in, st)
-	if v.Name == WalsenderStarved && !in.ProcPub {
+	if v.Limit == StageWalsender && v.d.resource == ResourceRunQueue && !in.ProcPub {
 		st[0] = starvedStageNoProc(st[0], in.Summary.PubCPU)
 	}
 	v.Stages = st

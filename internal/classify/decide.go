@@ -43,7 +43,6 @@ func saturatedLimit(in Input, ws, ap Stage, par *Stage) (Verdict, bool) {
 	} else {
 		v = walsenderVerdict(in, lim, ap, conf)
 	}
-	v.Limit = lim.Name
 	return v, true
 }
 
@@ -62,14 +61,10 @@ func mostlyBusyLimit(in Input, ws, ap Stage) (Verdict, bool) {
 		if in.HasSubscriber {
 			margins = append(margins, margin{"apply worker waiting for data over Idle", ap.Starved - Idle})
 		}
-		v := walsenderVerdict(in, ws, ap, confidence(margins...))
-		v.Limit = StageWalsender
-		return v, true
+		return walsenderVerdict(in, ws, ap, confidence(margins...)), true
 	}
 	if in.HasSubscriber && ap.Known() && ap.Probes >= MinProbes && ap.Utilisation >= MostlyBusy && ap.Starved < Idle && ws.Known() && ws.Blocked >= LinkBlocked {
-		v := applyVerdict(in, ap, ws, confidence(margin{"apply worker over MostlyBusy", ap.Utilisation - MostlyBusy}, margin{"apply worker waiting for data under Idle", Idle - ap.Starved}, margin{"walsender blocked over LinkBlocked", ws.Blocked - LinkBlocked}))
-		v.Limit = StageApply
-		return v, true
+		return applyVerdict(in, ap, ws, confidence(margin{"apply worker over MostlyBusy", ap.Utilisation - MostlyBusy}, margin{"apply worker waiting for data under Idle", Idle - ap.Starved}, margin{"walsender blocked over LinkBlocked", ws.Blocked - LinkBlocked})), true
 	}
 	return Verdict{}, false
 }
@@ -108,12 +103,11 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 	}
 	// Without the consumer observed, a consumer slower than the walsender
 	// fills the socket exactly like a slow network.
-	name := Network
+	res := ResourceSocket
 	if !in.HasSubscriber {
-		name = NetworkOrConsumer
+		res = ResourceSocketOrConsumer
 	}
-	v := newVerdict(name, confidence(margins...), ev...)
-	v.Limit = StageLink
+	v := newStageVerdict(StageLink, res, confidence(margins...), ev...)
 	if !in.ProcPub {
 		if nv, ok := linkOrStarvedNoProc(in, ws, ap, v); ok {
 			v = nv

@@ -49,6 +49,10 @@ const (
 // verdict's headline, cause and advice are derived from (see withTexts).
 // Its zero value is a verdict's general case.
 type diagnosis struct {
+	// resource is what fills the limiting stage's time, coarsely
+	// (Resource*; "" for a verdict that names no stage): with the stage,
+	// it names a stage verdict (stageNames).
+	resource string
 	// fill is what fills the limiting stage's time (Fill*; "" the
 	// verdict's general case).
 	fill string

@@ -133,10 +133,9 @@ func linkOrStarvedNoProc(in Input, ws, ap Stage, network Verdict) (Verdict, bool
 		if in.HasSubscriber && ap.Known() {
 			feeding = fmt.Sprintf("apply worker waiting for data (%s) in %s of probes", evApplyMain, pct(ap.Starved))
 		}
-		v := newVerdict(WalsenderStarved, confidence(margin{"publisher burst room", roomMargin(c)}, margin{"walsender blocked or busy over MostlyBusy", ws.Blocked + ws.Busy - MostlyBusy}).capped(noProcCap),
+		v := newStageVerdict(StageWalsender, ResourceRunQueue, confidence(margin{"publisher burst room", roomMargin(c)}, margin{"walsender blocked or busy over MostlyBusy", ws.Blocked + ws.Busy - MostlyBusy}).capped(noProcCap),
 			fmt.Sprintf("walsender in %s in %s of probes and on CPU in %s: a walsender that waits for a CPU keeps showing its last wait event", evWriteData, pct(ws.Blocked), pct(ws.Busy)),
 			contentionLine("publisher", c), feeding)
-		v.Limit = StageWalsender
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
 		return heldBackNoProc(v, "publisher", "walsender", c), true
 	case roomPartly:
@@ -152,23 +151,24 @@ func linkOrStarvedNoProc(in Input, ws, ap Stage, network Verdict) (Verdict, bool
 	return Verdict{}, false
 }
 
-// cpuBoundNoProc names a stage that probes show mostly on CPU (no wait
-// event) without /proc: CPU-bound itself, or starved by other work on the
-// server's CPUs, by the server's burst. A process saturating one CPU
+// cpuBoundNoProc says what fills the time of a stage that probes show
+// mostly on CPU (no wait event) without /proc: the CPU (it is CPU-bound
+// itself), or the run queue (starved by other work on the server's CPUs),
+// by the server's burst. A process saturating one CPU
 // stretches the burst itself (about 2x on a server with one CPU), which
 // stays under StretchSaturated. Without bursts (an older recording) the
 // confidence is conf*unknown.
-func cpuBoundNoProc(c measure.Contention, side, bound, starvedName string, conf score, unknown float64) (string, score) {
+func cpuBoundNoProc(c measure.Contention, side string, conf score, unknown float64) (string, score) {
 	room := confidence(margin{side + " burst room", roomMargin(c)})
 	switch roomOf(c) {
 	case roomSaturated:
-		return starvedName, conf.lower(room).capped(noProcCap)
+		return ResourceRunQueue, conf.lower(room).capped(noProcCap)
 	case roomFree:
-		return bound, conf.lower(room).capped(noProcCap)
+		return ResourceCPU, conf.lower(room).capped(noProcCap)
 	case roomPartly:
-		return bound, conf.capped(capRoomPartly)
+		return ResourceCPU, conf.capped(capRoomPartly)
 	}
-	return bound, conf.scaled(unknown)
+	return ResourceCPU, conf.scaled(unknown)
 }
 
 // starvedStageNoProc redraws a walsender stage named starved without /proc:
@@ -187,7 +187,7 @@ func starvedStageNoProc(s Stage, c measure.Contention) Stage {
 // wake-up lateness (heldBack) points to a CPU limit on the server's cgroup
 // (FillHeldBack), which only the host can confirm.
 func heldBackNoProc(v Verdict, side, noun string, c measure.Contention) Verdict {
-	if !heldBack(c) || (v.Name != SubscriberStarved && v.Name != WalsenderStarved) {
+	if !heldBack(c) || v.d.resource != ResourceRunQueue {
 		return v
 	}
 	v.d.fill, v.d.side, v.d.noun, v.d.lateMS = FillHeldBack, side, noun, c.LateMedianMS

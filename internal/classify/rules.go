@@ -52,7 +52,7 @@ var rules = []rule{
 	{ID: "drained", Verdicts: []string{Inconclusive},
 		When:  "the backlog drained while it was measured and the walsender ran out of WAL to send",
 		match: matchDrained},
-	{ID: "link", Verdicts: []string{Network, NetworkOrConsumer, WalsenderStarved, Inconclusive},
+	{ID: "link", Verdicts: append(namesOf(StageLink), WalsenderStarved, Inconclusive),
 		When:  "the walsender is blocked on the socket while the apply worker (when observed) waits for data: the link, or without /proc a starved walsender",
 		match: func(in Input, st []Stage, _ []rule) (Verdict, bool) { return linkLimit(in, st[0], st[2]) }},
 	{ID: "confirmation-lag", Verdicts: []string{ConfirmationLag},
@@ -71,8 +71,7 @@ var rules = []rule{
 
 // stageVerdicts are the verdicts that name a saturated (or mostly busy)
 // stage: the walsender's and the apply side's, by what fills its time.
-var stageVerdicts = []string{SubscriberApplyCPU, SubscriberStarved, SubscriberWaits,
-	WalsenderDecodeCPU, WalsenderStarved, WalsenderReadIO, WalsenderWaitsStandby, Inconclusive}
+var stageVerdicts = namesOf(StageWalsender, StageApply, StageParallel)
 
 // decide applies the rules in order to the stages st = [walsender, link,
 // apply] and, when parallel apply workers ran, [parallel apply]: the first

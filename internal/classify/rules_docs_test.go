@@ -18,6 +18,8 @@ const (
 	verdictsDir   = "../../docs/verdicts"
 	rulesBegin    = "<!-- rules: begin (from internal/classify/rules.go; go test ./internal/classify -run RulesAreDocumented, LAGSCOPE_UPDATE_DOCS=1 rewrites it) -->"
 	rulesEnd      = "<!-- rules: end -->"
+	namesBegin    = "<!-- stage names: begin (from stageNames in internal/classify/stagenames.go; go test ./internal/classify -run RulesAreDocumented, LAGSCOPE_UPDATE_DOCS=1 rewrites it) -->"
+	namesEnd      = "<!-- stage names: end -->"
 	rulesLineHead = "Given by the rules "
 )
 
@@ -30,6 +32,16 @@ func ruleList() string {
 			names[j] = "`" + n + "`"
 		}
 		fmt.Fprintf(&b, "%d. `%s` → %s: %s\n", i+1, r.ID, strings.Join(names, ", "), r.When)
+	}
+	return b.String()
+}
+
+// stageNameTable is stageNames as a markdown table.
+func stageNameTable() string {
+	var b strings.Builder
+	b.WriteString("| limiting stage | what fills its time | verdict |\n|---|---|---|\n")
+	for _, r := range stageNames {
+		fmt.Fprintf(&b, "| %s | %s | [%s](%s.md) |\n", r.stage, r.resource, r.name, r.name)
 	}
 	return b.String()
 }
@@ -99,7 +111,9 @@ func TestTheRulesAreDocumented(t *testing.T) {
 		checkDoc(t, page, update, func(doc string) string { return withRulesLine(doc, rulesLine(n)) })
 	}
 	index := filepath.Join(verdictsDir, "README.md")
-	checkDoc(t, index, update, func(doc string) string { return withBlock(doc, ruleList()) })
+	checkDoc(t, index, update, func(doc string) string {
+		return withBlock(withBlock(doc, rulesBegin, rulesEnd, ruleList()), namesBegin, namesEnd, stageNameTable())
+	})
 	if b, err := os.ReadFile(index); err == nil {
 		for _, n := range Names() {
 			if !strings.Contains(string(b), fmt.Sprintf("| [%s](%s.md) |", n, n)) {
@@ -107,7 +121,7 @@ func TestTheRulesAreDocumented(t *testing.T) {
 			}
 		}
 	}
-	checkDoc(t, readmeDoc, update, func(doc string) string { return withBlock(doc, ruleList()) })
+	checkDoc(t, readmeDoc, update, func(doc string) string { return withBlock(doc, rulesBegin, rulesEnd, ruleList()) })
 }
 
 // checkDoc compares the file at path with what fix makes of it, and
@@ -132,14 +146,14 @@ func checkDoc(t *testing.T, path string, update bool, fix func(string) string) {
 	t.Errorf("%s differs from the rule table (LAGSCOPE_UPDATE_DOCS=1 go test ./internal/classify -run RulesAreDocumented rewrites it)", path)
 }
 
-// withBlock puts list between the rules markers of doc (doc unchanged, so
-// the check fails, when the markers are missing).
-func withBlock(doc, list string) string {
-	i, j := strings.Index(doc, rulesBegin), strings.Index(doc, rulesEnd)
+// withBlock puts text between the markers begin and end of doc (a note
+// added, so the check fails, when the markers are missing).
+func withBlock(doc, begin, end, text string) string {
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
 	if i < 0 || j < i {
-		return doc + "\n(missing the rules block)"
+		return doc + "\n(missing the block " + begin + ")"
 	}
-	return doc[:i+len(rulesBegin)] + "\n" + list + doc[j:]
+	return doc[:i+len(begin)] + "\n" + text + doc[j:]
 }
 
 // withRulesLine puts line first in a verdict page's section on its rule

@@ -31,7 +31,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 	s := in.Summary
 	switch {
 	case ap.Own >= MostProbes*ap.Utilisation:
-		v := newVerdict(SubscriberWaits, conf,
+		v := newStageVerdict(ap.Name, ResourceOwnWaits, conf,
 			ownLine(noun, ap, in.ProcSub))
 		v.Blockers = in.Blockers
 		for _, b := range in.Blockers {
@@ -64,7 +64,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		}
 		return v
 	case in.ProcSub && starved(ap):
-		return quotaStarved(newVerdict(SubscriberStarved, conf,
+		return quotaStarved(newStageVerdict(ap.Name, ResourceRunQueue, conf,
 			fmt.Sprintf("%s waited on the run queue %s of the time (runnable, not running) and ran %s", noun, pct(ap.Runq), pct(ap.CPU)),
 			hostLine("subscriber", s.SubHostBusy)), "subscriber", noun, p.Throttle, s.SubHostBusy)
 	case in.ProcSub:
@@ -72,7 +72,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		if ap.Runq >= StarvedRunq {
 			runq = fmt.Sprintf("%s run queue %s: the subscriber's CPU is shared as well, but it runs more than twice as long as it waits", noun, pct(ap.Runq))
 		}
-		v := newVerdict(SubscriberApplyCPU, conf,
+		v := newStageVerdict(ap.Name, ResourceCPU, conf,
 			fmt.Sprintf("%s CPU %s of one core, no wait event in %s of probes", noun, pct(ap.CPU), pct(p.Share(measure.CPUEvent))),
 			runq,
 			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
@@ -82,13 +82,13 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		}
 		return withIOPart(v, noun, p, ap)
 	default:
-		name, c := cpuBoundNoProc(s.SubCPU, "subscriber", SubscriberApplyCPU, SubscriberStarved, conf, unknownApply)
-		v := newVerdict(name, c,
+		res, c := cpuBoundNoProc(s.SubCPU, "subscriber", conf, unknownApply)
+		v := newStageVerdict(ap.Name, res, c,
 			fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)),
 			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
 			contentionLine("subscriber", s.SubCPU))
 		v.Caveats = append(v.Caveats, missingRunq("subscriber", noun))
-		if name == SubscriberApplyCPU {
+		if res == ResourceCPU {
 			v.Caveats = append(v.Caveats, "sessions that run on a CPU without sleeping (a CPU-bound query) stretch lagscope's burst less than waking ones: an apply worker starved by them can look like this one without /proc")
 		}
 		return heldBackNoProc(v, "subscriber", noun, s.SubCPU)
@@ -145,33 +145,32 @@ func walsenderVerdict(in Input, ws, ap Stage, conf score) Verdict {
 	}
 	switch {
 	case in.ProcPub && starved(ws):
-		return quotaStarved(newVerdict(WalsenderStarved, conf,
+		return quotaStarved(newStageVerdict(StageWalsender, ResourceRunQueue, conf,
 			fmt.Sprintf("walsender waited on the run queue %s of the time and ran only %s of one core", pct(ws.Runq), pct(ws.CPU)),
 			fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU: run-queue delay shows starvation", topEvents(s.Walsender, 2)),
 			hostLine("publisher", s.PubHostBusy), feeding), "publisher", "walsender", s.Walsender.Throttle, s.PubHostBusy)
 	case ws.Own >= MostProbes*ws.Utilisation && s.Walsender.TypeShare(waitTypeIO) >= ws.Own/2:
-		v := newVerdict(WalsenderReadIO, conf,
+		v := newStageVerdict(StageWalsender, ResourceIO, conf,
 			fmt.Sprintf("walsender waited on I/O in %s of probes (%s)", pct(s.Walsender.TypeShare(waitTypeIO)), ws.OwnTop), feeding)
 		if s.Walsender.Share(evReorderRead, evReorderWrite) > s.Walsender.Share(evWALRead) {
 			v.Caveats = append(v.Caveats, "most I/O is spill files (ReorderBuffer): raise logical_decoding_work_mem or use streaming")
 		}
 		return v
 	case ws.Own >= MostProbes*ws.Utilisation && s.Walsender.Share(evStandbyConfirm) >= MostProbes*ws.Own:
-		return newVerdict(WalsenderWaitsStandby, conf,
+		return newStageVerdict(StageWalsender, ResourceStandby, conf,
 			fmt.Sprintf("walsender waited for physical standbys (%s) in %s of probes", evStandbyConfirm, pct(s.Walsender.Share(evStandbyConfirm))),
 			"the slot is a failover slot (17+): its walsender sends nothing the physical standbys listed in synchronized_standby_slots have not confirmed", feeding)
 	case ws.Own >= MostProbes*ws.Utilisation:
-		v := newVerdict(Inconclusive, conf.capped(capOwnWaits),
+		v := newStageVerdict(StageWalsender, ResourceOwnWaits, conf.capped(capOwnWaits),
 			fmt.Sprintf("walsender waited on its own resources %s of the time (of probes: %s), not on I/O", pct(ws.Own), ws.OwnTop), feeding)
-		v.Limit = StageWalsender
 		v.Cause = "the walsender is the limit, waiting on locks or LWLocks on the publisher (see the events above): find who holds them (pg_locks, pg_stat_activity)"
 		return v
 	case in.ProcPub:
-		return newVerdict(WalsenderDecodeCPU, conf,
+		return newStageVerdict(StageWalsender, ResourceCPU, conf,
 			fmt.Sprintf("walsender CPU %s of one core, run queue %s", pct(ws.CPU), pct(ws.Runq)), feeding)
 	default:
-		name, c := cpuBoundNoProc(s.PubCPU, "publisher", WalsenderDecodeCPU, WalsenderStarved, conf, unknownWalsender)
-		v := newVerdict(name, c,
+		res, c := cpuBoundNoProc(s.PubCPU, "publisher", conf, unknownWalsender)
+		v := newStageVerdict(StageWalsender, res, c,
 			fmt.Sprintf("walsender had no wait event (on CPU or runnable) in %s of probes", pct(ws.Busy)), feeding,
 			contentionLine("publisher", s.PubCPU))
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
