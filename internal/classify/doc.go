@@ -4,4 +4,19 @@
 // reads the clock. The rules follow the diagnosis model: positions alone never
 // locate the bottleneck, process behaviour does, and run-queue delay tells a
 // starved process from one that waits for the network.
+//
+// The model is data, in three tables read in this order:
+//
+//   - rules (rules.go) is the precedence: the first rule that holds decides
+//     the path's diagnosis: the limiting stage, what fills its time, a
+//     large transaction's phase, the cause, the margins the confidence
+//     follows, and the evidence;
+//   - stageNames (stagenames.go) names a stage verdict from its limiting
+//     stage and what fills its time;
+//   - adviceFor (verdicts.go) and variants (variants.go) give the headline,
+//     cause and advice, derived once from the diagnosis (withTexts).
+//
+// Table (verdicts.go) lists every verdict with what the rest of lagscope
+// derives from its name. A test keeps README's rule list and docs/verdicts
+// in step with these tables.
 package classify

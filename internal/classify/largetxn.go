@@ -105,7 +105,7 @@ func largeTxn(first, last *measure.SlotEnd, windowS float64, waitsForWAL bool) *
 func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
 	lt := in.Txn
 	out := newVerdict(LargeTransaction, score{v.Confidence, v.Decided})
-	out.Txn, out.Limit, out.Blockers = lt, v.Limit, v.Blockers
+	out.Txn, out.Limit, out.Blockers = lt, txnLimit(lt.Phase, v.Limit, in.HasSubscriber), v.Blockers
 	inner := withTexts(v, nil)
 	out.d.inner = &inner
 	held := fmt.Sprintf("the slot holds %s of WAL back (restart_lsn): the publisher keeps it until the transaction is applied or rolled back", size(lt.HeldBytes))
@@ -122,19 +122,12 @@ func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
 		out.Evidence = append(out.Evidence, line,
 			fmt.Sprintf("the slot's unconfirmed WAL (%s) says little here: nothing of the transaction is confirmed before its commit is applied, and a keepalive may have moved confirmed_flush_lsn past it", size(in.Summary.Lag.Total)),
 			held, spill)
-		if out.Limit == "" && in.HasSubscriber {
-			out.Limit = StageApply
-		}
 	case TxnDecoding:
 		out.Evidence = append(out.Evidence,
 			fmt.Sprintf("the walsender read %s of WAL during the window (sent_lsn) while the consumer received and confirmed nothing, and no transaction finished decoding (pg_stat_replication_slots.total_txns)", size(lt.DecodedBytes)),
 			held, spill)
-		if out.Limit == "" {
-			out.Limit = StageWalsender
-		}
 	case TxnOpen:
 		x := lt.Xact
-		out.Limit = ""
 		out.Evidence = append(out.Evidence,
 			fmt.Sprintf("pid %d (application_name %q, user %q, %s) has held a writing transaction open for %s (xid age %d): %q", x.PID, x.AppName, x.User, x.State, secs(x.AgeS), x.XIDAge, x.Query),
 			held,
@@ -162,6 +155,25 @@ func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
 		out.Confidence = floorLargeTxn
 	}
 	return out
+}
+
+// txnLimit is the stage a large transaction in phase limits, given the
+// stage model's limit (inner, "" when it names none): while the transaction
+// is open, none (nothing can be sent before its commit); otherwise the stage
+// model's, or the stage the phase is in (decoding: the walsender; sending:
+// the apply worker, when the subscriber is observed).
+func txnLimit(phase, inner string, hasSubscriber bool) string {
+	switch {
+	case phase == TxnOpen:
+		return ""
+	case inner != "":
+		return inner
+	case phase == TxnDecoding:
+		return StageWalsender
+	case phase == TxnSending && hasSubscriber:
+		return StageApply
+	}
+	return ""
 }
 
 // withoutStreaming drops advice about streaming (the large transaction's
