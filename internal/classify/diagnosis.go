@@ -70,6 +70,8 @@ type diagnosis struct {
 	hostBusy float64
 	// lateMS is the side's median wake-up lateness, ms (FillHeldBack).
 	lateMS float64
+	// cause is the rule's cause ("" none); a variant's cause replaces it.
+	cause string
 	// inner is the stage model's verdict, texts derived, that a large
 	// transaction's verdict wraps (nil otherwise).
 	inner *Verdict
@@ -82,8 +84,7 @@ type diagnosis struct {
 // (next nil: none).
 func withTexts(v Verdict, next *NextLimit) Verdict {
 	a := adviceFor[v.Name]
-	head, helps, not := a.headline, a.helps, a.not
-	var cause func(Verdict) string
+	head, helps, not, cause := a.headline, a.helps, a.not, v.d.cause
 	for _, t := range variants {
 		if !t.matches(v) {
 			continue
@@ -97,11 +98,10 @@ func withTexts(v Verdict, next *NextLimit) Verdict {
 		if t.not != nil {
 			not = t.not(v)
 		}
-		cause = t.cause
+		if t.cause != nil {
+			cause = t.cause(v)
+		}
 		break
-	}
-	if cause != nil {
-		v.Cause = cause(v)
 	}
 	if h, ok := alsoHelps[v.d.also]; ok {
 		helps = append(slices.Clip(helps), h)
@@ -113,6 +113,6 @@ func withTexts(v Verdict, next *NextLimit) Verdict {
 	if next != nil {
 		helps = cappedByNext(helps, v.Limit, *next)
 	}
-	v.Headline, v.Helps, v.NotHelps = head, helps, not
+	v.Headline, v.Cause, v.Helps, v.NotHelps = head, cause, helps, not
 	return v
 }

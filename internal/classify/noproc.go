@@ -140,7 +140,7 @@ func linkOrStarvedNoProc(in Input, ws, ap Stage, network Verdict) (Verdict, bool
 		return heldBackNoProc(v, "publisher", "walsender", c), true
 	case roomPartly:
 		v := newVerdict(Inconclusive, fixed(confNoStage), walsenderLine(ws), applyLine(ap), contentionLine("publisher", c))
-		v.Cause = "the walsender is blocked on the socket, or starved of CPU and showing a stale wait event: the publisher's CPUs are busy but not clearly saturated, and without /proc the two look alike. " + missingRunq("publisher", "walsender")
+		v.d.cause = "the walsender is blocked on the socket, or starved of CPU and showing a stale wait event: the publisher's CPUs are busy but not clearly saturated, and without /proc the two look alike. " + missingRunq("publisher", "walsender")
 		return v, true
 	case roomFree:
 		network.setScore(score{network.Confidence, network.Decided}.lower(confidence(margin{"publisher burst room", roomMargin(c)})).capped(noProcCap))

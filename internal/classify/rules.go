@@ -108,7 +108,7 @@ func matchConfigStall(in Input, _ []Stage, _ []rule) (Verdict, bool) {
 	s := in.Summary
 	v := newVerdict(Stalled, fixed(confFact),
 		fmt.Sprintf("consumed %s while %s of WAL was generated over %s", units.FormatRate(s.Consumed), units.FormatRate(s.Generated), secs(s.WindowS)))
-	v.Cause = cause
+	v.d.cause = cause
 	return v, true
 }
 
@@ -128,7 +128,7 @@ func matchFewProbes(in Input, _ []Stage, _ []rule) (Verdict, bool) {
 		return Verdict{}, false
 	}
 	v := newVerdict(Inconclusive, fixed(confFewProbes), fmt.Sprintf("only %d wait-event probes of the walsender and %d of the apply worker", s.Walsender.Probes, s.Apply.Probes))
-	v.Cause = "too few probes: sample longer"
+	v.d.cause = "too few probes: sample longer"
 	return v, true
 }
 
@@ -143,7 +143,7 @@ func matchBothStarved(in Input, st []Stage, _ []rule) (Verdict, bool) {
 	v := newVerdict(Inconclusive, confidence(margin{"walsender run queue over StarvedRunq", ws.Runq - StarvedRunq}, margin{"apply worker run queue over StarvedRunq", ap.Runq - StarvedRunq}).capped(capBothStarved),
 		fmt.Sprintf("walsender waited on the run queue %s of the time, the apply worker %s: both are starved of CPU", pct(ws.Runq), pct(ap.Runq)),
 		hostLine("publisher", s.PubHostBusy), hostLine("subscriber", s.SubHostBusy))
-	v.Cause = "mixed: walsender-starved and subscriber-starved at once; find what else uses the CPUs (top, pidstat) and diagnose again"
+	v.d.cause = "mixed: walsender-starved and subscriber-starved at once; find what else uses the CPUs (top, pidstat) and diagnose again"
 	v.d.fill = FillBothStarved
 	return v, true
 }
@@ -186,7 +186,7 @@ func matchDrained(in Input, st []Stage, _ []rule) (Verdict, bool) {
 		return Verdict{}, false
 	}
 	v := newVerdict(Inconclusive, fixed(confDrained), walsenderLine(ws), applyLine(ap))
-	v.Cause = fmt.Sprintf("the backlog drained during the window (%s at its start, %s at its end): the path caught up while it was measured; diagnose again while it lags", size(s.Lag.Start), size(s.Lag.Total))
+	v.d.cause = fmt.Sprintf("the backlog drained during the window (%s at its start, %s at its end): the path caught up while it was measured; diagnose again while it lags", size(s.Lag.Start), size(s.Lag.Total))
 	return v, true
 }
 
@@ -200,7 +200,7 @@ func matchNothingMoves(in Input, st []Stage, _ []rule) (Verdict, bool) {
 	v := newVerdict(Stalled, confidence(margin{"walsender under Saturated", Saturated - ws.Utilisation}, margin{"apply worker under Saturated", Saturated - ap.Utilisation}),
 		fmt.Sprintf("consumed %s while %s of WAL was generated over %s", units.FormatRate(s.Consumed), units.FormatRate(s.Generated), secs(s.WindowS)),
 		walsenderLine(ws), applyLine(ap))
-	v.Cause = "neither the walsender (sent_lsn) nor the slot (confirmed_flush_lsn) advanced during the window, and no stage was busy or waiting on a resource"
+	v.d.cause = "neither the walsender (sent_lsn) nor the slot (confirmed_flush_lsn) advanced during the window, and no stage was busy or waiting on a resource"
 	return v, true
 }
 
@@ -210,11 +210,11 @@ func noStage(in Input, ws, ap Stage) Verdict {
 	v := newVerdict(Inconclusive, fixed(confNoStage), walsenderLine(ws), applyLine(ap))
 	switch {
 	case ws.Starved >= MostProbes:
-		v.Cause = fmt.Sprintf("the walsender waited for new WAL (%s) in %s of probes while %s stayed unconfirmed: the consumer confirms late (a lazy confirmer, or a large transaction being applied)", evWaitForWAL, pct(ws.Starved), size(s.Lag.Total))
+		v.d.cause = fmt.Sprintf("the walsender waited for new WAL (%s) in %s of probes while %s stayed unconfirmed: the consumer confirms late (a lazy confirmer, or a large transaction being applied)", evWaitForWAL, pct(ws.Starved), size(s.Lag.Total))
 	case in.HasSubscriber:
-		v.Cause = "no stage stands out: nothing is saturated, and the walsender is not blocked on the link"
+		v.d.cause = "no stage stands out: nothing is saturated, and the walsender is not blocked on the link"
 	default:
-		v.Cause = "no publisher-side stage stands out and the consumer is not observed (add --subscriber)"
+		v.d.cause = "no publisher-side stage stands out and the consumer is not observed (add --subscriber)"
 	}
 	return v
 }

@@ -15,7 +15,7 @@ func syncVerdict(in Input) Verdict {
 	}
 	if in.SyncErrors > 0 {
 		v := newVerdict(Stalled, fixed(confSyncFailed), fmt.Sprintf("sync_error_count of %s rose by %d during the window", in.Subscription, in.SyncErrors))
-		v.Cause = fmt.Sprintf("the initial copy of %s for subscription %s failed %d time(s): read the subscriber's log for the error", table, in.Subscription, in.SyncErrors)
+		v.d.cause = fmt.Sprintf("the initial copy of %s for subscription %s failed %d time(s): read the subscriber's log for the error", table, in.Subscription, in.SyncErrors)
 		return v
 	}
 	if !in.HasSubscriber {
@@ -29,7 +29,7 @@ func syncVerdict(in Input) Verdict {
 		// its copy or its subscription keeps WAL from being removed.
 		v := newVerdict(Stalled, fixed(confSyncLeftover),
 			fmt.Sprintf("the slot's name says it belongs to a tablesync worker (subscription oid %d, %s), but no copy of that table is under way", s.SubOID, table))
-		v.Cause = fmt.Sprintf("a tablesync slot with no copy in progress: it holds WAL back; if its subscription is gone or its tables are ready, drop it on the publisher: SELECT pg_drop_replication_slot('%s')", in.Slot)
+		v.d.cause = fmt.Sprintf("a tablesync slot with no copy in progress: it holds WAL back; if its subscription is gone or its tables are ready, drop it on the publisher: SELECT pg_drop_replication_slot('%s')", in.Slot)
 		v.d.fill = FillLeftover
 		return v
 	}

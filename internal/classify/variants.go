@@ -57,7 +57,7 @@ var variants = []variant{
 		headline: text("the apply worker mostly waits on locks that other sessions on the subscriber hold"),
 		cause: func(v Verdict) string {
 			if len(v.Blockers) == 0 {
-				return v.Cause
+				return v.d.cause
 			}
 			return v.Blockers[0].Cause()
 		},

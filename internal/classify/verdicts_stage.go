@@ -163,7 +163,7 @@ func walsenderVerdict(in Input, ws, ap Stage, conf score) Verdict {
 	case ws.Own >= MostProbes*ws.Utilisation:
 		v := newStageVerdict(StageWalsender, ResourceOwnWaits, conf.capped(capOwnWaits),
 			fmt.Sprintf("walsender waited on its own resources %s of the time (of probes: %s), not on I/O", pct(ws.Own), ws.OwnTop), feeding)
-		v.Cause = "the walsender is the limit, waiting on locks or LWLocks on the publisher (see the events above): find who holds them (pg_locks, pg_stat_activity)"
+		v.d.cause = "the walsender is the limit, waiting on locks or LWLocks on the publisher (see the events above): find who holds them (pg_locks, pg_stat_activity)"
 		return v
 	case in.ProcPub:
 		return newStageVerdict(StageWalsender, ResourceCPU, conf,
