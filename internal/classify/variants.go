@@ -29,8 +29,10 @@ func (t variant) matches(v Verdict) bool {
 	return slices.Contains(t.verdicts, v.Name) && t.fill == v.d.fill && t.phase == phase
 }
 
-// text is a fixed text; list a fixed list.
-func text(s string) func(Verdict) string      { return func(Verdict) string { return s } }
+// text is a variant's fixed text.
+func text(s string) func(Verdict) string { return func(Verdict) string { return s } }
+
+// list is a variant's fixed list of lines.
 func list(s ...string) func(Verdict) []string { return func(Verdict) []string { return s } }
 
 // generalNotAnd is the verdict's general "does not help" lines and more.
