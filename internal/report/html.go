@@ -37,6 +37,10 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 		return rows
 	},
 	"stageHeader": func() []string { return stageHeader },
+	"tableRows":   tableRows,
+	"tableHeader": func() []string { return tableHeader },
+	"tableTitle":  func() string { return tableTitle },
+	"applyWAL":    applyWALLine,
 	"pipeline":    pipeline,
 	"limitClass": func(p Path) string {
 		if p.Limit == "" && p.Name != "stalled" && p.Name != "inconclusive" {

@@ -50,6 +50,13 @@ func Markdown(w io.Writer, r Report) error {
 			b.WriteString("\nStages (shares of a core or of wait-event probes; util = busy + own waits; headroom = 1/util):\n\n")
 			mdTable(b, stageHeader, stageRows(p.Stages))
 		}
+		if rows := tableRows(p); len(rows) > 0 {
+			b.WriteString("\n" + strings.ToUpper(tableTitle[:1]) + tableTitle[1:] + ":\n\n")
+			mdTable(b, tableHeader, rows)
+			if l := applyWALLine(p); l != "" {
+				b.WriteString("\n" + strings.ToUpper(l[:1]) + l[1:] + ".\n")
+			}
+		}
 		if rows := seriesRows(p.Series); len(rows) > 0 {
 			b.WriteString("\nOver the window (lag at each tick; rates, CPU and the top wait event since the tick before):\n\n")
 			mdTable(b, seriesHeader, rows)

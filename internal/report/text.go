@@ -61,6 +61,13 @@ func Text(w io.Writer, r Report) error {
 			b.WriteString("  stages\n")
 			textTable(b, "    ", stageHeader, stageRows(p.Stages))
 		}
+		if rows := tableRows(p); len(rows) > 0 {
+			b.WriteString("  " + tableTitle + "\n")
+			textTable(b, "    ", tableHeader, rows)
+			if l := applyWALLine(p); l != "" {
+				wrap(b, "    ", l)
+			}
+		}
 		b.WriteString("  evidence\n")
 		for _, e := range p.Evidence {
 			wrap(b, "    - ", e)
