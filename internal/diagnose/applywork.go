@@ -11,13 +11,17 @@ import (
 )
 
 // withApplyWork adds to p what the subscriber did per table of its
-// subscription in the window, and its apply workers' own WAL (18+).
+// subscription in the window, and its apply workers' own WAL and relation
+// I/O (18+).
 func withApplyWork(p *report.Path, rec *sample.Recording, snaps *audit.Snapshots) {
 	if oid := subOID(rec, snaps, p.Subscription); oid != 0 {
 		p.Tables = measure.TablesIn(measure.TablesOf(rec), oid)
 	}
 	if b, ok := measure.ApplyWAL(rec, p.Subscription); ok {
 		p.ApplyWALBytes = b
+	}
+	if io, ok := measure.ApplyIO(rec, p.Subscription); ok {
+		p.ApplyIO = &io
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/labtest"
 	"github.com/lagscope/lagscope/internal/labtest/labpair"
 )
 
@@ -36,6 +37,23 @@ func TestIntegrationAPgMonitorRoleIsEnoughOnBothSides(t *testing.T) {
 	}
 	if rep.Publisher.ProcUnavailable != "" || rep.Subscriber.ProcUnavailable != "" {
 		t.Errorf("/proc figures missing: %q / %q", rep.Publisher.ProcUnavailable, rep.Subscriber.ProcUnavailable)
+	}
+	// What the apply worker did shows in the subscriber's counters, read as
+	// that role: the updates on hot (pg_stat_user_tables) on every version,
+	// and on 18 the worker's own WAL and buffer I/O.
+	path := rep.Paths[0]
+	var hot int64
+	for _, w := range path.Tables {
+		if w.Name == "hot" {
+			hot = w.Updated
+		}
+	}
+	t.Logf("on %s the apply worker updated %d rows of hot; its WAL %d bytes, its I/O %+v", rep.Subscriber.Version, hot, path.ApplyWALBytes, path.ApplyIO)
+	if hot <= 0 {
+		t.Errorf("pg_stat_user_tables: no update of hot in the window (tables %+v)", path.Tables)
+	}
+	if labtest.Servers(t).Version.Major >= 18 && (path.ApplyWALBytes <= 0 || path.ApplyIO == nil || path.ApplyIO.Hits <= 0) {
+		t.Errorf("18: the apply worker's WAL (%d bytes) or buffer I/O (%+v) not read", path.ApplyWALBytes, path.ApplyIO)
 	}
 	// A role without pg_monitor cannot see wait events: a clear error, not a wrong verdict.
 	c, _ := pgx.Connect(ctx, p.Pub.ConnString(lab.Database))

@@ -95,7 +95,36 @@ func TablesIn(ws []TableWork, sub int64) []TableWork {
 // summed. ok is false when no worker was read at two ticks (before 18,
 // samples before version 9).
 func ApplyWAL(rec *sample.Recording, sub string) (bytes int64, ok bool) {
-	first, last := map[int]int64{}, map[int]int64{}
+	return workerDeltas(rec, sub, func(w *sample.ApplyWork) map[int]int64 {
+		out := map[int]int64{}
+		for _, x := range w.WAL {
+			out[x.PID] = x.Bytes
+		}
+		return out
+	}, func(b, a int64) (int64, bool) { return b - a, b >= a }, func(x, y int64) int64 { return x + y })
+}
+
+// ApplyIO is the buffer I/O on relations of the apply workers (leader and
+// parallel) of the subscription named sub over the recording, in blocks,
+// from pg_stat_get_backend_io (18+), summed as ApplyWAL sums the WAL (the
+// sum's PID is 0); ok is false when no worker was read at two ticks.
+func ApplyIO(rec *sample.Recording, sub string) (io sample.BackendIO, ok bool) {
+	return workerDeltas(rec, sub, func(w *sample.ApplyWork) map[int]sample.BackendIO {
+		out := map[int]sample.BackendIO{}
+		for _, x := range w.IO {
+			out[x.PID] = x
+		}
+		return out
+	}, sample.BackendIO.Since, sample.BackendIO.Plus)
+}
+
+// workerDeltas sums, over the subscription's apply workers read at two
+// ticks or more, each worker's last reading minus its first (since; a
+// worker whose counters went down is left out, as since says); read gives
+// a tick's readings by pid.
+func workerDeltas[T any](rec *sample.Recording, sub string, read func(*sample.ApplyWork) map[int]T,
+	since func(last, first T) (T, bool), add func(x, y T) T) (sum T, ok bool) {
+	first, last := map[int]T{}, map[int]T{}
 	reads := map[int]int{}
 	for _, tk := range rec.Ticks {
 		if !tk.SubOK || tk.Applied == nil {
@@ -107,22 +136,21 @@ func ApplyWAL(rec *sample.Recording, sub string) (bytes int64, ok bool) {
 				mine = append(append(mine, s.WorkerPID), s.ParallelWorkers...)
 			}
 		}
-		for _, w := range tk.Applied.WAL {
-			if !slices.Contains(mine, w.PID) {
+		for pid, x := range read(tk.Applied) {
+			if !slices.Contains(mine, pid) {
 				continue
 			}
-			if reads[w.PID] == 0 {
-				first[w.PID] = w.Bytes
+			if reads[pid] == 0 {
+				first[pid] = x
 			}
-			last[w.PID] = w.Bytes
-			reads[w.PID]++
+			last[pid] = x
+			reads[pid]++
 		}
 	}
 	for pid, n := range reads {
-		if n >= 2 && last[pid] >= first[pid] {
-			bytes += last[pid] - first[pid]
-			ok = true
+		if d, up := since(last[pid], first[pid]); n >= 2 && up {
+			sum, ok = add(sum, d), true
 		}
 	}
-	return bytes, ok
+	return sum, ok
 }

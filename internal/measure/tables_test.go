@@ -91,3 +91,26 @@ func TestApplyWAL(t *testing.T) {
 		t.Errorf("no worker's WAL read (before 18): want not ok")
 	}
 }
+
+// The apply workers' relation I/O is summed as their WAL is: per worker,
+// last minus first; a worker whose counters went down (a new backend with
+// the same pid) adds nothing.
+func TestApplyIO(t *testing.T) {
+	tick := func(i int, io ...sample.BackendIO) sample.Tick {
+		tk := tablesTick(i, []sample.TableStat{})
+		tk.Applied.IO = io
+		tk.Subs = []sample.Sub{{Name: "lab_sub", WorkerPID: 10, ParallelWorkers: []int{11}}, {Name: "other", WorkerPID: 20}}
+		return tk
+	}
+	rec := &sample.Recording{Ticks: []sample.Tick{
+		tick(0, sample.BackendIO{PID: 10, Reads: 5, Hits: 100}, sample.BackendIO{PID: 11, Hits: 50}, sample.BackendIO{PID: 20, Hits: 1}),
+		tick(1, sample.BackendIO{PID: 10, Reads: 7, Hits: 400, Extends: 3, Writes: 1}, sample.BackendIO{PID: 11, Hits: 10}, sample.BackendIO{PID: 20, Hits: 1e6}),
+	}}
+	io, ok := ApplyIO(rec, "lab_sub")
+	if want := (sample.BackendIO{Reads: 2, Hits: 300, Extends: 3, Writes: 1}); !ok || io != want {
+		t.Errorf("ApplyIO = %+v, %v; want %+v, true", io, ok, want)
+	}
+	if _, ok := ApplyIO(&sample.Recording{Ticks: []sample.Tick{tick(0), tick(1)}}, "lab_sub"); ok {
+		t.Errorf("no worker's I/O read (before 18): want not ok")
+	}
+}

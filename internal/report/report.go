@@ -9,6 +9,7 @@ import (
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/conflict"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/trouble"
 	"github.com/lagscope/lagscope/internal/units"
 	"github.com/lagscope/lagscope/internal/whatif"
@@ -86,8 +87,12 @@ type Path struct {
 	Tables []measure.TableWork `json:"tables,omitempty"`
 	// ApplyWALBytes is the WAL the subscription's apply workers wrote in
 	// the window (pg_stat_get_backend_wal, 18+; 0 when not read).
-	ApplyWALBytes int64   `json:"apply_wal_bytes,omitempty"`
-	CatchUpS      float64 `json:"catch_up_s,omitempty"`
+	ApplyWALBytes int64 `json:"apply_wal_bytes,omitempty"`
+	// ApplyIO is the subscription's apply workers' buffer I/O on relations
+	// in the window, in blocks (pg_stat_get_backend_io, 18+; nil when not
+	// read).
+	ApplyIO  *sample.BackendIO `json:"apply_io,omitempty"`
+	CatchUpS float64           `json:"catch_up_s,omitempty"`
 	// Trouble is when the slot's retained WAL becomes an outage (schema
 	// 6+; nil when the window read the slot fewer than twice, or it is
 	// lost).

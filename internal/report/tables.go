@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -39,10 +40,20 @@ func tableRows(p Path) [][]string {
 	return out
 }
 
-// applyWALLine says what WAL the apply workers wrote (18+), or "".
+// applyWALLine says what WAL the apply workers wrote and what buffer I/O
+// they did on relations (18+), or "".
 func applyWALLine(p Path) string {
-	if p.ApplyWALBytes <= 0 {
+	var parts []string
+	if p.ApplyWALBytes > 0 {
+		parts = append(parts, fmt.Sprintf("wrote %s of WAL (pg_stat_get_backend_wal)", size(p.ApplyWALBytes)))
+	}
+	if io := p.ApplyIO; io != nil && io.Reads+io.Hits+io.Extends+io.Writes > 0 {
+		parts = append(parts, fmt.Sprintf("found %s blocks in shared buffers and read %s from disk or the page cache (%s hits), extended relations by %s blocks and wrote %s dirty buffers (pg_stat_get_backend_io)",
+			units.FormatCount(float64(io.Hits)), units.FormatCount(float64(io.Reads)), units.Percent(float64(io.Hits)/float64(max(io.Reads+io.Hits, 1))),
+			units.FormatCount(float64(io.Extends)), units.FormatCount(float64(io.Writes))))
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("the apply workers wrote %s of WAL in the window (pg_stat_get_backend_wal)", size(p.ApplyWALBytes))
+	return "in the window the apply workers " + strings.Join(parts, "; ")
 }

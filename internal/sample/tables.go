@@ -25,6 +25,10 @@ type ApplyWork struct {
 	// WAL is the WAL each apply and parallel apply worker has written
 	// since it started (pg_stat_get_backend_wal, 18+); nil before 18.
 	WAL []BackendWAL `json:"backend_wal,omitempty"`
+	// IO is each apply and parallel apply worker's buffer I/O on relations
+	// since it started (pg_stat_get_backend_io, 18+); nil before 18 and in
+	// samples saved before it was read.
+	IO []BackendIO `json:"backend_io,omitempty"`
 }
 
 // TableStat is one subscribed table's row of pg_stat_user_tables on the
@@ -76,6 +80,31 @@ type BackendWAL struct {
 	Bytes   int64 `json:"wal_bytes"`
 }
 
+// BackendIO is one replication worker's buffer I/O on relations (tables and
+// indexes, every context) from pg_stat_get_backend_io (18+), cumulative
+// since it started, in blocks: Reads missed shared buffers, Hits found the
+// block there, Extends grew a relation, Writes flushed a dirty buffer
+// (evicting it).
+type BackendIO struct {
+	PID     int   `json:"pid"`
+	Reads   int64 `json:"reads"`
+	Hits    int64 `json:"hits"`
+	Extends int64 `json:"extends"`
+	Writes  int64 `json:"writes"`
+}
+
+// Since returns the counts from a to b (b - a, PID 0), and false when any
+// went down.
+func (b BackendIO) Since(a BackendIO) (BackendIO, bool) {
+	d := BackendIO{Reads: b.Reads - a.Reads, Hits: b.Hits - a.Hits, Extends: b.Extends - a.Extends, Writes: b.Writes - a.Writes}
+	return d, min(d.Reads, d.Hits, d.Extends, d.Writes) >= 0
+}
+
+// Plus returns the sum of the counts (PID 0).
+func (b BackendIO) Plus(o BackendIO) BackendIO {
+	return BackendIO{Reads: b.Reads + o.Reads, Hits: b.Hits + o.Hits, Extends: b.Extends + o.Extends, Writes: b.Writes + o.Writes}
+}
+
 // applyTablesSQL reads pg_stat_user_tables (readable by any role) for the
 // leaves of the tables in pg_subscription_rel (a per-database catalog:
 // this database's subscriptions only), with the subscriptions' oids. The
@@ -102,14 +131,24 @@ FROM unnest($1::int[]) AS p(pid) CROSS JOIN LATERAL pg_stat_get_backend_wal(p.pi
 WHERE w.wal_records IS NOT NULL
 ORDER BY p.pid`
 
+// backendIOSQL reads the relation I/O of the backends $1 (18+), summed over
+// the I/O contexts; a backend that has ended returns no rows.
+const backendIOSQL = pg.Marker + `SELECT p.pid, sum(coalesce(io.reads, 0))::bigint, sum(coalesce(io.hits, 0))::bigint,
+	sum(coalesce(io.extends, 0))::bigint, sum(coalesce(io.writes, 0))::bigint
+FROM unnest($1::int[]) AS p(pid) CROSS JOIN LATERAL pg_stat_get_backend_io(p.pid) AS io
+WHERE io.object = 'relation'
+GROUP BY p.pid
+ORDER BY p.pid`
+
 // readApplyWork reads the subscribed tables' counters and, on 18+, the WAL
-// of the apply workers pids, in one round trip.
+// and the relation I/O of the apply workers pids, in one round trip.
 func readApplyWork(ctx context.Context, c *pg.Conn, pids []int32) (*ApplyWork, error) {
 	b := &pgx.Batch{}
 	b.Queue(applyTablesSQL)
 	wal := c.Version.AtLeast(18) && len(pids) > 0
 	if wal {
 		b.Queue(backendWALSQL, pids)
+		b.Queue(backendIOSQL, pids)
 	}
 	br := c.SendBatch(ctx, b)
 	defer br.Close()
@@ -136,6 +175,15 @@ func readApplyWork(ctx context.Context, c *pg.Conn, pids []int32) (*ApplyWork, e
 		})
 		if err != nil {
 			return nil, fmt.Errorf("read pg_stat_get_backend_wal of the apply workers: %w", err)
+		}
+		rows, _ = br.Query()
+		w.IO, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (BackendIO, error) {
+			var b BackendIO
+			err := r.Scan(&b.PID, &b.Reads, &b.Hits, &b.Extends, &b.Writes)
+			return b, err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read pg_stat_get_backend_io of the apply workers: %w", err)
 		}
 	}
 	return w, nil
