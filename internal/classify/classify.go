@@ -83,7 +83,7 @@ type Verdict struct {
 	Headline   string   `json:"headline"`
 	Cause      string   `json:"cause,omitempty"` // for stalled and inconclusive
 	Evidence   []string `json:"evidence"`
-	Helps      []string `json:"helps"`
+	Helps      []Advice `json:"helps"`
 	NotHelps   []string `json:"does_not_help"`
 	// Caveats say what could not be seen and lowered the confidence.
 	Caveats []string `json:"caveats,omitempty"`
@@ -111,19 +111,19 @@ type Verdict struct {
 // limit leaves of it: a faster link buys no more than the stage that
 // saturates next allows (a report offered "a 2x link gave 1.86x" beside a
 // next limit at 1.6x).
-func cappedByNext(helps []string, limit string, next NextLimit) []string {
+func cappedByNext(helps []Advice, limit string, next NextLimit) []Advice {
 	if limit != StageLink || next.Headroom <= 0 {
 		return helps
 	}
-	out := make([]string, len(helps))
+	out := make([]Advice, len(helps))
 	for i, h := range helps {
 		out[i] = h
-		if strings.HasPrefix(h, "more bandwidth") {
+		if h.Key == KeyBandwidth {
 			noun := map[string]string{StageApply: "apply worker", StageParallel: "parallel apply worker"}[next.Stage]
 			if noun == "" {
 				noun = next.Stage
 			}
-			out[i] = fmt.Sprintf("more bandwidth, up to about %.1fx today's rate: then the %s saturates (model: the next limit's headroom, 1 / its utilisation; where the link limited, a 2x link gave 1.86x: docs/reproduction.md)", next.Headroom, noun)
+			out[i].Text = fmt.Sprintf("more bandwidth, up to about %.1fx today's rate: then the %s saturates (model: the next limit's headroom, 1 / its utilisation; where the link limited, a 2x link gave 1.86x: docs/reproduction.md)", next.Headroom, noun)
 		}
 	}
 	return out

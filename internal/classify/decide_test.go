@@ -175,13 +175,13 @@ func TestALockedApplyWorkerIsNotStalledAndNamesTheBlocker(t *testing.T) {
 	if v.Name != SubscriberWaits || v.Limit != StageApply {
 		t.Fatalf("verdict %s limit %s, want subscriber-waits on the apply stage; evidence %q", v.Name, v.Limit, v.Evidence)
 	}
-	all := strings.Join(v.Evidence, "\n") + strings.Join(v.Helps, "\n")
+	all := strings.Join(v.Evidence, "\n") + strings.Join(Texts(v.Helps), "\n")
 	for _, want := range []string{"pid 4242", "nightly-report", "idle in transaction", "pg_terminate_backend(4242)", "blocked, not stopped"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("evidence and advice lack %q:\n%s", want, all)
 		}
 	}
-	if strings.Contains(strings.Join(v.Helps, " "), "disk") {
+	if strings.Contains(strings.Join(Texts(v.Helps), " "), "disk") {
 		t.Errorf("a lock wait is advised a faster disk: %q", v.Helps)
 	}
 }
@@ -189,7 +189,7 @@ func TestALockedApplyWorkerIsNotStalledAndNamesTheBlocker(t *testing.T) {
 func TestSynchronousWaitsAreNamed(t *testing.T) {
 	idleWS := proc(0.05, 0.01, map[string]float64{evWriteData: 0.9})
 	v := Classify(path(idleWS, proc(0.1, 0.01, map[string]float64{evSyncRep: 0.85})))
-	if v.Name != SubscriberWaits || !strings.Contains(strings.Join(v.Evidence, " "), "synchronous standby") || !strings.Contains(v.Helps[0], "synchronous_commit = off") {
+	if v.Name != SubscriberWaits || !strings.Contains(strings.Join(v.Evidence, " "), "synchronous standby") || !strings.Contains(v.Helps[0].Text, "synchronous_commit = off") {
 		t.Errorf("an apply worker in SyncRep: %s, evidence %q, helps %q", v.Name, v.Evidence, v.Helps)
 	}
 	w := Classify(path(proc(0.02, 0.01, map[string]float64{evStandbyConfirm: 0.95}), proc(0.02, 0, map[string]float64{evApplyMain: 0.97})))

@@ -14,7 +14,10 @@
 //   - stageNames (stagenames.go) names a stage verdict from its limiting
 //     stage and what fills its time;
 //   - adviceFor (verdicts.go) and variants (variants.go) give the headline,
-//     cause and advice, derived once from the diagnosis (withTexts).
+//     cause and advice, derived once from the diagnosis (withTexts). Each
+//     remedy is an Advice whose key (advice.go) says which remedy it is, so
+//     that code that fits the advice (to a parallel worker, to the pair's
+//     setup) decides by key, never by the remedy's wording.
 //
 // Table (verdicts.go) lists every verdict with what the rest of lagscope
 // derives from its name. A test keeps README's rule list and docs/verdicts

@@ -2,7 +2,6 @@ package classify
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -174,16 +173,4 @@ func txnLimit(phase, inner string, hasSubscriber bool) string {
 		return StageApply
 	}
 	return ""
-}
-
-// withoutStreaming drops advice about streaming (the large transaction's
-// own advice names it).
-func withoutStreaming(h []string) []string {
-	var out []string
-	for _, x := range h {
-		if !strings.Contains(x, "streaming") {
-			out = append(out, x)
-		}
-	}
-	return out
 }

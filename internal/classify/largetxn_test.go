@@ -35,7 +35,7 @@ func TestLargeTransactionPhases(t *testing.T) {
 			if c.phase == TxnOpen && (v.Txn.Xact == nil || v.Txn.Xact.AppName != "lab-open-txn") {
 				t.Errorf("%s: open transaction %+v, want the lab's session", f, v.Txn.Xact)
 			}
-			if !strings.Contains(strings.Join(v.Helps, "\n"), "streaming = parallel") {
+			if !strings.Contains(strings.Join(Texts(v.Helps), "\n"), "streaming = parallel") {
 				t.Errorf("%s: helps %q, want streaming named", f, v.Helps)
 			}
 		}

@@ -162,10 +162,13 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 		}
 		p.WhatIf = whatIf(&p, s, results, snaps)
 		// Lists are arrays in the JSON, empty rather than null.
-		for _, l := range []*[]string{&p.Evidence, &p.Helps, &p.NotHelps} {
+		for _, l := range []*[]string{&p.Evidence, &p.NotHelps} {
 			if *l == nil {
 				*l = []string{}
 			}
+		}
+		if p.Helps == nil {
+			p.Helps = []classify.Advice{}
 		}
 		r.Paths = append(r.Paths, p)
 	}

@@ -145,14 +145,14 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 	}
 	ordered := slices.Clone(s.findings)
 	slices.SortStableFunc(ordered, func(a, b audit.Finding) int { return rank(a.Check) - rank(b.Check) })
-	var helps []string
+	var helps []classify.Advice
 	for _, f := range ordered {
-		helps = append(helps, f.Fix+" (docs/checks/"+f.Check+".md)")
+		helps = append(helps, classify.Advice{Key: classify.AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)"})
 	}
 	for _, h := range p.Helps {
 		drop := false
 		for _, r := range ruledOut {
-			drop = drop || strings.Contains(h, r.phrase) && r.out(s)
+			drop = drop || strings.Contains(h.Text, r.phrase) && r.out(s)
 		}
 		if !drop {
 			helps = append(helps, h)

@@ -34,7 +34,7 @@ func TestTheSetupFitsTheAdvice(t *testing.T) {
 	if p.Name != classify.SubscriberApplyCPU {
 		t.Fatalf("verdict %s", p.Name)
 	}
-	helps := strings.Join(p.Helps, "\n")
+	helps := strings.Join(classify.Texts(p.Helps), "\n")
 	for _, want := range []string{"CREATE INDEX CONCURRENTLY ON public.full_t (id)", "docs/checks/full-identity-no-index.md",
 		"DROP INDEX CONCURRENTLY public.hot_k", "ALTER TABLE public.hot ENABLE TRIGGER hot_touch"} {
 		if !strings.Contains(helps, want) {
@@ -57,7 +57,7 @@ func TestTheSetupFitsTheAdvice(t *testing.T) {
 	json.Unmarshal(snaps, &s)
 	s["subscriber"].(map[string]any)["version"] = map[string]any{"Major": 15, "Minor": 18}
 	rec.Setup, _ = json.Marshal(s)
-	if h := strings.Join(Build(rec, nil, 20).Paths[0].Helps, "\n"); strings.Contains(h, "streaming = parallel") {
+	if h := strings.Join(classify.Texts(Build(rec, nil, 20).Paths[0].Helps), "\n"); strings.Contains(h, "streaming = parallel") {
 		t.Errorf("streaming = parallel advised to a PostgreSQL 15 subscriber:\n%s", h)
 	}
 	if len(p.Setup) == 0 || strings.Contains(strings.Join(p.Setup, "\n"), "slot-wal-keep-size") {
@@ -99,10 +99,10 @@ func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
 					t.Errorf("%s: cause %q lacks %q", name, p.Cause, want)
 				}
 			}
-			if c.firstHelp != "" && (len(p.Helps) == 0 || !strings.Contains(p.Helps[0], c.firstHelp)) {
+			if c.firstHelp != "" && (len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Text, c.firstHelp)) {
 				t.Errorf("%s: helps %q, want %q first", name, p.Helps, c.firstHelp)
 			}
-			for _, h := range p.Helps {
+			for _, h := range classify.Texts(p.Helps) {
 				// One subscribed table: nothing to split over subscriptions.
 				for _, wrong := range []string{"faster disk", "fewer indexes", "narrower replica identity", "binary = true", "streaming = parallel", "splitting the tables"} {
 					if strings.Contains(h, wrong) {
@@ -122,7 +122,7 @@ func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := Build(rec, nil, 20).Paths[0]; !strings.Contains(strings.Join(p.Helps, "\n"), "fewer slots") {
+	if p := Build(rec, nil, 20).Paths[0]; !strings.Contains(strings.Join(classify.Texts(p.Helps), "\n"), "fewer slots") {
 		t.Fatalf("without a setup the generic remedies stay: %q", p.Helps)
 	}
 	snaps, err := os.ReadFile("../audit/testdata/misconfigured-pg16.json")
@@ -134,7 +134,7 @@ func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
 	if p.Name != classify.WalsenderDecodeCPU {
 		t.Fatalf("verdict %s", p.Name)
 	}
-	helps := strings.Join(p.Helps, "\n")
+	helps := strings.Join(classify.Texts(p.Helps), "\n")
 	for _, not := range []string{"fewer slots", "simpler or no publication row filters", "logical_decoding_work_mem large enough", "streaming for large transactions"} {
 		if strings.Contains(helps, not) {
 			t.Errorf("helps give %q, which this publisher rules out:\n%s", not, helps)

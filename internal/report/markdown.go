@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/classify"
 )
 
 // Markdown writes the report for a ticket or a mailing-list post.
@@ -63,7 +65,7 @@ func Markdown(w io.Writer, r Report) error {
 		}
 		list(b, "Evidence", p.Evidence)
 		list(b, "Setup that bears on it (lagscope check)", p.Setup)
-		list(b, "What helps", p.Helps)
+		list(b, "What helps", classify.Texts(p.Helps))
 		list(b, "What if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))
 		list(b, "What does not help", p.NotHelps)
 		list(b, "Caveats", p.Caveats)

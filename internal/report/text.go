@@ -73,7 +73,7 @@ func Text(w io.Writer, r Report) error {
 			wrap(b, "    - ", e)
 		}
 		section(b, "  setup (what 'lagscope check' finds that bears on this)", p.Setup)
-		section(b, "  helps", p.Helps)
+		section(b, "  helps", classify.Texts(p.Helps))
 		section(b, "  what if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))
 		section(b, "  does not help", p.NotHelps)
 		section(b, "  caveats", p.Caveats)

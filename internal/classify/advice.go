@@ -1,0 +1,92 @@
+package classify
+
+import "slices"
+
+// AdviceKey names a remedy, so that code can tell which remedy a piece of
+// advice is without reading its text: the classifier's own derivation (a
+// parallel apply worker runs already, a large transaction names streaming
+// itself, a next limit caps a faster link) and what reads the pair's setup
+// (package diagnose: an option set already, a feature the version lacks,
+// indexes that are not extra). A setup finding's remedy is keyed by its
+// check's ID. The zero value is a remedy nothing decides on.
+type AdviceKey string
+
+// The remedies something decides on.
+const (
+	// KeyBinary: binary = true on the subscription.
+	KeyBinary AdviceKey = "binary"
+	// KeyStreamingParallel: streaming = parallel (16+) on the subscription,
+	// which hands a large transaction to a parallel apply worker.
+	KeyStreamingParallel AdviceKey = "streaming-parallel"
+	// KeyStreaming: streaming for large transactions (any mode), so that
+	// the walsender sends them while it decodes them.
+	KeyStreaming AdviceKey = "streaming"
+	// KeyFewerIndexes: fewer indexes on the subscriber's copy of the
+	// replicated tables.
+	KeyFewerIndexes AdviceKey = "fewer-indexes"
+	// KeyNarrowerIdentity: a replica identity narrower than FULL, or a
+	// usable index where FULL is required.
+	KeyNarrowerIdentity AdviceKey = "narrower-identity"
+	// KeyRowFilters: simpler or no publication row filters.
+	KeyRowFilters AdviceKey = "row-filters"
+	// KeyDecodingWorkMem: logical_decoding_work_mem large enough that
+	// decoding does not spill to disk.
+	KeyDecodingWorkMem AdviceKey = "decoding-work-mem"
+	// KeyFewerSlots: fewer logical slots decoding the same WAL.
+	KeyFewerSlots AdviceKey = "fewer-slots"
+	// KeySplitSubscriptions: the tables split over several subscriptions,
+	// each with its own apply worker.
+	KeySplitSubscriptions AdviceKey = "split-subscriptions"
+	// KeyBandwidth: more bandwidth on the link.
+	KeyBandwidth AdviceKey = "bandwidth"
+)
+
+// Advice is one remedy that helps: which it is (Key) and what the report
+// says (Text). It is written as its text alone (JSON, text, markdown,
+// HTML): a saved report reads back with no keys.
+type Advice struct {
+	// Key names the remedy ("" one nothing decides on).
+	Key AdviceKey
+	// Text is the remedy as the operator reads it.
+	Text string
+}
+
+// MarshalText writes the advice as its text.
+func (a Advice) MarshalText() ([]byte, error) { return []byte(a.Text), nil }
+
+// UnmarshalText reads advice written by MarshalText (its key is not
+// written: it stays "").
+func (a *Advice) UnmarshalText(b []byte) error {
+	*a = Advice{Text: string(b)}
+	return nil
+}
+
+// Texts are the texts of advice, in its order (nil for none).
+func Texts(advice []Advice) []string {
+	var out []string
+	for _, a := range advice {
+		out = append(out, a.Text)
+	}
+	return out
+}
+
+// plain is advice that nothing decides on, one per text.
+func plain(texts ...string) []Advice {
+	out := make([]Advice, len(texts))
+	for i, t := range texts {
+		out[i] = Advice{Text: t}
+	}
+	return out
+}
+
+// withoutKeys is advice less the remedies keyed by any of keys (nil when
+// none is left).
+func withoutKeys(advice []Advice, keys ...AdviceKey) []Advice {
+	var out []Advice
+	for _, a := range advice {
+		if !slices.Contains(keys, a.Key) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
