@@ -38,32 +38,30 @@ func ReadSetup(ctx context.Context, o Options) (json.RawMessage, string) {
 // cause, in this order.
 var causeFrom = []string{"replica-triggers", "full-identity-no-index", "column-mismatch", "replica-identity-mismatch", "subscription-stopped", "apply-errors", "row-filter", "extra-subscriber-indexes", "replica-identity-full"}
 
-// ruledOut drops a generic remedy once the setup is known: the setup rules
-// it out (already set, not in this version, not there), or a finding names
-// it for these objects with its statement (which comes first instead).
-var ruledOut = []struct {
-	phrase string
-	out    func(s pathSetup) bool
-}{
-	{"binary = true", func(pathSetup) bool { return true }}, // on already, or the binary-transfer finding says how
-	{"streaming = parallel (16+)", func(s pathSetup) bool {
+// ruledOut says, per remedy, when the setup rules it out once it is known
+// (already set, not in this version, not there), or a finding names it for
+// these objects with its statement (which comes first instead). A remedy
+// not listed is never ruled out.
+var ruledOut = map[classify.AdviceKey]func(s pathSetup) bool{
+	classify.KeyBinary: func(pathSetup) bool { return true }, // on already, or the binary-transfer finding says how
+	classify.KeyStreamingParallel: func(s pathSetup) bool {
 		// Not in this version, set already, or no transaction large enough
 		// to spill on this slot (decoding-spill): nothing to stream.
 		// Parallel apply needs the publisher's protocol version 4 as well:
 		// both sides 16+.
 		return s.subMajor > 0 && s.subMajor < 16 || s.pubMajor > 0 && s.pubMajor < 16 || s.sub != nil && s.sub.Streaming == "parallel" || !s.spills
-	}},
-	{"fewer indexes", func(pathSetup) bool { return true }},             // none extra, or DROP INDEX named
-	{"narrower replica identity", func(pathSetup) bool { return true }}, // no FULL, or its fix named
+	},
+	classify.KeyFewerIndexes:     func(pathSetup) bool { return true }, // none extra, or DROP INDEX named
+	classify.KeyNarrowerIdentity: func(pathSetup) bool { return true }, // no FULL, or its fix named
 	// The publisher's side of the setup: without it, nothing is ruled out.
-	{"simpler or no publication row filters", func(s pathSetup) bool { return s.pubRead }}, // none, or ALTER PUBLICATION named
-	{"logical_decoding_work_mem large enough", func(s pathSetup) bool { return s.pubRead && !s.spills }},
-	{"streaming for large transactions", func(s pathSetup) bool {
+	classify.KeyRowFilters:      func(s pathSetup) bool { return s.pubRead }, // none, or ALTER PUBLICATION named
+	classify.KeyDecodingWorkMem: func(s pathSetup) bool { return s.pubRead && !s.spills },
+	classify.KeyStreaming: func(s pathSetup) bool {
 		return s.pubRead && !s.spills || s.sub != nil && s.sub.Streaming != "off" && s.sub.Streaming != ""
-	}},
-	{"fewer slots decoding the same WAL", func(s pathSetup) bool { return s.pubRead && s.logicalSlots <= 1 }},
+	},
+	classify.KeyFewerSlots: func(s pathSetup) bool { return s.pubRead && s.logicalSlots <= 1 },
 	// One table cannot be split over subscriptions.
-	{"splitting the tables over several subscriptions", func(s pathSetup) bool { return s.sub != nil && len(s.sub.Relations) <= 1 }},
+	classify.KeySplitSubscriptions: func(s pathSetup) bool { return s.sub != nil && len(s.sub.Relations) <= 1 },
 }
 
 // pathSetup is what the setup says about one path.
@@ -150,11 +148,7 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 		helps = append(helps, classify.Advice{Key: classify.AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)"})
 	}
 	for _, h := range p.Helps {
-		drop := false
-		for _, r := range ruledOut {
-			drop = drop || strings.Contains(h.Text, r.phrase) && r.out(s)
-		}
-		if !drop {
+		if out, ok := ruledOut[h.Key]; !ok || !out(s) {
 			helps = append(helps, h)
 		}
 	}

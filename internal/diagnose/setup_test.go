@@ -149,12 +149,7 @@ func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
 // the publisher sends protocol version 4) and the slot spilled large
 // transactions; a 15 publisher or subscriber rules it out.
 func TestStreamingParallelNeedsBothSides16(t *testing.T) {
-	var out func(pathSetup) bool
-	for _, r := range ruledOut {
-		if strings.HasPrefix(r.phrase, "streaming = parallel") {
-			out = r.out
-		}
-	}
+	out := ruledOut[classify.KeyStreamingParallel]
 	if out == nil {
 		t.Fatal("no rule for streaming = parallel")
 	}
