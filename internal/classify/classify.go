@@ -144,8 +144,14 @@ type NextLimit struct {
 // first; then the stage model: a stage that works all the time (busy or
 // waiting on its own resources) while not waiting for its upstream is the
 // limit; with none saturated, a walsender blocked on the socket and an apply
-// worker waiting for data put the limit between them, on the link.
-func Classify(in Input) Verdict {
+// worker waiting for data put the limit between them, on the link. Its
+// texts are derived without the pair's setup (see Judge and Explain).
+func Classify(in Input) Verdict { return Explain(Judge(in), nil) }
+
+// Judge is Classify without the texts: the verdict's name, limit, stages,
+// evidence and confidence, and the diagnosis Explain derives its headline,
+// cause and advice from.
+func Judge(in Input) Verdict {
 	st := stages(in)
 	v := decide(in, st)
 	if v.Limit == StageWalsender && v.d.resource == ResourceRunQueue && !in.ProcPub {
@@ -166,7 +172,6 @@ func Classify(in Input) Verdict {
 			v.Evidence = append(v.Evidence, "no other measured stage is 10% busy: past this limit the path can run more than 10x faster before another stage saturates")
 		}
 	}
-	v = withTexts(v, v.Next)
 	for i := range v.Stages {
 		if s := &v.Stages[i]; s.Role != "limit" && s.Utilisation > 0 {
 			s.Headroom = 1 / s.Utilisation
@@ -177,6 +182,11 @@ func Classify(in Input) Verdict {
 	}
 	return finish(v, in)
 }
+
+// Explain derives the headline, cause and advice of a verdict from Judge,
+// once, with what the pair's setup says about it (setup nil: not read; the
+// advice is then the verdict's general advice).
+func Explain(v Verdict, setup *Setup) Verdict { return withTexts(v, v.Next, setup) }
 
 // newVerdict starts a verdict with its score and evidence (the lines not
 // empty); withTexts derives its headline, cause and advice.

@@ -80,9 +80,10 @@ type diagnosis struct {
 // withTexts derives v's headline, cause and advice from its name and
 // diagnosis, once: the first variant that matches gives each text it has,
 // the verdict's general advice the rest; a second resource adds its remedy,
-// a parallel apply worker its own, and a next limit caps a link's remedy
-// (next nil: none).
-func withTexts(v Verdict, next *NextLimit) Verdict {
+// a parallel apply worker its own, a next limit caps a link's remedy (next
+// nil: none), and the pair's setup adds its causes and fixes and rules
+// remedies out (setup nil: not read).
+func withTexts(v Verdict, next *NextLimit, setup *Setup) Verdict {
 	a := adviceFor[v.Name]
 	head, helps, not, cause := a.headline, a.helps, a.not, v.d.cause
 	for _, t := range variants {
@@ -112,6 +113,9 @@ func withTexts(v Verdict, next *NextLimit) Verdict {
 	}
 	if next != nil {
 		helps = cappedByNext(helps, v.Limit, *next)
+	}
+	if setup != nil {
+		cause, helps = setup.cause(cause), setup.helps(helps)
 	}
 	v.Headline, v.Cause, v.Helps, v.NotHelps = head, cause, helps, not
 	return v

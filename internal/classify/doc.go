@@ -19,6 +19,13 @@
 //     that code that fits the advice (to a parallel worker, to the pair's
 //     setup) decides by key, never by the remedy's wording.
 //
+// Classify is Judge (the verdict, its limit, evidence and confidence)
+// then Explain (its texts). A caller that reads the pair's setup (package
+// diagnose) calls the two apart and hands Explain a Setup: the findings
+// named as the cause, their fixes and the remedies the setup rules out by
+// key, combined with the verdict's own cause and advice in withTexts, in
+// the same derivation, not rewritten afterwards.
+//
 // Table (verdicts.go) lists every verdict with what the rest of lagscope
 // derives from its name. A test keeps README's rule list and docs/verdicts
 // in step with these tables.

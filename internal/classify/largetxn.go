@@ -105,7 +105,7 @@ func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
 	lt := in.Txn
 	out := newVerdict(LargeTransaction, score{v.Confidence, v.Decided})
 	out.Txn, out.Limit, out.Blockers = lt, txnLimit(lt.Phase, v.Limit, in.HasSubscriber), v.Blockers
-	inner := withTexts(v, nil)
+	inner := withTexts(v, nil, nil)
 	out.d.inner = &inner
 	held := fmt.Sprintf("the slot holds %s of WAL back (restart_lsn): the publisher keeps it until the transaction is applied or rolled back", size(lt.HeldBytes))
 	spill := ""

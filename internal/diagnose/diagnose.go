@@ -127,7 +127,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 	}
 	snaps, results := setupOf(rec)
 	for _, in := range classify.Inputs(rec, slots) {
-		v := classify.Classify(in)
+		v := classify.Judge(in)
 		s := in.Summary
 		p := report.Path{Slot: in.Slot, Subscription: in.Subscription, Verdict: v,
 			LagBytes: s.Lag.Total, Lag: s.Lag, GeneratedMBps: units.MBPerSecond(s.Generated), ConfirmedMBps: units.MBPerSecond(s.Consumed),
@@ -156,10 +156,12 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 				}
 			}
 		}
+		var setup *classify.Setup
 		if in.Subscription != "" {
 			withApplyWork(&p, rec, snaps)
-			withSetup(&p, rec, results, snaps)
+			setup = withSetup(&p, rec, results, snaps)
 		}
+		p.Verdict = classify.Explain(p.Verdict, setup)
 		p.WhatIf = whatIf(&p, s, results, snaps)
 		// Lists are arrays in the JSON, empty rather than null.
 		for _, l := range []*[]string{&p.Evidence, &p.NotHelps} {

@@ -78,25 +78,27 @@ type pathSetup struct {
 	findings     []audit.Finding
 }
 
-// withSetup fits a path's cause and advice to the pair's setup: the
-// findings of the checks that bear on its verdict (scoped to its
-// subscription and tables) become its cause and first remedies, with their
-// docs pages; generic remedies the setup rules out (already set, not in
-// this version, not the cause) are dropped. Without a setup it says so.
-func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, snaps *audit.Snapshots) {
+// withSetup lists on p the findings of the checks that bear on its verdict
+// (scoped to its subscription and tables), with their docs pages, and
+// returns what they say about its cause and advice (classify.Explain
+// combines it with the verdict's): the findings named as the cause, their
+// fixes, and the generic remedies the setup rules out (already set, not in
+// this version, not the cause). Without a setup it says so in a caveat and
+// returns nil.
+func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, snaps *audit.Snapshots) *classify.Setup {
 	if snaps == nil {
 		why := rec.SetupError
 		if why == "" {
 			why = "not in these samples (saved by an older lagscope)"
 		}
 		p.Caveats = append(p.Caveats, "the pair's setup (subscription options, replica identities, indexes, triggers) was not read: "+why+"; the advice is generic: run 'lagscope check' for what applies to these servers")
-		return
+		return nil
 	}
 	s := scope(p, results, snaps, classify.SpecOf(p.Name).Checks)
 	for _, f := range s.findings {
 		p.Setup = append(p.Setup, fmt.Sprintf("%s: %s (docs/checks/%s.md)", f.Check, f.Found, f.Check))
 	}
-	var causes []string
+	out := &classify.Setup{}
 	for _, id := range causeFrom {
 		for _, f := range s.findings {
 			if f.Check == id {
@@ -116,22 +118,9 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 						c += fmt.Sprintf("; its apply workers wrote %s of WAL in the window (pg_stat_get_backend_wal)", units.FormatBytes(float64(p.ApplyWALBytes)))
 					}
 				}
-				causes = append(causes, c)
+				out.Causes = append(out.Causes, c)
 			}
 		}
-	}
-	switch {
-	case len(causes) == 0:
-	case p.Cause != "":
-		// The verdict's own cause (an apply error, a stopped
-		// subscription) comes first; what in the setup explains it next.
-		p.Cause += "; in the setup: " + strings.Join(causes, "; ")
-	case len(causes) == 1:
-		p.Cause = "cause: " + causes[0]
-	default:
-		// Which weighs most needs the apply worker's work per table (not
-		// measured yet): name them all.
-		p.Cause = "causes in the setup: " + strings.Join(causes, "; ")
 	}
 	// The remedies of the findings named as the cause come first, in
 	// causeFrom's order (a missing column before the stop it causes).
@@ -143,16 +132,16 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 	}
 	ordered := slices.Clone(s.findings)
 	slices.SortStableFunc(ordered, func(a, b audit.Finding) int { return rank(a.Check) - rank(b.Check) })
-	var helps []classify.Advice
 	for _, f := range ordered {
-		helps = append(helps, classify.Advice{Key: classify.AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)"})
+		out.Fixes = append(out.Fixes, classify.Advice{Key: classify.AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)"})
 	}
-	for _, h := range p.Helps {
-		if out, ok := ruledOut[h.Key]; !ok || !out(s) {
-			helps = append(helps, h)
+	for key, isOut := range ruledOut {
+		if isOut(s) {
+			out.RuledOut = append(out.RuledOut, key)
 		}
 	}
-	p.Helps = helps
+	slices.Sort(out.RuledOut)
+	return out
 }
 
 // scope picks the findings of the checks listed (those that bear on p's

@@ -1,0 +1,33 @@
+package classify
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestSetupCombinesWithTheVerdictsTexts(t *testing.T) {
+	own := []Advice{{KeyBinary, "binary"}, {Text: "general"}, {KeyFewerIndexes, "fewer indexes"}}
+	fix := Advice{Key: "replica-triggers", Text: "ALTER TABLE t ENABLE TRIGGER x"}
+	for _, c := range []struct {
+		name      string
+		setup     Setup
+		own       string
+		wantCause string
+		wantHelps []string
+	}{
+		{"a setup with nothing to say leaves the verdict's texts", Setup{}, "own", "own", []string{"binary", "general", "fewer indexes"}},
+		{"the verdict's own cause comes first, the setup's next", Setup{Causes: []string{"a", "b"}}, "own", "own; in the setup: a; b", []string{"binary", "general", "fewer indexes"}},
+		{"one cause in the setup is the cause", Setup{Causes: []string{"a"}}, "", "cause: a", []string{"binary", "general", "fewer indexes"}},
+		{"several causes in the setup are all named", Setup{Causes: []string{"a", "b"}}, "", "causes in the setup: a; b", []string{"binary", "general", "fewer indexes"}},
+		{"fixes come first and ruled-out remedies go by key", Setup{Fixes: []Advice{fix}, RuledOut: []AdviceKey{KeyBinary, KeyFewerIndexes}}, "", "", []string{fix.Text, "general"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.setup.cause(c.own); got != c.wantCause {
+				t.Errorf("cause %q, want %q", got, c.wantCause)
+			}
+			if got := Texts(c.setup.helps(own)); !slices.Equal(got, c.wantHelps) {
+				t.Errorf("helps %q, want %q", got, c.wantHelps)
+			}
+		})
+	}
+}
