@@ -7,8 +7,10 @@ import "slices"
 // parallel apply worker runs already, a large transaction names streaming
 // itself, a next limit caps a faster link) and what reads the pair's setup
 // (package diagnose: an option set already, a feature the version lacks,
-// indexes that are not extra). A setup finding's remedy is keyed by its
-// check's ID. The zero value is a remedy nothing decides on.
+// indexes that are not extra). Every remedy the classifier gives has one
+// (advicekeys.go lists those nothing decides on yet); a setup finding's
+// remedy is keyed by its check's ID. The zero value is a remedy read back
+// from a saved report, which does not write keys.
 type AdviceKey string
 
 // The remedies something decides on.
@@ -45,7 +47,7 @@ const (
 // says (Text). It is written as its text alone (JSON, text, markdown,
 // HTML): a saved report reads back with no keys.
 type Advice struct {
-	// Key names the remedy ("" one nothing decides on).
+	// Key names the remedy ("" read back from a saved report).
 	Key AdviceKey
 	// Text is the remedy as the operator reads it.
 	Text string
@@ -66,15 +68,6 @@ func Texts(advice []Advice) []string {
 	var out []string
 	for _, a := range advice {
 		out = append(out, a.Text)
-	}
-	return out
-}
-
-// plain is advice that nothing decides on, one per text.
-func plain(texts ...string) []Advice {
-	out := make([]Advice, len(texts))
-	for i, t := range texts {
-		out[i] = Advice{Text: t}
 	}
 	return out
 }

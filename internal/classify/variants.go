@@ -38,9 +38,6 @@ func list(s ...string) func(Verdict) []string { return func(Verdict) []string { 
 // advise is a variant's fixed advice.
 func advise(a ...Advice) func(Verdict) []Advice { return func(Verdict) []Advice { return a } }
 
-// plainAdvice is a variant's fixed advice that nothing decides on.
-func plainAdvice(s ...string) func(Verdict) []Advice { return advise(plain(s...)...) }
-
 // generalNotAnd is the verdict's general "does not help" lines and more.
 func generalNotAnd(name string, more ...string) func(Verdict) []string {
 	return func(Verdict) []string { return slices.Concat(adviceFor[name].not, more) }
@@ -60,7 +57,7 @@ var (
 var variants = []variant{
 	{verdicts: []string{SubscriberWaits}, fill: FillSyncRep,
 		headline: text("the apply worker mostly waits for the subscriber's synchronous standby: each transaction it commits waits until the standby has it"),
-		helps:    plainAdvice("synchronous_commit = off on the subscription (ALTER SUBSCRIPTION ... SET (synchronous_commit = off), the default; safe: the slot re-sends what was not flushed)", "a faster or closer synchronous standby for the subscriber")},
+		helps:    advise(Advice{KeySynchronousCommitOff, "synchronous_commit = off on the subscription (ALTER SUBSCRIPTION ... SET (synchronous_commit = off), the default; safe: the slot re-sends what was not flushed)"}, Advice{KeyFasterSyncStandby, "a faster or closer synchronous standby for the subscriber"})},
 	{verdicts: []string{SubscriberWaits}, fill: FillLock,
 		headline: text("the apply worker mostly waits on locks that other sessions on the subscriber hold"),
 		cause: func(v Verdict) string {
@@ -70,17 +67,17 @@ var variants = []variant{
 			return v.Blockers[0].Cause()
 		},
 		helps: func(v Verdict) []Advice {
-			h := plain("ending or shortening the local sessions that hold locks on the replicated tables or rows")
+			h := []Advice{{KeyEndLockHolders, "ending or shortening the local sessions that hold locks on the replicated tables or rows"}}
 			if len(v.Blockers) == 0 {
 				return h
 			}
 			b := v.Blockers[0]
-			return append(plain(fmt.Sprintf("end or shorten the blocking session (pid %d): SELECT pg_terminate_backend(%d) on the subscriber, or fix the job that holds the lock", b.PID, b.PID)), h...)
+			return append([]Advice{{KeyEndBlocker, fmt.Sprintf("end or shorten the blocking session (pid %d): SELECT pg_terminate_backend(%d) on the subscriber, or fix the job that holds the lock", b.PID, b.PID)}}, h...)
 		},
 		not: generalNotAnd(SubscriberWaits, "faster disk: the worker waits on a lock, not on I/O")},
 	{verdicts: []string{SubscriberWaits}, fill: FillIO,
 		headline: text("the apply worker mostly waits on the subscriber's disk"),
-		helps:    plainAdvice("faster disk for the subscriber's WAL and data", "more shared_buffers / memory when it reads data files (DataFileRead)")},
+		helps:    advise(Advice{KeySubscriberDisk, "faster disk for the subscriber's WAL and data"}, Advice{KeySubscriberMemory, "more shared_buffers / memory when it reads data files (DataFileRead)"})},
 	// PgSleep and friends: nothing in PostgreSQL's apply path sleeps per
 	// change; what it runs for the rows does (a trigger, a function in a
 	// default or a constraint).
@@ -88,7 +85,7 @@ var variants = []variant{
 		headline: func(v Verdict) string {
 			return fmt.Sprintf("the apply worker mostly sleeps (%s): something it runs for each replicated change waits on purpose, a trigger that fires for replicated rows most often", v.d.stage.OwnTop)
 		},
-		helps: plainAdvice("find what sleeps in the apply worker: triggers enabled ALWAYS or REPLICA on the replicated tables (lagscope check lists them), and the functions they call"),
+		helps: advise(Advice{KeyFindSleep, "find what sleeps in the apply worker: triggers enabled ALWAYS or REPLICA on the replicated tables (lagscope check lists them), and the functions they call"}),
 		not:   generalNotAnd(SubscriberWaits, "faster disk: the worker sleeps, it does not wait on I/O")},
 	// Neither the disk (nor an LWLock such as WALWrite, which waits for WAL
 	// writes) nor a lock nor a standby: name what it is, and advise nothing
@@ -97,7 +94,7 @@ var variants = []variant{
 		headline: func(v Verdict) string {
 			return fmt.Sprintf("the apply worker mostly waits on %s on the subscriber", v.d.stage.OwnTop)
 		},
-		helps: plainAdvice("find what the apply worker waits for (the wait events above; https://www.postgresql.org/docs/current/monitoring-stats.html#WAIT-EVENT-TABLE)"),
+		helps: advise(Advice{KeyFindWait, "find what the apply worker waits for (the wait events above; https://www.postgresql.org/docs/current/monitoring-stats.html#WAIT-EVENT-TABLE)"}),
 		not:   generalNotAnd(SubscriberWaits, "faster disk: the worker does not wait on I/O")},
 	// Busy all the time, but not all of it on a CPU: say what it is.
 	{verdicts: []string{SubscriberApplyCPU}, fill: FillCPUPart,
@@ -113,10 +110,10 @@ var variants = []variant{
 			return fmt.Sprintf("CPU quota throttling: the %s's container or cgroup has a CPU limit (cgroup v2 cpu.max, v1 cpu.cfs_quota_us) that the %s exhausts", v.d.side, v.d.noun)
 		},
 		helps: func(v Verdict) []Advice {
-			return plain(
-				fmt.Sprintf("a higher CPU limit for the %s's container or cgroup (cpu.max; Kubernetes resources.limits.cpu), or a request without a limit", v.d.side),
-				"fewer processes sharing that limit (other sessions of the same server or container)",
-			)
+			return []Advice{
+				{KeyCPULimit, fmt.Sprintf("a higher CPU limit for the %s's container or cgroup (cpu.max; Kubernetes resources.limits.cpu), or a request without a limit", v.d.side)},
+				{KeyFewerUnderLimit, "fewer processes sharing that limit (other sessions of the same server or container)"},
+			}
 		},
 		not: list("moving other work off the host: the limit holds the process back whatever the host's load", "more bandwidth, or tuning the other side")},
 	{verdicts: starvedVerdicts, fill: FillAffinity,
@@ -131,42 +128,41 @@ var variants = []variant{
 			return fmt.Sprintf("likely a CPU limit on the %s's container or cgroup (cpu.max, cpu.cfs_quota_us): lagscope's own session there waits %.0f ms for a CPU after every sleep, as tasks throttled by a quota wait for the next period; the %s's cpu.stat (nr_throttled) on its host settles it", v.d.side, v.d.lateMS, v.d.side)
 		},
 		helps: func(v Verdict) []Advice {
-			return plain(
-				fmt.Sprintf("a higher CPU limit for the %s's container or cgroup (cpu.max; Kubernetes resources.limits.cpu), or none", v.d.side),
-				fmt.Sprintf("then diagnose again: the %s's limit is what holds it back now", v.d.noun),
-			)
+			return []Advice{
+				{KeyCPULimit, fmt.Sprintf("a higher CPU limit for the %s's container or cgroup (cpu.max; Kubernetes resources.limits.cpu), or none", v.d.side)},
+				{KeyDiagnoseAgain, fmt.Sprintf("then diagnose again: the %s's limit is what holds it back now", v.d.noun)},
+			}
 		}},
 	{verdicts: []string{Stalled}, fill: FillFrozen,
 		cause: text("the replication connection carries nothing: the walsender cannot write to it and the subscriber receives nothing, as when a network path drops packets without closing the connection (lost firewall or NAT state, a hung proxy); the walsender ends it after wal_sender_timeout (60 s by default) and the subscription connects again"),
-		helps: plainAdvice("find what holds the path between publisher and subscriber (firewall or NAT idle timeouts, a proxy or load balancer)",
-			"a shorter wal_sender_timeout and wal_receiver_timeout, or TCP keepalives in the subscription's connection string (keepalives_idle=...), notice a dead connection sooner"),
-		not: list("more bandwidth: the link carries nothing, not too little", "CPU or schema changes on either side")},
+		helps: advise(Advice{KeyFindLinkHold, "find what holds the path between publisher and subscriber (firewall or NAT idle timeouts, a proxy or load balancer)"}, Advice{KeyTimeouts, "a shorter wal_sender_timeout and wal_receiver_timeout, or TCP keepalives in the subscription's connection string (keepalives_idle=...), notice a dead connection sooner"}),
+		not:   list("more bandwidth: the link carries nothing, not too little", "CPU or schema changes on either side")},
 	{verdicts: []string{Stalled}, fill: FillLeftover,
-		helps: plainAdvice("dropping the leftover slot (pg_drop_replication_slot)"),
+		helps: advise(Advice{KeyDropLeftoverSlot, "dropping the leftover slot (pg_drop_replication_slot)"}),
 		not:   list("anything about speed: nothing uses this slot")},
 	{verdicts: []string{Inconclusive}, fill: FillBothStarved,
-		helps: plainAdvice("CPU for both servers, or moving what else runs on their cores", "then diagnose again: the stage that limits next will show")},
+		helps: advise(Advice{KeyBothCPU, "CPU for both servers, or moving what else runs on their cores"}, Advice{KeyDiagnoseAgain, "then diagnose again: the stage that limits next will show"})},
 	{verdicts: []string{LargeTransaction}, phase: TxnSending,
 		headline: text("a large transaction is being applied: without streaming it is sent whole at its commit, and the subscriber applies it in one go"),
 		helps: func(v Verdict) []Advice {
-			return append([]Advice{adviceStreaming, {Text: adviceSmaller}}, withoutKeys(v.d.inner.Helps, KeyStreamingParallel, KeyStreaming)...)
+			return append([]Advice{adviceStreaming, {KeySmallerTransactions, adviceSmaller}}, withoutKeys(v.d.inner.Helps, KeyStreamingParallel, KeyStreaming)...)
 		},
 		not: func(v Verdict) []string { return v.d.inner.NotHelps }},
 	{verdicts: []string{LargeTransaction}, phase: TxnDecoding,
 		headline: text("a large transaction is being decoded: without streaming nothing of it is sent until the walsender reaches its commit"),
-		helps:    advise(adviceStreaming, Advice{Text: adviceSmaller}, Advice{KeyDecodingWorkMem, "logical_decoding_work_mem large enough to hold the transaction (no spill)"}),
+		helps:    advise(adviceStreaming, Advice{KeySmallerTransactions, adviceSmaller}, Advice{KeyDecodingWorkMem, "logical_decoding_work_mem large enough to hold the transaction (no spill)"}),
 		not:      list("subscriber tuning: it waits for the transaction's commit to be decoded", "more bandwidth: nothing is sent yet")},
 	{verdicts: []string{LargeTransaction}, phase: TxnOpen,
 		headline: text("a large transaction is open on the publisher: its changes are decoded as written, and nothing of it can be sent before it commits"),
-		helps: advise(Advice{Text: adviceSmaller + ", or ending the open transaction (pg_terminate_backend on the publisher if it is abandoned)"}, adviceStreaming,
-			Advice{Text: "max_slot_wal_keep_size to cap the WAL a slot holds (past it the slot is invalidated)"}),
+		helps: advise(Advice{KeySmallerTransactions, adviceSmaller + ", or ending the open transaction (pg_terminate_backend on the publisher if it is abandoned)"}, adviceStreaming,
+			Advice{KeySlotWALCap, "max_slot_wal_keep_size to cap the WAL a slot holds (past it the slot is invalidated)"}),
 		not: list("anything about the replication path's speed: nothing can be sent before the commit")},
 }
 
 // alsoHelps is the remedy a second resource adds (diagnosis.also).
 var alsoHelps = map[string]Advice{
-	alsoIO:  {Text: "more memory (shared_buffers, page cache) when it reads data files (DataFileRead), and faster disk"},
-	alsoCPU: {Text: "a faster CPU for the subscriber once the reads are served from memory"},
+	alsoIO:  {KeySubscriberMemory, "more memory (shared_buffers, page cache) when it reads data files (DataFileRead), and faster disk"},
+	alsoCPU: {KeySubscriberFasterCPU, "a faster CPU for the subscriber once the reads are served from memory"},
 }
 
 // parallelHeadline is the headline of a verdict whose limit is the busiest
@@ -182,5 +178,5 @@ func parallelHeadline(v Verdict) string {
 // runs already (no "streaming = parallel"), and one large transaction runs
 // on one worker.
 func parallelHelps(h []Advice) []Advice {
-	return append(withoutKeys(h, KeyStreamingParallel), Advice{Text: "smaller transactions on the publisher: each large transaction is applied by one parallel worker"})
+	return append(withoutKeys(h, KeyStreamingParallel), Advice{KeySmallerTransactions, "smaller transactions on the publisher: each large transaction is applied by one parallel worker"})
 }
