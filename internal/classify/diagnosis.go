@@ -57,8 +57,13 @@ type diagnosis struct {
 	// verdict's general case).
 	fill string
 	// also is a second resource the stage spends IOPart or more on (alsoIO,
-	// alsoCPU; "" none).
-	also string
+	// alsoCPU; "" none), alsoShare the share of the window it spends on it.
+	also      string
+	alsoShare float64
+	// ioProbes is the stage's share of probes in I/O wait events and ioTop
+	// its top two wait events with their shares (alsoIO).
+	ioProbes float64
+	ioTop    string
 	// parallel says the limit is the busiest parallel apply worker.
 	parallel bool
 	// stage is the measured stage the verdict is about (its figures).

@@ -10,7 +10,9 @@
 //   - rules (rules.go) is the precedence: the first rule that holds decides
 //     the path's diagnosis: the limiting stage, what fills its time, a
 //     large transaction's phase, the cause, the margins the confidence
-//     follows, and the evidence;
+//     follows, and the evidence of how it decided; what the diagnosis adds
+//     (a second resource, a parallel apply worker) is stated once after the
+//     rule, by withEvidence (evidence.go);
 //   - stageNames (stagenames.go) names a stage verdict from its limiting
 //     stage and what fills its time;
 //   - adviceFor (verdicts.go) and variants (variants.go) give the headline,

@@ -17,11 +17,7 @@ func applyVerdict(in Input, ap, ws Stage, conf score) Verdict {
 	}
 	v := applyStageVerdict(in, ap, p, noun, ws, conf)
 	v.d.stage, v.d.noun = ap, noun
-	if ap.Name == StageParallel {
-		v.d.parallel = true
-		v.Evidence = append(v.Evidence, fmt.Sprintf("the parallel apply worker measured is pid %d, the busiest of %d", ap.PID, ap.Workers))
-		v.Evidence = append(v.Evidence, "the leader apply worker hands large transactions to parallel apply workers (streaming = parallel) and waits for them: a single large transaction runs on one worker")
-	}
+	v.d.parallel = ap.Name == StageParallel
 	return v
 }
 
@@ -53,14 +49,11 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 				v.Confidence = math.Min(v.Confidence, capIONoProc)
 				v.Caveats = append(v.Caveats, "without /proc the time in I/O wait events includes the kernel's CPU time for the reads: from a fast disk the worker can be as much CPU-bound as waiting; "+missingRunq("subscriber", noun))
 			}
-			v = withCPUPart(v, noun, ap)
+			v = withCPUPart(v, ap)
 		case sleeps >= MostProbes*ap.Own:
 			v.d.fill = FillSleep
 		case io+p.TypeShare(waitTypeLWLock) < ap.Own/2:
 			v.d.fill = FillOtherWait
-		}
-		if nothingMoves(in) {
-			v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")
 		}
 		return v
 	case in.ProcSub && starved(ap):
@@ -80,7 +73,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		if ap.CPU < FullCore {
 			v.d.fill = FillCPUPart
 		}
-		return withIOPart(v, noun, p, ap)
+		return withIOPart(v, p, ap)
 	default:
 		res, c := cpuBoundNoProc(s.SubCPU, "subscriber", conf, unknownApply)
 		v := newStageVerdict(ap.Name, res, c,
@@ -108,7 +101,7 @@ const IOPart = 0.2
 // spent IOPart or more of its time on I/O: with /proc, the time it left to
 // waits (a read's kernel time counts as CPU, so its I/O probes overlap its
 // CPU share); without, its share of probes.
-func withIOPart(v Verdict, noun string, p measure.Proc, st Stage) Verdict {
+func withIOPart(v Verdict, p measure.Proc, st Stage) Verdict {
 	probes := p.TypeShare(waitTypeIO)
 	io := probes
 	if st.CPU >= 0 {
@@ -117,8 +110,7 @@ func withIOPart(v Verdict, noun string, p measure.Proc, st Stage) Verdict {
 	if io < IOPart {
 		return v
 	}
-	v.Evidence = append(v.Evidence, fmt.Sprintf("%s also waited on I/O for about %s of the window (I/O events in %s of probes: %s): part of its time goes to the disk", noun, pct(io), pct(probes), topEvents(p, 2)))
-	v.d.also = alsoIO
+	v.d.also, v.d.alsoShare, v.d.ioProbes, v.d.ioTop = alsoIO, io, probes, topEvents(p, 2)
 	return v
 }
 
@@ -126,12 +118,11 @@ func withIOPart(v Verdict, noun string, p measure.Proc, st Stage) Verdict {
 // shows the stage IOPart or more of the window on a CPU: the mirror of
 // withIOPart, for a worker whose reads come from a fast disk (a read's
 // kernel time counts as CPU and as the read's wait event at once).
-func withCPUPart(v Verdict, noun string, st Stage) Verdict {
+func withCPUPart(v Verdict, st Stage) Verdict {
 	if st.CPU < IOPart {
 		return v
 	}
-	v.Evidence = append(v.Evidence, fmt.Sprintf("%s also ran on a CPU %s of the window (its reads' kernel time included): part of its time is CPU work, which faster disk alone leaves", noun, pct(st.CPU)))
-	v.d.also = alsoCPU
+	v.d.also, v.d.alsoShare = alsoCPU, st.CPU
 	return v
 }
 

@@ -1,0 +1,26 @@
+package classify
+
+import "fmt"
+
+// withEvidence adds the evidence lines that follow from v's diagnosis
+// rather than from how its rule decided, once, after the rule (firstMatch):
+// a second resource the limiting stage spends its time on, an apply worker
+// that waits while nothing is applied, and a parallel apply worker as the
+// limit.
+func withEvidence(v Verdict, in Input) Verdict {
+	d := v.d
+	switch d.also {
+	case alsoIO:
+		v.Evidence = append(v.Evidence, fmt.Sprintf("%s also waited on I/O for about %s of the window (I/O events in %s of probes: %s): part of its time goes to the disk", d.noun, pct(d.alsoShare), pct(d.ioProbes), d.ioTop))
+	case alsoCPU:
+		v.Evidence = append(v.Evidence, fmt.Sprintf("%s also ran on a CPU %s of the window (its reads' kernel time included): part of its time is CPU work, which faster disk alone leaves", d.noun, pct(d.alsoShare)))
+	}
+	if d.resource == ResourceOwnWaits && (v.Limit == StageApply || v.Limit == StageParallel) && nothingMoves(in) {
+		v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")
+	}
+	if d.parallel {
+		v.Evidence = append(v.Evidence, fmt.Sprintf("the parallel apply worker measured is pid %d, the busiest of %d", d.stage.PID, d.stage.Workers))
+		v.Evidence = append(v.Evidence, "the leader apply worker hands large transactions to parallel apply workers (streaming = parallel) and waits for them: a single large transaction runs on one worker")
+	}
+	return v
+}
