@@ -1,6 +1,10 @@
 package classify
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/lagscope/lagscope/internal/measure"
+)
 
 // What fills a limiting stage's time, when the verdict's name alone does not
 // say it: the column of the verdict texts (variants) besides the name.
@@ -54,8 +58,12 @@ type diagnosis struct {
 	// it names a stage verdict (stageNames).
 	resource string
 	// fill is what fills the limiting stage's time (Fill*; "" the
-	// verdict's general case).
-	fill string
+	// verdict's general case); fillShare is its share of the stage's
+	// probes (FillSyncRep).
+	fill      string
+	fillShare float64
+	// throttle is the starved process's cgroup throttling (FillQuota).
+	throttle measure.Throttle
 	// also is a second resource the stage spends IOPart or more on (alsoIO,
 	// alsoCPU; "" none), alsoShare the share of the window it spends on it.
 	also      string

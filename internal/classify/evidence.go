@@ -3,19 +3,32 @@ package classify
 import "fmt"
 
 // withEvidence adds the evidence lines that follow from v's diagnosis
-// rather than from how its rule decided, once, after the rule (firstMatch):
-// a second resource the limiting stage spends its time on, an apply worker
-// that waits while nothing is applied, and a parallel apply worker as the
-// limit.
+// rather than from how its rule decided, once, after the rule (firstMatch),
+// in this order: the sessions that block an apply worker waiting on its own
+// resources, what fills the limiting stage's time (a synchronous standby, a
+// CPU quota), a second resource it spends its time on, an apply worker that
+// waits while nothing is applied, and a parallel apply worker as the limit.
 func withEvidence(v Verdict, in Input) Verdict {
 	d := v.d
+	applyWaits := d.resource == ResourceOwnWaits && (v.Limit == StageApply || v.Limit == StageParallel)
+	if applyWaits {
+		for _, b := range v.Blockers {
+			v.Evidence = append(v.Evidence, b.String())
+		}
+	}
+	switch d.fill {
+	case FillSyncRep:
+		v.Evidence = append(v.Evidence, fmt.Sprintf("the apply worker waited for the subscriber's synchronous standby (%s) in %s of probes: the subscription commits with synchronous_commit = on/remote_apply and the subscriber has synchronous_standby_names", evSyncRep, pct(d.fillShare)))
+	case FillQuota:
+		v.Evidence = append(v.Evidence, quotaLine(d))
+	}
 	switch d.also {
 	case alsoIO:
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%s also waited on I/O for about %s of the window (I/O events in %s of probes: %s): part of its time goes to the disk", d.noun, pct(d.alsoShare), pct(d.ioProbes), d.ioTop))
 	case alsoCPU:
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%s also ran on a CPU %s of the window (its reads' kernel time included): part of its time is CPU work, which faster disk alone leaves", d.noun, pct(d.alsoShare)))
 	}
-	if d.resource == ResourceOwnWaits && (v.Limit == StageApply || v.Limit == StageParallel) && nothingMoves(in) {
+	if applyWaits && nothingMoves(in) {
 		v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")
 	}
 	if d.parallel {

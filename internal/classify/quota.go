@@ -21,13 +21,19 @@ func quotaStarved(v Verdict, side, noun string, t measure.Throttle, hostBusy flo
 	if t.Share < QuotaThrottled {
 		return busyHost(v, hostBusy)
 	}
-	v.d.fill = FillQuota
-	line := fmt.Sprintf("the %s's cgroup %s ran out of its CPU quota in %s of its periods, holding its tasks back %.2f s a second (cpu.stat nr_throttled, throttled time)", side, t.Cgroup, pct(t.Share), t.Seconds)
-	if hostBusy >= 0 {
-		line += fmt.Sprintf(", while the host was %s busy", pct(hostBusy))
-	}
-	v.Evidence = append(v.Evidence, line)
+	v.d.fill, v.d.throttle = FillQuota, t
 	return v
+}
+
+// quotaLine is the evidence of a cgroup that runs out of its CPU quota
+// (FillQuota).
+func quotaLine(d diagnosis) string {
+	t := d.throttle
+	line := fmt.Sprintf("the %s's cgroup %s ran out of its CPU quota in %s of its periods, holding its tasks back %.2f s a second (cpu.stat nr_throttled, throttled time)", d.side, t.Cgroup, pct(t.Share), t.Seconds)
+	if d.hostBusy >= 0 {
+		line += fmt.Sprintf(", while the host was %s busy", pct(d.hostBusy))
+	}
+	return line
 }
 
 // BusyHost is the host CPU share from which a starved process's host counts

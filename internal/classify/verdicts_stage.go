@@ -30,14 +30,10 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		v := newStageVerdict(ap.Name, ResourceOwnWaits, conf,
 			ownLine(noun, ap, in.ProcSub))
 		v.Blockers = in.Blockers
-		for _, b := range in.Blockers {
-			v.Evidence = append(v.Evidence, b.String())
-		}
 		// What helps depends on what it waits for.
 		switch locks, io, sr, sleeps := p.TypeShare(waitTypeLock), p.TypeShare(waitTypeIO), p.Share(evSyncRep), p.TypeShare(waitTypeTimeout); {
 		case sr >= MostProbes*ap.Own:
-			v.d.fill = FillSyncRep
-			v.Evidence = append(v.Evidence, fmt.Sprintf("the apply worker waited for the subscriber's synchronous standby (%s) in %s of probes: the subscription commits with synchronous_commit = on/remote_apply and the subscriber has synchronous_standby_names", evSyncRep, pct(sr)))
+			v.d.fill, v.d.fillShare = FillSyncRep, sr
 		case locks >= MostProbes*ap.Own:
 			v.d.fill = FillLock
 		case io >= MostProbes*ap.Own:
