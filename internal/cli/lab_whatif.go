@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ type labWhatifOptions struct {
 	settle   time.Duration
 	runs     int
 	duration time.Duration
+	html     bool
 }
 
 // Validate checks the flags.
@@ -56,11 +58,15 @@ each run. The models and this machine's results: docs/whatif.md.
 Changes:
 ` + changeHelp(),
 		Example: `  lagscope lab whatif --change link=2x --runs 3
-  lagscope lab whatif apply-bound --change drop-extra-indexes --pg-version 16 --json`,
+  lagscope lab whatif apply-bound --change drop-extra-indexes --pg-version 16 --json
+  lagscope lab whatif --change unstarve-walsender --runs 3 --html > unstarve.html`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := w.Validate(); err != nil {
 				return err
+			}
+			if w.html && o.json {
+				return Usagef("--json and --html: choose one")
 			}
 			name := ""
 			if len(args) == 1 {
@@ -96,9 +102,12 @@ Changes:
 			cs := whatif.Summarise(runs)
 			cs.Failed = failed
 			err = nil
-			if o.json {
+			switch {
+			case o.json:
 				err = report.IndentedJSON(cmd.OutOrStdout(), cs)
-			} else {
+			case w.html:
+				err = report.WhatifHTML(cmd.OutOrStdout(), cs, "lagscope "+strings.Join(os.Args[1:], " "))
+			default:
 				err = cs.Text(cmd.OutOrStdout())
 			}
 			if err == nil && len(failed) > 0 {
@@ -113,6 +122,7 @@ Changes:
 	fl.DurationVar(&w.window, "window", 10*time.Second, "each diagnose window (before and after the change)")
 	fl.DurationVar(&w.settle, "settle", 2*time.Second, "wait after the change before the second window")
 	fl.IntVar(&w.runs, "runs", 1, "runs, each on a new pair")
+	fl.BoolVar(&w.html, "html", false, "print one self-contained HTML page: each run's drain today, predicted and measured as bars, and the runs' table")
 	fl.DurationVar(&w.duration, "duration", 40*time.Second, "sizes the backlog as 'lab run' would for this window: it must outlast both windows")
 	return c
 }
@@ -156,7 +166,7 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 		return whatif.Check{}, fmt.Errorf("the report (verdict %s) has no prediction for %s: %s", p1.Name, ch.Name, why)
 	}
 	fmt.Fprintf(ro.Log, "lab whatif: predicted %s; making the change: %s\n", pred, ch.Summary)
-	if err := ch.Apply(ctx, p); err != nil {
+	if err := ch.Apply(ctx, p, load); err != nil {
 		return whatif.Check{}, fmt.Errorf("%s: %w", ch.Name, err)
 	}
 	// The drain is read from the change on, every 100 ms, until the backlog

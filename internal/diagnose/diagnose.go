@@ -162,7 +162,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 			setup = withSetup(&p, rec, results, snaps)
 		}
 		p.Verdict = classify.Explain(p.Verdict, setup)
-		p.WhatIf = whatIf(&p, s, results, snaps)
+		p.WhatIf = whatIf(&p, s, rec, results, snaps)
 		// Lists are arrays in the JSON, empty rather than null.
 		for _, l := range []*[]string{&p.Evidence, &p.NotHelps} {
 			if *l == nil {

@@ -4,28 +4,35 @@ import (
 	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // remedyChecks are the checks whose findings make a remedy apply.
-var remedyChecks = []string{"extra-subscriber-indexes", "replica-triggers", "full-identity-no-index"}
+var remedyChecks = []string{"extra-subscriber-indexes", "replica-triggers", "full-identity-no-index", "binary-transfer"}
 
 // whatIf predicts what each remedy that applies to p would buy, from the
 // window's stages and rates and, when it was read, the pair's setup.
-func whatIf(p *report.Path, s measure.Summary, results []audit.Result, snaps *audit.Snapshots) []whatif.Prediction {
+func whatIf(p *report.Path, s measure.Summary, rec *sample.Recording, results []audit.Result, snaps *audit.Snapshots) []whatif.Prediction {
 	in := whatif.Path{Verdict: p.Name, Limit: p.Limit, Stages: p.Stages, Drain: s.Progress(), Generated: s.Generated,
-		Backlog: s.Lag.Total, Walsender: s.Walsender, Apply: s.Apply}
+		Backlog: s.Lag.Total, Walsender: s.Walsender, Apply: s.Apply, PubCPUs: rec.Publisher.CPUs}
+	if rec.Subscriber != nil {
+		in.SubCPUs = rec.Subscriber.CPUs
+	}
 	if snaps != nil && p.Subscription != "" {
 		// Whatever the verdict: a starved apply worker's extra indexes
 		// are a remedy too, once it has a CPU.
 		ps := scope(p, results, snaps, remedyChecks)
 		in.Setup = &whatif.Setup{ExtraIndexes: ps.found["extra-subscriber-indexes"], Trigger: ps.found["replica-triggers"],
-			FullNoIndex: ps.found["full-identity-no-index"], SubWALPerSent: p.SubWALPerSent}
+			FullNoIndex: ps.found["full-identity-no-index"], SubWALPerSent: p.SubWALPerSent, TextTransfer: ps.found["binary-transfer"]}
 		// The rows the subscriber's sequential scans read per row changed,
 		// over the path's tables (each FULL update without an index scans).
 		var read, changed int64
 		for _, w := range p.Tables {
 			read, changed = read+w.SeqRead, changed+w.Updated+w.Deleted
+			if c := w.Changed(); c > 0 {
+				in.Setup.TableChanges = append(in.Setup.TableChanges, c)
+			}
 		}
 		if changed > 0 {
 			in.Setup.RowsReadPerChange = float64(read) / float64(changed)

@@ -30,10 +30,16 @@ func TestEveryPredictionIsCappedAndFitsTheSetup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bySetup := map[string]string{"drop-extra-indexes": "extra-subscriber-indexes", "disable-trigger": "replica-triggers", "index-for-full": "full-identity-no-index"}
-	changed := map[string]string{}
-	for _, r := range whatif.Remedies {
-		changed[r.Change] = r.Stage
+	bySetup := map[string]string{"drop-extra-indexes": "extra-subscriber-indexes", "disable-trigger": "replica-triggers", "index-for-full": "full-identity-no-index",
+		"binary=on": "binary-transfer"}
+	changed := func(change string) string {
+		for _, r := range whatif.Remedies {
+			if r.Names(change) {
+				return r.Stage
+			}
+		}
+		t.Fatalf("%s: no remedy of that name", change)
+		return ""
 	}
 	predicted := 0
 	for _, e := range exps {
@@ -53,6 +59,9 @@ func TestEveryPredictionIsCappedAndFitsTheSetup(t *testing.T) {
 				if check := bySetup[w.Change]; check != "" && !found[check] {
 					t.Errorf("%s: %s offered without a %s finding for this path", name, w.Change, check)
 				}
+				if n := changedTables(p); strings.HasPrefix(w.Change, "split=") && n < 2 {
+					t.Errorf("%s: %s offered for %d table(s) that changed", name, w.Change, n)
+				}
 				if w.NotPredicted != "" {
 					continue
 				}
@@ -61,7 +70,7 @@ func TestEveryPredictionIsCappedAndFitsTheSetup(t *testing.T) {
 					t.Errorf("%s: %s", name, w)
 				}
 				for _, s := range p.Stages {
-					if s.Name == changed[w.Change] || !s.Known() || s.Utilisation <= 0 {
+					if s.Name == changed(w.Change) || !s.Known() || s.Utilisation <= 0 {
 						continue
 					}
 					if c := drain / s.Utilisation; w.Drain > c*1.01 {
@@ -74,6 +83,17 @@ func TestEveryPredictionIsCappedAndFitsTheSetup(t *testing.T) {
 	if predicted < 10 {
 		t.Errorf("only %d predictions over the recordings: the planner does not run", predicted)
 	}
+}
+
+// changedTables counts the path's tables that changed in the window.
+func changedTables(p report.Path) int {
+	n := 0
+	for _, w := range p.Tables {
+		if w.Changed() > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // The apply worker's capacity predicted from a starved window (CPU hogs on

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/sleep"
 )
 
 // A Change is one remedy the lab makes on a pair held in a scenario's
@@ -16,14 +19,15 @@ type Change struct {
 	Summary string
 	// Scenarios are the states it is measured from, the first the default.
 	Scenarios []string
-	// Apply makes the change on the pair, while the backlog drains.
-	Apply func(ctx context.Context, p *Pair) error
+	// Apply makes the change on the pair, while the backlog drains; load
+	// is the scenario's running load (nil when none runs).
+	Apply func(ctx context.Context, p *Pair, load *Load) error
 }
 
 // Changes lists the changes the lab can make, by name.
 var Changes = []Change{
 	{Name: "link=2x", Summary: "the link's rate doubled (the proxy's rate, at once)", Scenarios: []string{"network"},
-		Apply: func(_ context.Context, p *Pair) error {
+		Apply: func(_ context.Context, p *Pair, _ *Load) error {
 			if p.Proxy == nil || p.Opts.LinkRate <= 0 {
 				return errors.New("the pair has no rate-limited link: use the network scenario")
 			}
@@ -31,7 +35,7 @@ var Changes = []Change{
 			return nil
 		}},
 	{Name: "drop-extra-indexes", Summary: "the subscriber's extra indexes on hot dropped", Scenarios: []string{"apply-bound", "sub-cpu-io"},
-		Apply: func(ctx context.Context, p *Pair) error {
+		Apply: func(ctx context.Context, p *Pair, _ *Load) error {
 			if p.Opts.SubIndexes <= 0 {
 				return errors.New("the subscriber's hot has no extra index: use apply-bound")
 			}
@@ -42,13 +46,75 @@ var Changes = []Change{
 			return Exec(ctx, p.Sub.ConnString(Database), stmts...)
 		}},
 	{Name: "disable-trigger", Summary: "the row trigger that fires in the apply worker disabled", Scenarios: []string{"trigger-sleep", "trigger-cpu"},
-		Apply: func(ctx context.Context, p *Pair) error {
+		Apply: func(ctx context.Context, p *Pair, _ *Load) error {
 			return Exec(ctx, p.Sub.ConnString(Database), "ALTER TABLE hot DISABLE TRIGGER "+TriggerName)
 		}},
 	{Name: "index-for-full", Summary: "a primary key on the subscriber's hot (id), which the apply worker uses to find the REPLICA IDENTITY FULL rows on every version", Scenarios: []string{"full-identity"},
-		Apply: func(ctx context.Context, p *Pair) error {
+		Apply: func(ctx context.Context, p *Pair, _ *Load) error {
 			return Exec(ctx, p.Sub.ConnString(Database), "ALTER TABLE hot ADD PRIMARY KEY (id)")
 		}},
+	// The starved states' changes give the process its CPU back by taking
+	// away what shares it (this machine has no third CPU to move it to):
+	// the publisher's load, the subscriber's CPU-bound sessions.
+	{Name: "unstarve-walsender", Summary: "the load that shares the publisher's CPU with the walsender stopped (the walsender gets its CPU)", Scenarios: []string{"walsender-starved"},
+		Apply: func(_ context.Context, _ *Pair, load *Load) error {
+			if load == nil {
+				return errors.New("no load runs on the publisher: use walsender-starved")
+			}
+			load.Stop()
+			return nil
+		}},
+	{Name: "unstarve-apply", Summary: "the CPU-bound sessions that share the subscriber's CPU with the apply worker stopped", Scenarios: []string{"subscriber-starved"},
+		Apply: func(_ context.Context, p *Pair, _ *Load) error {
+			if p.hogs == nil {
+				return errors.New("no CPU-bound session runs on the subscriber: use subscriber-starved")
+			}
+			p.StopHogs()
+			return nil
+		}},
+	{Name: "binary=on", Summary: "ALTER SUBSCRIPTION ... SET (binary = true) on every subscription (its apply worker restarts with it)", Scenarios: []string{"apply-text"},
+		Apply: func(ctx context.Context, p *Pair, _ *Load) error {
+			if p.Opts.Binary {
+				return errors.New("the pair's subscriptions use binary = true already: use apply-text")
+			}
+			return p.alterRestart(ctx, "binary = true")
+		}},
+}
+
+// alterRestart sets a subscription option on every subscription and waits
+// until each apply worker has restarted with it (a new pid), so that the
+// measurement starts with the change in effect rather than with the
+// launcher's restart.
+func (p *Pair) alterRestart(ctx context.Context, option string) error {
+	dsn := p.Sub.ConnString(Database)
+	workers := "SELECT coalesce(string_agg(pid::text, ',' ORDER BY subname), '') FROM pg_stat_subscription WHERE relid IS NULL AND pid IS NOT NULL"
+	before, err := Query[string](ctx, dsn, workers)
+	if err != nil {
+		return err
+	}
+	var stmts []string
+	for _, s := range p.Subscriptions {
+		stmts = append(stmts, fmt.Sprintf("ALTER SUBSCRIPTION %s SET (%s)", s, option))
+	}
+	if err := Exec(ctx, dsn, stmts...); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		now, err := Query[string](ctx, dsn, workers)
+		if err != nil {
+			return err
+		}
+		if now != before && strings.Count(now, ",") == len(p.Subscriptions)-1 && now != "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the apply workers did not restart within 30 s of SET (%s) (pids %q, before %q)", option, now, before)
+		}
+		if err := sleep.For(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
 
 // LookupChange finds a change by name and checks that it fits the

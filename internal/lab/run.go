@@ -80,6 +80,9 @@ func (s Scenario) pairOptions(o *PairOptions) {
 		o.ReplicaIdentityFull, o.SubNoKey = true, true
 	}
 	o.CopyData = s.InitialSync
+	if s.Text {
+		o.Binary = false
+	}
 	o.SubCPULimit, o.PubReadLimit, o.SubReadLimit = s.SubCPULimit, s.PubReadLimit, s.SubReadLimit
 	for k, v := range s.PubSettings {
 		o.PubSettings = withSetting(o.PubSettings, k, v)

@@ -33,6 +33,9 @@ type Scenario struct {
 	// InitialSync leaves the subscriber's table empty and creates the
 	// subscription with copy_data = true: a tablesync worker copies it.
 	InitialSync bool
+	// Text creates the subscriptions with binary = false (PostgreSQL's
+	// default; the lab's pairs otherwise use binary = true, as seed 000).
+	Text bool
 	// Streaming is the subscriptions' streaming option ("" = the lab's
 	// default, on).
 	Streaming string
@@ -88,6 +91,13 @@ var Scenarios = []Scenario{
 		// outlasts the window and drains sooner afterwards.
 		Steps:      []Step{backlog(1.2), enable},
 		UntilBelow: drainedMB, Drains: true, Verdict: "subscriber-apply-cpu"},
+	{Name: "apply-text", Summary: "apply-bound with the subscription in text (binary = false, PostgreSQL's default): the apply worker also runs each column's input function",
+		Layout: Flat, SubIndexes: 3, Text: true,
+		// The launcher restarts an apply worker whose options changed
+		// (binary=on) after this long at most: 5 s by default.
+		SubSettings: map[string]string{"wal_retrieve_retry_interval": "200ms"},
+		Steps:       []Step{backlog(1.2), enable},
+		UntilBelow:  drainedMB, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "walsender-starved", Summary: "flat table, backlog, the 16-client load keeps running on the publisher's CPUs",
 		Layout: Flat, Steps: []Step{backlogUnderLoad(0.3), enable}, Verdict: "walsender-starved"},
 	{Name: "network", Summary: "flat table, backlog, publisher idle, subscription through a rate-limited link (--rate)",

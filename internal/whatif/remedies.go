@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/units"
@@ -24,6 +25,12 @@ type Remedy struct {
 	// a factor of 0 (with why) when it applies but cannot be predicted from
 	// what was measured.
 	factor func(p Path, st classify.Stage) (f float64, model string, applies bool)
+	// others returns the factors the remedy puts on other stages'
+	// capacity, by stage name (nil: unchanged).
+	others func(p Path) map[string]float64
+	// label returns the change's name and remedy for this path when they
+	// carry a number (nil: Change and Remedy).
+	label func(p Path) (change, remedy string)
 }
 
 // Starved is the run-queue share from which relieving a starved process is
@@ -108,6 +115,28 @@ var Remedies = []Remedy{
 			}
 			return n, fmt.Sprintf("each change scanned %.0f rows; with an index it reads about one", n), true
 		}},
+	// binary = true is offered but not predicted: no factor could be
+	// measured (the lab's text-to-binary runs drained 0.73-0.80x as fast
+	// after the change on 16.14, docs/whatif.md), and the gain depends on
+	// the column types.
+	{Change: "binary=on", Remedy: "binary = true on the subscription (values travel in binary: no type output and input functions)", Stage: classify.StageApply,
+		factor: func(p Path, _ classify.Stage) (float64, string, bool) {
+			if p.Limit != classify.StageApply || p.Setup == nil || !p.Setup.TextTransfer {
+				return 0, "", false
+			}
+			return 0, "its gain depends on the column types: about 10% less apply worker CPU has been measured on integer, text and timestamp columns, and none on the lab's bigint and text table (docs/whatif.md)", true
+		}},
+	splitRemedy,
+}
+
+// Names says whether change (a prediction's Change) is this remedy's: its
+// Change, or for a remedy that carries a number ("split=N") the same with
+// the number ("split=2").
+func (r Remedy) Names(change string) bool {
+	if base, ok := strings.CutSuffix(r.Change, "=N"); ok {
+		return change == r.Change || strings.HasPrefix(change, base+"=")
+	}
+	return change == r.Change
 }
 
 // unstarve is the factor of a process that waited for a CPU: its work

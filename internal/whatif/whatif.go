@@ -24,6 +24,9 @@ type Path struct {
 	Walsender, Apply measure.Proc
 	// Setup holds the facts of the pair's setup; nil when it was not read.
 	Setup *Setup
+	// PubCPUs and SubCPUs are the CPUs of the servers' hosts (0 when /proc
+	// was not read there).
+	PubCPUs, SubCPUs int
 }
 
 // Setup are the setup's facts that bear on a remedy, for this path's
@@ -43,6 +46,11 @@ type Setup struct {
 	// RowsReadPerChange is the rows the subscriber's sequential scans read
 	// per row changed on its tables in the window (0 when not read).
 	RowsReadPerChange float64
+	// TextTransfer: the subscription has binary = false (binary-transfer).
+	TextTransfer bool
+	// TableChanges are the rows each of the subscription's tables changed
+	// in the window, for the tables that changed (nil when not read).
+	TableChanges []int64
 }
 
 // Prediction is what one remedy is predicted to buy.
@@ -93,6 +101,9 @@ func Plan(p Path) []Prediction {
 			continue
 		}
 		pr := Prediction{Change: r.Change, Remedy: r.Remedy, Model: model}
+		if r.label != nil {
+			pr.Change, pr.Remedy = r.label(p)
+		}
 		if f <= 0 {
 			pr.Model, pr.NotPredicted = "", model
 			out = append(out, pr)
@@ -100,17 +111,28 @@ func Plan(p Path) []Prediction {
 		}
 		pr.Factor = f
 		pr.Drain, pr.LimitedBy = capacity(p, st)*f, st.Name
+		var others map[string]float64
+		if r.others != nil {
+			others = r.others(p)
+		}
 		for _, o := range p.Stages {
 			if o.Name == st.Name || !o.Known() || o.Utilisation <= 0 {
 				continue
 			}
-			if c := p.Drain / o.Utilisation; c < pr.Drain {
+			of, ok := others[o.Name]
+			if !ok {
+				of = 1
+			}
+			if c := p.Drain / o.Utilisation * of; c < pr.Drain {
 				pr.Drain, pr.LimitedBy = c, o.Name
 			}
 		}
 		if pr.LimitedBy != st.Name {
 			o, _ := stage(p, pr.LimitedBy)
 			pr.Model += fmt.Sprintf("; capped by the %s, %s busy today: it saturates at today's drain / that", stageNoun(o.Name), units.Percent(o.Utilisation))
+			if of, ok := others[o.Name]; ok {
+				pr.Model += fmt.Sprintf(", times %.2f", of)
+			}
 			if o.Utilisation < minUtil {
 				pr.Model += " (a rough bound: so idle a stage says little about its capacity)"
 			}
