@@ -28,9 +28,12 @@ func TestIntegrationAPgMonitorRoleIsEnoughOnBothSides(t *testing.T) {
 	}
 	pub := strings.Replace(p.Pub.ConnString(lab.Database), "user=postgres", "user=watcher", 1)
 	sub := strings.Replace(p.Sub.ConnString(lab.Database), "user=postgres", "user=watcher", 1)
-	rep, _, err := Run(ctx, Options{Publisher: pub, Subscriber: sub, Duration: 8 * time.Second, ProbeHz: 20, Tick: time.Second})
+	rep, rec, err := Run(ctx, Options{Publisher: pub, Subscriber: sub, Duration: 8 * time.Second, ProbeHz: 20, Tick: time.Second})
 	if err != nil {
 		t.Fatalf("diagnose as a pg_monitor role: %v", err)
+	}
+	if rec.Publisher.CPUs <= 0 || rec.Subscriber == nil || rec.Subscriber.CPUs <= 0 {
+		t.Errorf("the hosts' CPUs were not recorded: publisher %d, subscriber %+v", rec.Publisher.CPUs, rec.Subscriber)
 	}
 	if len(rep.Paths) != 1 || rep.Paths[0].Name != classify.WalsenderStarved {
 		t.Fatalf("paths = %+v, want one walsender-starved verdict", rep.Paths)

@@ -75,6 +75,12 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 			srv.ProcUnavailable = NoProcCause
 		case !s.conn.Local:
 			srv.ProcUnavailable = "server is not on this host (connected over the network)"
+		default:
+			// The host's CPUs bound how many processes can run at once (a
+			// split's apply workers); 0 when /proc/stat does not read.
+			if h, err := o.Proc.Host(); err == nil {
+				srv.CPUs = h.CPUs
+			}
 		}
 		if s.name == Publisher {
 			rec.Publisher = srv
@@ -121,8 +127,11 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording
 			return
 		}
 		tk := Tick{At: time.Now()}
+		// The window's last tick: counters read as first and last (the
+		// apply work) are read there whatever their cadence.
+		final := !rec.Start.Add(time.Duration(k+1) * o.Tick).Before(rec.Start.Add(o.Duration))
 		for _, s := range sides {
-			ok := s.read(ctx, &tk, k, rec, o)
+			ok := s.read(ctx, &tk, k, final, rec, o)
 			s.mu.Lock()
 			s.ticked = k
 			s.mu.Unlock()
