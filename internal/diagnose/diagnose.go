@@ -82,15 +82,36 @@ func Run(ctx context.Context, o Options) (report.Report, *sample.Recording, erro
 	// After the window: the catalog reads must not load a busy server
 	// while it is measured, nor delay the window (a restart 3 s into a
 	// run fell before it on a CPU-starved publisher).
-	if ctx.Err() == nil {
-		rec.Setup, rec.SetupError = ReadSetup(ctx, o)
-	} else {
+	switch side := silentAtEnd(rec); {
+	case ctx.Err() != nil:
 		rec.SetupError = "interrupted before it was read"
+	case side != "":
+		// A server that did not answer the window's last tick (a frozen
+		// path) would hold the read for its whole timeout.
+		rec.SetupError = "not read: the " + side + " did not answer at the window's end"
+	default:
+		rec.Setup, rec.SetupError = ReadSetup(ctx, o)
 	}
 	if ctx.Err() != nil && len(rec.Ticks) < 2 {
 		return report.Report{}, rec, ctx.Err()
 	}
 	return Build(rec, slots, o.ProbeHz), rec, nil
+}
+
+// silentAtEnd names the side that did not answer the recording's last
+// tick ("" when both did, or there is no tick).
+func silentAtEnd(rec *sample.Recording) string {
+	if len(rec.Ticks) == 0 {
+		return ""
+	}
+	last := rec.Ticks[len(rec.Ticks)-1]
+	switch {
+	case !last.PubOK:
+		return sample.Publisher
+	case rec.Subscriber != nil && !last.SubOK:
+		return sample.Subscriber
+	}
+	return ""
 }
 
 // Connector opens observing sessions to o's servers.
