@@ -76,9 +76,10 @@ func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
 	// runs 20 times a second, and parsing and planning it each time would be
 	// most of its cost on the server.
 	local := isLocal(cfg.Host)
+	limit := limitOf(ctx, cfg.ConnectTimeout)
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, connectFailure{fmt.Errorf("connect to %s (%s): %w", role, describe(cfg), &RedactedError{Err: err, Text: connErrText(err, dsn, cfg)})}
+		return nil, connectFailure{fmt.Errorf("connect to %s (%s): %w", role, describe(cfg), &RedactedError{Err: err, Text: connErrText(err, dsn, cfg, limit)})}
 	}
 	var num int
 	qctx, cancel := WithAnswerTimeout(ctx, ReadTimeout)

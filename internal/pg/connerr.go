@@ -47,8 +47,9 @@ var lookupRE = regexp.MustCompile(`lookup (\S+?)(?: on \S+)?: (.*)$`)
 // connErrText turns a connection failure into one line that names its
 // cause and says what to check: the server's own refusal, the certificate,
 // or for each address tried the reason (refused, unknown host, no socket,
-// no answer within the connect timeout), without repeats.
-func connErrText(err error, dsn string, cfg *pgx.ConnConfig) string {
+// no answer within the connect timeout, or within limit when the caller's
+// own deadline came first), without repeats.
+func connErrText(err error, dsn string, cfg *pgx.ConnConfig, limit connLimit) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return serverRefusal(pe, dsn, cfg)
@@ -72,7 +73,7 @@ func connErrText(err error, dsn string, cfg *pgx.ConnConfig) string {
 		if line == "" || strings.HasPrefix(line, "failed to connect to `") {
 			continue
 		}
-		r := attemptReason(line, cfg.ConnectTimeout)
+		r := attemptReason(line, limit)
 		if !seen[r] {
 			seen[r] = true
 			reasons = append(reasons, r)
@@ -84,8 +85,25 @@ func connErrText(err error, dsn string, cfg *pgx.ConnConfig) string {
 	return strings.Join(reasons, "; ")
 }
 
+// connLimit is how long a connect attempt had: the connect timeout, or
+// the caller's deadline (caller) when that came first.
+type connLimit struct {
+	d      time.Duration
+	caller bool
+}
+
+// limitOf is the limit of a connect attempt with timeout under ctx.
+func limitOf(ctx context.Context, timeout time.Duration) connLimit {
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < timeout {
+			return connLimit{d: max(left.Round(100*time.Millisecond), 0), caller: true}
+		}
+	}
+	return connLimit{d: timeout}
+}
+
 // attemptReason explains one address's failure.
-func attemptReason(line string, timeout time.Duration) string {
+func attemptReason(line string, limit connLimit) string {
 	addr, why := "", line
 	if m := attemptRE.FindStringSubmatch(line); m != nil {
 		addr, why = m[1], m[3]
@@ -104,7 +122,10 @@ func attemptReason(line string, timeout time.Duration) string {
 	case strings.Contains(why, "no such file or directory") && strings.HasPrefix(addr, "/"):
 		return fmt.Sprintf("no server socket %s: is PostgreSQL running, and are host (the socket directory) and port right?", addr)
 	case strings.Contains(why, "timeout") || strings.Contains(why, "deadline exceeded"):
-		return fmt.Sprintf("no answer from %s within %s (the connect timeout): check the host, the port and firewalls; connect_timeout=N (seconds) in the connection string gives it longer", addr, timeout)
+		if limit.caller {
+			return fmt.Sprintf("no answer from %s within %s (lagscope's limit for a reconnect during sampling): a frozen or broken network path; check the host, the port and firewalls", addr, limit.d)
+		}
+		return fmt.Sprintf("no answer from %s within %s (the connect timeout): check the host, the port and firewalls; connect_timeout=N (seconds) in the connection string gives it longer", addr, limit.d)
 	case strings.Contains(why, "network is unreachable") || strings.Contains(why, "no route to host"):
 		return fmt.Sprintf("%s cannot be reached from this machine (%s): check the address and the routes", addr, lastPart(why))
 	}

@@ -120,9 +120,11 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 	return rec, nil
 }
 
-// tickLoop reads both sides at rec.Start + k*o.Tick, k = 0, 1, ...
+// tickLoop reads both sides at rec.Start + k*o.Tick, k = 0, 1, ..., until
+// ctx ends. A tick read late (a frozen server held it for its timeouts)
+// is not followed by the ticks it overran: the next is the first still due.
 func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording, o Options) {
-	for k := 0; ; k++ {
+	for k := 0; ; k = nextTick(k, time.Since(rec.Start), o.Tick) {
 		if err := sleep.For(ctx, time.Until(rec.Start.Add(time.Duration(k)*o.Tick))); err != nil {
 			return
 		}
@@ -150,6 +152,13 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording
 			return
 		}
 	}
+}
+
+// nextTick is the tick to read after tick k, elapsed after the window's
+// start: k+1, or the latest tick already due when tick k ran past it (the
+// ticks in between are skipped, not read at once one after the other).
+func nextTick(k int, elapsed, tick time.Duration) int {
+	return max(k+1, int(elapsed/tick))
 }
 
 // bestEffort runs read within pg.ReadTimeout of ctx; its error reads as

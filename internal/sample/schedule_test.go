@@ -98,3 +98,22 @@ func TestNextBatchWaits(t *testing.T) {
 		t.Errorf("a batch with no tick near lasts %v, want at most %v", last.Sub(start), probeBatch)
 	}
 }
+
+// A tick that ran late is followed by the latest tick due, not by every
+// tick it overran read back to back.
+func TestATickReadLateSkipsTheTicksItOverran(t *testing.T) {
+	for _, c := range []struct {
+		k       int
+		elapsed time.Duration
+		want    int
+	}{
+		{k: 0, elapsed: 20 * time.Millisecond, want: 1},
+		{k: 2, elapsed: 2900 * time.Millisecond, want: 3},
+		{k: 2, elapsed: 3100 * time.Millisecond, want: 3},
+		{k: 2, elapsed: 8160 * time.Millisecond, want: 8},
+	} {
+		if got := nextTick(c.k, c.elapsed, time.Second); got != c.want {
+			t.Errorf("after tick %d at %s: tick %d, want %d", c.k, c.elapsed, got, c.want)
+		}
+	}
+}

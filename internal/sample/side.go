@@ -118,10 +118,14 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, rec *Re
 	ctx, cancel := pg.WithAnswerTimeout(stmt, pg.ReadTimeout)
 	defer cancel()
 	if s.conn == nil {
-		c, err := s.connect(ctx, s.name)
+		// A reconnect ends with the window as well: cut, it loses nothing
+		// (a frozen path would hold it for its timeout past the end).
+		cctx, ccancel := pg.WithAnswerTimeout(runCtx, pg.ReadTimeout)
+		c, err := s.connect(cctx, s.name)
+		ccancel()
 		if err != nil {
 			if runCtx.Err() == nil {
-				s.openGap(tk.At, gapCause(ctx, err))
+				s.openGap(tk.At, gapCause(cctx, err))
 			}
 			return false
 		}

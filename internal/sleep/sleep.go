@@ -7,8 +7,14 @@ import (
 	"time"
 )
 
-// For waits d, or until ctx ends, in which case it returns ctx's error.
+// For waits d, or until ctx ends, in which case it returns ctx's error. A
+// ctx that has already ended returns its error whatever d is: a loop that
+// runs late (d <= 0) stops when its context does, not at random (select
+// picks either of two ready channels).
 func For(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
