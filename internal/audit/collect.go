@@ -14,6 +14,11 @@ type Options struct {
 	Subscriber string
 	// Standby is a physical standby of the publisher, for failover-safety.
 	Standby string
+	// Session, when set, gives an open observing session to read a role
+	// ("publisher", "subscriber") with instead of connecting (diagnose
+	// reads the setup on the sessions it sampled with); nil for a role:
+	// connect. A session given is left open, its statement timeout reset.
+	Session func(role string) *pg.Conn
 }
 
 // Validate checks the options.
@@ -36,31 +41,49 @@ func Collect(ctx context.Context, o Options) (Snapshots, error) {
 	}
 	var err error
 	if o.Publisher != "" {
-		if s.Publisher, err = readSide(ctx, o.Publisher, "publisher", ReadPublisher); err != nil {
+		if s.Publisher, err = readSide(ctx, o.Publisher, "publisher", o.session("publisher"), ReadPublisher); err != nil {
 			return s, err
 		}
 	}
 	if o.Subscriber != "" {
-		if s.Subscriber, err = readSide(ctx, o.Subscriber, "subscriber", ReadSubscriber); err != nil {
+		if s.Subscriber, err = readSide(ctx, o.Subscriber, "subscriber", o.session("subscriber"), ReadSubscriber); err != nil {
 			return s, err
 		}
 	}
 	if o.Standby != "" {
-		if s.Standby, err = readSide(ctx, o.Standby, "standby", ReadStandby); err != nil {
+		if s.Standby, err = readSide(ctx, o.Standby, "standby", o.session("standby"), ReadStandby); err != nil {
 			return s, err
 		}
 	}
 	return s, nil
 }
 
-// readSide connects to one server, reads its snapshot and closes the
-// session; a read error comes back with its passwords removed.
-func readSide[T any](ctx context.Context, dsn, role string, read func(context.Context, *pg.Conn) (*T, error)) (*T, error) {
-	c, err := pg.Connect(ctx, dsn, role)
-	if err != nil {
-		return nil, err
+// session is the open session o gives for role, or nil.
+func (o Options) session(role string) *pg.Conn {
+	if o.Session == nil {
+		return nil
 	}
-	defer c.Close()
+	return o.Session(role)
+}
+
+// readSide reads one server's snapshot on c, or when c is nil on a
+// session it opens and closes; a read error comes back with its passwords
+// removed. A session given keeps its own statement timeout afterwards (the
+// readers set a longer one).
+func readSide[T any](ctx context.Context, dsn, role string, c *pg.Conn, read func(context.Context, *pg.Conn) (*T, error)) (*T, error) {
+	if c == nil {
+		var err error
+		if c, err = pg.Connect(ctx, dsn, role); err != nil {
+			return nil, err
+		}
+		defer c.Close()
+	} else {
+		defer func() {
+			if _, err := c.Exec(ctx, pg.Marker+"RESET statement_timeout"); err != nil {
+				c.Close() // its timeout unknown: not to be used again
+			}
+		}()
+	}
 	v, err := read(ctx, c)
 	if err != nil {
 		return nil, pg.RedactErr(err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lagscope/lagscope/internal/pg"
 )
 
 // TestIntegrationSubscriberChecks creates each subscriber and cross-side
@@ -34,6 +36,7 @@ func TestIntegrationSubscriberChecks(t *testing.T) {
 		"CREATE TRIGGER hot_touch BEFORE UPDATE ON hot FOR EACH ROW EXECUTE FUNCTION touch()",
 		"ALTER TABLE hot ENABLE ALWAYS TRIGGER hot_touch")
 	e.save("misconfigured", e.snap())
+	checkReadOnSessions(e)
 
 	f := e.mustFind("full-identity-no-index", "table public.full_t", 0)
 	if e.major >= 16 && !strings.Contains(f.Found, "full_t_partial: partial index") {
@@ -203,6 +206,52 @@ func checkLimitsInUse(e *env) {
 	for _, k := range []string{"subscriber " + origins, "subscriber max_logical_replication_workers", "publisher max_replication_slots", "publisher max_wal_senders"} {
 		if l, ok := got[k]; !ok || l.Used < 1 || l.Max < l.Used {
 			e.t.Errorf("%s: %+v, want at least the pair's own one in use, under its setting (limits %v)", k, l, got)
+		}
+	}
+}
+
+// checkReadOnSessions reads the snapshots on open sessions (diagnose reads
+// the setup on the sessions it sampled with): the same findings as on
+// sessions of their own, and each session keeps its own statement timeout.
+func checkReadOnSessions(e *env) {
+	e.t.Helper()
+	conns := map[string]*pg.Conn{}
+	for role, dsn := range map[string]string{"publisher": e.pubDSN, "subscriber": e.subDSN} {
+		c, err := pg.Connect(e.ctx, dsn, role)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		defer c.Close()
+		conns[role] = c
+	}
+	s, err := Collect(e.ctx, Options{Publisher: e.pubDSN, Subscriber: e.subDSN, Session: func(role string) *pg.Conn { return conns[role] }})
+	if err != nil {
+		e.t.Fatalf("collect on open sessions: %v", err)
+	}
+	// What they found where (their figures, such as the sessions in use,
+	// may differ between the two reads).
+	where := func(fs []Finding) string {
+		var b strings.Builder
+		for _, f := range fs {
+			fmt.Fprintf(&b, "\n  %s %v", f.Check, f.Objects)
+		}
+		return b.String()
+	}
+	var onSessions []Finding
+	for _, r := range Run(s, All) {
+		onSessions = append(onSessions, r.Findings...)
+	}
+	got, want := where(onSessions), where(e.findings())
+	if got != want {
+		e.t.Errorf("findings read on open sessions:\n%s\nwant (sessions of their own):\n%s", got, want)
+	}
+	for role, c := range conns {
+		var timeout string
+		if err := c.QueryRow(e.ctx, "SHOW statement_timeout").Scan(&timeout); err != nil || c.IsClosed() {
+			e.t.Fatalf("%s: the session given is not usable after the read: %v", role, err)
+		}
+		if want := fmt.Sprintf("%dms", pg.DefaultStatementTimeout.Milliseconds()); timeout != want && timeout != pg.DefaultStatementTimeout.String() {
+			e.t.Errorf("%s: statement_timeout %s after the read, want the session's own %s", role, timeout, pg.DefaultStatementTimeout)
 		}
 	}
 }

@@ -70,12 +70,16 @@ func Run(ctx context.Context, o Options) (report.Report, *sample.Recording, erro
 	if err := o.Validate(); err != nil {
 		return report.Report{}, nil, err
 	}
-	connect := o.Connector()
-	slots, err := Preflight(ctx, connect, o)
+	// One session per server for the whole run: preflight, window, setup.
+	ss := NewSessions(o.Connector())
+	defer ss.Close()
+	slots, err := Preflight(ctx, ss.Connect, ss.Keep, o)
 	if err != nil {
 		return report.Report{}, nil, err
 	}
-	rec, err := sample.Run(ctx, connect, o.SampleOptions(o.Duration))
+	so := o.SampleOptions(o.Duration)
+	so.Release = ss.Keep
+	rec, err := sample.Run(ctx, ss.Connect, so)
 	if err != nil {
 		return report.Report{}, nil, err
 	}
@@ -90,7 +94,7 @@ func Run(ctx context.Context, o Options) (report.Report, *sample.Recording, erro
 		// path) would hold the read for its whole timeout.
 		rec.SetupError = "not read: the " + side + " did not answer at the window's end"
 	default:
-		rec.Setup, rec.SetupError = ReadSetup(ctx, o)
+		rec.Setup, rec.SetupError = ReadSetup(ctx, o, ss)
 	}
 	if ctx.Err() != nil && len(rec.Ticks) < 2 {
 		return report.Report{}, rec, ctx.Err()

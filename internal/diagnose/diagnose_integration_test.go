@@ -28,9 +28,18 @@ func TestIntegrationAPgMonitorRoleIsEnoughOnBothSides(t *testing.T) {
 	}
 	pub := strings.Replace(p.Pub.ConnString(lab.Database), "user=postgres", "user=watcher", 1)
 	sub := strings.Replace(p.Sub.ConnString(lab.Database), "user=postgres", "user=watcher", 1)
+	counts := newSessionCounts(t, p.Pub.ConnString(lab.Database), p.Sub.ConnString(lab.Database))
 	rep, rec, err := Run(ctx, Options{Publisher: pub, Subscriber: sub, Duration: 8 * time.Second, ProbeHz: 20, Tick: time.Second})
 	if err != nil {
 		t.Fatalf("diagnose as a pg_monitor role: %v", err)
+	}
+	// One session per server for the whole run: preflight, window and
+	// setup read (each new one costs the server ~20 ms of CPU to start).
+	if got := counts.since(t); got[0] != 1 || got[1] != 1 {
+		t.Errorf("diagnose opened %d session(s) on the publisher and %d on the subscriber, want 1 each", got[0], got[1])
+	}
+	if rec.SetupError != "" || len(rec.Setup) == 0 {
+		t.Errorf("the setup was not read on the kept sessions: %q", rec.SetupError)
 	}
 	if rec.Publisher.CPUs <= 0 || rec.Subscriber == nil || rec.Subscriber.CPUs <= 0 {
 		t.Errorf("the hosts' CPUs were not recorded: publisher %d, subscriber %+v", rec.Publisher.CPUs, rec.Subscriber)
@@ -88,5 +97,65 @@ func TestIntegrationASubscriberRestartDuringSamplingIsAGapNotAFailure(t *testing
 	}
 	if len(rep.Paths) != 1 || rep.Paths[0].Name != classify.WalsenderStarved {
 		t.Errorf("verdict %+v, want walsender-starved despite the gap", rep.Paths)
+	}
+}
+
+// sessionCounts reads pg_stat_database.sessions (the sessions established
+// to the lab database, regular backends only) on each server, from
+// sessions of its own opened before the first reading.
+type sessionCounts struct {
+	conns  []*pgx.Conn
+	before []int64
+}
+
+func newSessionCounts(t *testing.T, dsns ...string) *sessionCounts {
+	t.Helper()
+	sc := &sessionCounts{}
+	for _, dsn := range dsns {
+		c, err := pgx.Connect(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(context.Background()) })
+		sc.conns = append(sc.conns, c)
+	}
+	sc.before = sc.read(t)
+	return sc
+}
+
+func (sc *sessionCounts) read(t *testing.T) []int64 {
+	t.Helper()
+	out := make([]int64, len(sc.conns))
+	for i, c := range sc.conns {
+		if err := c.QueryRow(context.Background(), "SELECT sessions FROM pg_stat_database WHERE datname = current_database()").Scan(&out[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// since is each server's sessions established since the first reading,
+// once those that ended have been counted (a backend counts its session
+// as it exits, after lagscope closed it): it waits until every server
+// counts one at least, or 5 s, then a moment more for late ones.
+func (sc *sessionCounts) since(t *testing.T) []int64 {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		now := sc.read(t)
+		all := true
+		for i := range now {
+			now[i] -= sc.before[i]
+			all = all && now[i] >= 1
+		}
+		if all || time.Now().After(deadline) {
+			time.Sleep(500 * time.Millisecond)
+			now = sc.read(t)
+			for i := range now {
+				now[i] -= sc.before[i]
+			}
+			return now
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

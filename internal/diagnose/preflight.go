@@ -23,8 +23,9 @@ var ErrInRecovery = errors.New("the server is in recovery (a standby)")
 
 // Preflight checks both servers (wal_level, recovery, slots, subscriptions)
 // with connect and returns the slots to diagnose (nil: every logical slot).
-func Preflight(ctx context.Context, connect sample.Connector, o Options) ([]string, error) {
-	f, err := readFacts(ctx, connect, o.Subscriber != "")
+// A session that answered goes to keep (nil: it is closed), for the window.
+func Preflight(ctx context.Context, connect sample.Connector, keep func(string, *pg.Conn), o Options) ([]string, error) {
+	f, err := readFacts(ctx, connect, keep, o.Subscriber != "")
 	if err != nil {
 		return nil, err
 	}
@@ -54,9 +55,9 @@ type subFact struct {
 
 // readFacts reads the facts from the publisher and, when subscriber, the
 // subscriber, each within pg.SetupTimeout.
-func readFacts(ctx context.Context, connect sample.Connector, subscriber bool) (facts, error) {
+func readFacts(ctx context.Context, connect sample.Connector, keep func(string, *pg.Conn), subscriber bool) (facts, error) {
 	f := facts{subscriber: subscriber}
-	if err := readSide(ctx, connect, sample.Publisher, func(ctx context.Context, pub *pg.Conn) error {
+	if err := readSide(ctx, connect, keep, sample.Publisher, func(ctx context.Context, pub *pg.Conn) error {
 		if err := pub.QueryRow(ctx, pg.Marker+"SELECT current_setting('wal_level'), pg_is_in_recovery()").Scan(&f.walLevel, &f.pubInRecovery); err != nil {
 			return fmt.Errorf("read wal_level: %w", err)
 		}
@@ -68,7 +69,7 @@ func readFacts(ctx context.Context, connect sample.Connector, subscriber bool) (
 	}); err != nil || !subscriber {
 		return f, err
 	}
-	err := readSide(ctx, connect, sample.Subscriber, func(ctx context.Context, sub *pg.Conn) error {
+	err := readSide(ctx, connect, keep, sample.Subscriber, func(ctx context.Context, sub *pg.Conn) error {
 		if err := sub.QueryRow(ctx, pg.Marker+"SELECT pg_is_in_recovery()").Scan(&f.subInRecovery); err != nil {
 			return fmt.Errorf("read pg_is_in_recovery(): %w", err)
 		}
@@ -83,17 +84,23 @@ func readFacts(ctx context.Context, connect sample.Connector, subscriber bool) (
 }
 
 // readSide opens a session to side (Connect bounds itself) and runs read
-// on it within pg.SetupTimeout; read's error comes back as a redacted sample.SideError.
-func readSide(ctx context.Context, connect sample.Connector, side string, read func(context.Context, *pg.Conn) error) error {
+// on it within pg.SetupTimeout, then hands the session to keep (or closes
+// it); read's error comes back as a redacted sample.SideError.
+func readSide(ctx context.Context, connect sample.Connector, keep func(string, *pg.Conn), side string, read func(context.Context, *pg.Conn) error) error {
 	c, err := connect(ctx, side)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	ctx, cancel := pg.WithAnswerTimeout(ctx, pg.SetupTimeout)
+	rctx, cancel := pg.WithAnswerTimeout(ctx, pg.SetupTimeout)
 	defer cancel()
-	if err := read(ctx, c); err != nil {
-		return &sample.SideError{Side: side, Err: pg.RedactErr(pg.Unanswered(ctx, err))}
+	if err := read(rctx, c); err != nil {
+		c.Close()
+		return &sample.SideError{Side: side, Err: pg.RedactErr(pg.Unanswered(rctx, err))}
+	}
+	if keep == nil {
+		c.Close()
+	} else {
+		keep(side, c)
 	}
 	return nil
 }

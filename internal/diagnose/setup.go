@@ -20,10 +20,17 @@ import (
 // (diagnose: after its window; watch and the exporter: at each
 // preflight), within a bound of its own: the raw snapshots, or why
 // they could not be read (a failed read is "not read", never "none").
-func ReadSetup(ctx context.Context, o Options) (json.RawMessage, string) {
+//
+// The read uses the sessions kept in ss (nil: it connects), and keeps them
+// open: a session whose read failed is closed.
+func ReadSetup(ctx context.Context, o Options, ss *Sessions) (json.RawMessage, string) {
 	ctx, cancel := pg.WithAnswerTimeout(ctx, 4*pg.ReadTimeout)
 	defer cancel()
-	snaps, err := audit.Collect(ctx, audit.Options{Publisher: o.Publisher, Subscriber: o.Subscriber})
+	ao := audit.Options{Publisher: o.Publisher, Subscriber: o.Subscriber}
+	if ss != nil {
+		ao.Session = ss.peek
+	}
+	snaps, err := audit.Collect(ctx, ao)
 	if err != nil {
 		return nil, pg.Redact(pg.Unanswered(ctx, err).Error())
 	}

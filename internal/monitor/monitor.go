@@ -124,22 +124,24 @@ type watcher struct {
 	setup    json.RawMessage   // the pair's setup, read at the preflight
 	setupErr string
 	setupAt  time.Time // when setup was read
-	// kept are the sampler's sessions between steps, by side: a step
-	// reuses them and reconnects only after a failure.
-	kept map[string]*pg.Conn
+	// ss keeps a session per server between steps, and between the
+	// preflight, the setup read and the window of a step: a step reuses
+	// them and reconnects only after a failure.
+	ss *diagnose.Sessions
+}
+
+// sessions are the watcher's kept sessions (made at first use).
+func (w *watcher) sessions() *diagnose.Sessions {
+	if w.ss == nil {
+		w.ss = diagnose.NewSessions(w.o.Diagnose.Connector())
+	}
+	return w.ss
 }
 
 // connect hands out the side's kept session, or opens one like diagnose
 // does and notes which side failed.
 func (w *watcher) connect(ctx context.Context, side string) (*pg.Conn, error) {
-	w.mu.Lock()
-	c := w.kept[side]
-	delete(w.kept, side)
-	w.mu.Unlock()
-	if c != nil && !c.IsClosed() {
-		return c, nil
-	}
-	c, err := w.o.Diagnose.Connector()(ctx, side)
+	c, err := w.sessions().Connect(ctx, side)
 	if err != nil {
 		w.mu.Lock()
 		w.down[side] = pg.Redact(err.Error())
@@ -154,7 +156,7 @@ func (w *watcher) step(ctx context.Context) Update {
 	w.mu.Unlock()
 	u := Update{Pair: w.o.Pair}
 	if !w.prepared {
-		slots, err := diagnose.Preflight(ctx, w.connect, w.o.Diagnose)
+		slots, err := diagnose.Preflight(ctx, w.connect, w.sessions().Keep, w.o.Diagnose)
 		if err != nil {
 			return w.failed(u, err)
 		}
@@ -164,11 +166,11 @@ func (w *watcher) step(ctx context.Context) Update {
 		w.setupAt = time.Time{}
 	}
 	if w.setupAt.IsZero() || time.Since(w.setupAt) >= SetupEvery {
-		w.setup, w.setupErr = diagnose.ReadSetup(ctx, w.o.Diagnose)
+		w.setup, w.setupErr = diagnose.ReadSetup(ctx, w.o.Diagnose, w.sessions())
 		w.setupAt = time.Now()
 	}
 	so := w.o.Diagnose.SampleOptions(w.o.Step)
-	so.Release = w.keep
+	so.Release = w.sessions().Keep
 	so.OnTick = w.o.OnTick
 	rec, err := sample.Run(ctx, w.connect, so)
 	if err != nil {
@@ -185,26 +187,10 @@ func (w *watcher) step(ctx context.Context) Update {
 	return u
 }
 
-// keep holds a session the sampler released, for the next step.
-func (w *watcher) keep(side string, c *pg.Conn) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if old := w.kept[side]; old != nil && old != c {
-		old.Close()
-	}
-	if w.kept == nil {
-		w.kept = map[string]*pg.Conn{}
-	}
-	w.kept[side] = c
-}
-
 // closeKept closes the sessions kept between steps.
 func (w *watcher) closeKept() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for side, c := range w.kept {
-		c.Close()
-		delete(w.kept, side)
+	if w.ss != nil {
+		w.ss.Close()
 	}
 }
 
