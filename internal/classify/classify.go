@@ -166,21 +166,15 @@ func Judge(in Input) Verdict {
 			}
 		}
 		v.Next = nextLimit(v.Limit, v.Stages)
-		if v.Next != nil {
-			v.Evidence = append(v.Evidence, v.Next.Text)
-		} else if in.Summary.Progress() > 0 {
-			v.Evidence = append(v.Evidence, "no other measured stage is 10% busy: past this limit the path can run more than 10x faster before another stage saturates")
-		}
 	}
 	for i := range v.Stages {
 		if s := &v.Stages[i]; s.Role != "limit" && s.Utilisation > 0 {
 			s.Headroom = 1 / s.Utilisation
 		}
 	}
-	if v.LagTime.Text != "" {
-		v.Evidence = append(v.Evidence, v.LagTime.Text)
-	}
-	return finish(v, in)
+	v = finish(v, in)
+	v.Evidence = append(v.Evidence, pathLines(v, in)...)
+	return v
 }
 
 // Explain derives the headline, cause and advice of a verdict from Judge,
@@ -200,11 +194,9 @@ func newVerdict(name string, sc score, evidence ...string) Verdict {
 	return v
 }
 
-// finish adds the common evidence and lowers the confidence for what could
-// not be seen.
+// finish lowers the confidence for what could not be seen.
 func finish(v Verdict, in Input) Verdict {
 	s := in.Summary
-	v.Evidence = append(v.Evidence, fmt.Sprintf("generated %s, decoded %s, confirmed %s over %.0f s (%d ticks)", units.FormatRate(s.Generated), units.FormatRate(s.Decoded), units.FormatRate(s.Consumed), s.WindowS, s.Ticks))
 	if !in.ProcPub || (in.HasSubscriber && !in.ProcSub) {
 		v.Caveats = append(v.Caveats, "process CPU and run-queue figures were not available for every side (remote host or --no-proc)")
 		v.Confidence *= missingProcFactor
@@ -224,12 +216,6 @@ func finish(v Verdict, in Input) Verdict {
 	}
 	if n := s.Walsender.Probes + s.Apply.Probes; n < enoughProbes && !SpecOf(v.Name).Fact {
 		v.Confidence *= fewProbesFloor + (1-fewProbesFloor)*float64(n)/enoughProbes
-	}
-	if in.NotReady > 0 && in.Sync == nil {
-		v.Evidence = append(v.Evidence, fmt.Sprintf("%d table(s) of %s are still in their initial synchronisation (their tablesync slots are reported apart)", in.NotReady, in.Subscription))
-	}
-	if in.SpillBytes > 0 && v.Txn == nil {
-		v.Evidence = append(v.Evidence, fmt.Sprintf("the walsender spilled %s to disk during the window (logical_decoding_work_mem too small for the transactions)", size(in.SpillBytes)))
 	}
 	v.Confidence = math.Round(v.Confidence*100) / 100
 	return v

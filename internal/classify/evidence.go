@@ -1,6 +1,10 @@
 package classify
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/units"
+)
 
 // withEvidence adds the evidence lines that follow from v's diagnosis
 // rather than from how its rule decided, once, after the rule (firstMatch),
@@ -36,4 +40,33 @@ func withEvidence(v Verdict, in Input) Verdict {
 		v.Evidence = append(v.Evidence, "the leader apply worker hands large transactions to parallel apply workers (streaming = parallel) and waits for them: a single large transaction runs on one worker")
 	}
 	return v
+}
+
+// pathLines are the evidence lines about the whole path, after the
+// verdict's own, in this order: the next limit past the verdict's limit
+// (or that none is near), the lag in time, what was generated, decoded and
+// confirmed, the subscription's tables still in their initial copy (on its
+// own slot's verdict) and what the walsender spilled (unless a large
+// transaction's verdict states it).
+func pathLines(v Verdict, in Input) []string {
+	s := in.Summary
+	var out []string
+	switch {
+	case v.Limit == "":
+	case v.Next != nil:
+		out = append(out, v.Next.Text)
+	case s.Progress() > 0:
+		out = append(out, "no other measured stage is 10% busy: past this limit the path can run more than 10x faster before another stage saturates")
+	}
+	if v.LagTime.Text != "" {
+		out = append(out, v.LagTime.Text)
+	}
+	out = append(out, fmt.Sprintf("generated %s, decoded %s, confirmed %s over %.0f s (%d ticks)", units.FormatRate(s.Generated), units.FormatRate(s.Decoded), units.FormatRate(s.Consumed), s.WindowS, s.Ticks))
+	if in.NotReady > 0 && in.Sync == nil {
+		out = append(out, fmt.Sprintf("%d table(s) of %s are still in their initial synchronisation (their tablesync slots are reported apart)", in.NotReady, in.Subscription))
+	}
+	if in.SpillBytes > 0 && v.Txn == nil {
+		out = append(out, fmt.Sprintf("the walsender spilled %s to disk during the window (logical_decoding_work_mem too small for the transactions)", size(in.SpillBytes)))
+	}
+	return out
 }
