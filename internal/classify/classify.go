@@ -221,44 +221,6 @@ func finish(v Verdict, in Input) Verdict {
 	return v
 }
 
-func walsenderLine(s Stage) string {
-	return stageLine("walsender", s, "blocked on the socket", "waiting for WAL")
-}
-
-func applyLine(s Stage) string {
-	return stageLine("apply worker", s, "blocked on parallel workers", "waiting for data")
-}
-
-// stageLine says where a stage's time went.
-func stageLine(noun string, s Stage, blocked, starved string) string {
-	if !s.Known() {
-		return noun + ": not measured"
-	}
-	out := noun
-	if s.CPU >= 0 {
-		out += fmt.Sprintf(" CPU %s, run queue %s", pct(s.CPU), pct(s.Runq))
-	} else {
-		out += fmt.Sprintf(" on CPU in %s of probes", pct(s.Busy))
-	}
-	if s.Own >= 0.01 {
-		out += fmt.Sprintf(", own waits %s (%s)", pct(s.Own), s.OwnTop)
-	}
-	if s.Blocked >= 0.01 {
-		out += fmt.Sprintf(", %s %s", blocked, pct(s.Blocked))
-	}
-	if s.Starved >= 0.01 {
-		out += fmt.Sprintf(", %s %s", starved, pct(s.Starved))
-	}
-	return out
-}
-
-func hostLine(side string, busy float64) string {
-	if busy < 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s host CPU busy %s", side, pct(busy))
-}
-
 // topEvents names a process's n most frequent wait events with their
 // shares.
 func topEvents(p measure.Proc, n int) string {

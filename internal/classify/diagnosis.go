@@ -48,6 +48,21 @@ const (
 	alsoCPU = "cpu"
 )
 
+// basis is what a verdict's first evidence lines state: the measurements
+// its rule decided on (see decisionLines). The zero value states none: the
+// rule has written its own lines (the rules not yet moved here).
+type basis int
+
+const (
+	basisNone basis = iota
+	// basisLimit: a limiting stage's own figures (diagnosis.stage) and
+	// those of the stage it was weighed against (diagnosis.other).
+	basisLimit
+	// basisLink: the walsender blocked on the socket, the apply worker
+	// waiting for data, and without /proc the publisher's burst.
+	basisLink
+)
+
 // diagnosis is what a rule decided about a path beyond the verdict's name
 // and limit: what fills the limiting stage's time and the figures the
 // verdict's headline, cause and advice are derived from (see withTexts).
@@ -74,8 +89,15 @@ type diagnosis struct {
 	ioTop    string
 	// parallel says the limit is the busiest parallel apply worker.
 	parallel bool
-	// stage is the measured stage the verdict is about (its figures).
-	stage Stage
+	// basis is what the verdict's first evidence lines state.
+	basis basis
+	// stage is the measured stage the verdict is about (its figures);
+	// other is the stage a limit was weighed against (basisLimit: the
+	// walsender for an apply-side limit, the apply side for the walsender).
+	stage, other Stage
+	// linkHeld says a backlog under CaughtUpLag drained at the link's pace
+	// (basisLink): why the path is not caught up.
+	linkHeld bool
 	// noun names the process in the text ("apply worker", "walsender");
 	// side is its server ("publisher", "subscriber").
 	noun, side string

@@ -6,14 +6,17 @@ import (
 	"github.com/lagscope/lagscope/internal/units"
 )
 
-// withEvidence adds the evidence lines that follow from v's diagnosis
-// rather than from how its rule decided, once, after the rule (firstMatch),
-// in this order: the sessions that block an apply worker waiting on its own
-// resources, what fills the limiting stage's time (a synchronous standby, a
-// CPU quota), a second resource it spends its time on, an apply worker that
-// waits while nothing is applied, and a parallel apply worker as the limit.
-func withEvidence(v Verdict, in Input) Verdict {
+// withEvidence states v's evidence lines from its diagnosis, once, after
+// the rule (firstMatch), from the input and the measured stages st
+// ([walsender, link, apply, ...]), in this order: what the rule decided on
+// (decisionLines), then what the diagnosis adds: the sessions that block an
+// apply worker waiting on its own resources, what fills the limiting
+// stage's time (a synchronous standby, a CPU quota), a second resource it
+// spends its time on, an apply worker that waits while nothing is applied,
+// and a parallel apply worker as the limit.
+func withEvidence(v Verdict, in Input, st []Stage) Verdict {
 	d := v.d
+	v.Evidence = append(decisionLines(v, in, st), v.Evidence...)
 	applyWaits := d.resource == ResourceOwnWaits && (v.Limit == StageApply || v.Limit == StageParallel)
 	if applyWaits {
 		for _, b := range v.Blockers {
@@ -40,6 +43,25 @@ func withEvidence(v Verdict, in Input) Verdict {
 		v.Evidence = append(v.Evidence, "the leader apply worker hands large transactions to parallel apply workers (streaming = parallel) and waits for them: a single large transaction runs on one worker")
 	}
 	return v
+}
+
+// decisionLines state what v's rule decided on (its basis), the lines
+// that are empty left out.
+func decisionLines(v Verdict, in Input, st []Stage) []string {
+	var lines []string
+	switch v.d.basis {
+	case basisLimit:
+		lines = limitLines(v, in)
+	case basisLink:
+		lines = linkLines(v, in, st[0], st[2])
+	}
+	var out []string
+	for _, l := range lines {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // pathLines are the evidence lines about the whole path, after the

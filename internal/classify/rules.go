@@ -85,7 +85,7 @@ func decide(in Input, st []Stage) Verdict {
 func firstMatch(rs []rule, in Input, st []Stage) Verdict {
 	for i, r := range rs {
 		if v, ok := r.match(in, st, rs[i+1:]); ok {
-			return withEvidence(v, in)
+			return withEvidence(v, in, st)
 		}
 	}
 	panic("classify: no rule holds: the table's last rule must always hold")
