@@ -61,6 +61,26 @@ const (
 	// basisLink: the walsender blocked on the socket, the apply worker
 	// waiting for data, and without /proc the publisher's burst.
 	basisLink
+	// basisStages: the walsender's and the apply worker's figures (no
+	// stage stands out, or the backlog drained).
+	basisStages
+	// basisRates: what was consumed against what was generated (a path
+	// configured not to run).
+	basisRates
+	// basisStill: the rates, then the walsender's and the apply worker's
+	// figures (nothing moves).
+	basisStill
+	// basisProbes: how few wait-event probes there were.
+	basisProbes
+	// basisBothStarved: both processes' run queues and the hosts' CPUs.
+	basisBothStarved
+	// basisCaughtUp: the median unconfirmed WAL and the stages' use.
+	basisCaughtUp
+	// basisFrozen: how long the apply worker received nothing, and the
+	// two processes' waits.
+	basisFrozen
+	// basisConfirm: what the consumer reported writing and confirming.
+	basisConfirm
 )
 
 // diagnosis is what a rule decided about a path beyond the verdict's name

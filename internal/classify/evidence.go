@@ -54,6 +54,8 @@ func decisionLines(v Verdict, in Input, st []Stage) []string {
 		lines = limitLines(v, in)
 	case basisLink:
 		lines = linkLines(v, in, st[0], st[2])
+	default:
+		lines = pathFigureLines(v, in, st[0], st[2])
 	}
 	var out []string
 	for _, l := range lines {
