@@ -81,6 +81,8 @@ const (
 	basisFrozen
 	// basisConfirm: what the consumer reported writing and confirming.
 	basisConfirm
+	// basisCopy: a tablesync slot's copy (diagnosis.copy).
+	basisCopy
 )
 
 // diagnosis is what a rule decided about a path beyond the verdict's name
@@ -115,6 +117,8 @@ type diagnosis struct {
 	// other is the stage a limit was weighed against (basisLimit: the
 	// walsender for an apply-side limit, the apply side for the walsender).
 	stage, other Stage
+	// copy is what the tablesync rule saw of a table's copy (basisCopy).
+	copy copyState
 	// linkHeld says a backlog under CaughtUpLag drained at the link's pace
 	// (basisLink): why the path is not caught up.
 	linkHeld bool

@@ -54,6 +54,8 @@ func decisionLines(v Verdict, in Input, st []Stage) []string {
 		lines = limitLines(v, in)
 	case basisLink:
 		lines = linkLines(v, in, st[0], st[2])
+	case basisCopy:
+		lines = copyLines(v.d, in)
 	default:
 		lines = pathFigureLines(v, in, st[0], st[2])
 	}
