@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/measure"
@@ -154,10 +155,10 @@ func Classify(in Input) Verdict { return Explain(Judge(in), nil) }
 func Judge(in Input) Verdict {
 	st := stages(in)
 	v := decide(in, st)
+	v.Stages = slices.Clone(st)
 	if v.Limit == StageWalsender && v.d.resource == ResourceRunQueue && !in.ProcPub {
-		st[0] = starvedStageNoProc(st[0], in.Summary.PubCPU)
+		v.Stages[0] = starvedStageNoProc(st[0], in.Summary.PubCPU)
 	}
-	v.Stages = st
 	v.LagTime = lagTime(in)
 	if v.Limit != "" {
 		for i := range v.Stages {
@@ -173,7 +174,7 @@ func Judge(in Input) Verdict {
 		}
 	}
 	v = finish(v, in)
-	v.Evidence = append(v.Evidence, pathLines(v, in)...)
+	v.Evidence = evidence(v, in, st)
 	return v
 }
 
@@ -182,16 +183,11 @@ func Judge(in Input) Verdict {
 // advice is then the verdict's general advice).
 func Explain(v Verdict, setup *Setup) Verdict { return withTexts(v, v.Next, setup) }
 
-// newVerdict starts a verdict with its score and evidence (the lines not
-// empty); withTexts derives its headline, cause and advice.
-func newVerdict(name string, sc score, evidence ...string) Verdict {
-	v := Verdict{Name: name, Confidence: sc.conf, Decided: sc.by}
-	for _, e := range evidence {
-		if e != "" {
-			v.Evidence = append(v.Evidence, e)
-		}
-	}
-	return v
+// newVerdict starts a verdict with its score; Judge states its evidence
+// and withTexts derives its headline, cause and advice, from its
+// diagnosis.
+func newVerdict(name string, sc score) Verdict {
+	return Verdict{Name: name, Confidence: sc.conf, Decided: sc.by}
 }
 
 // finish lowers the confidence for what could not be seen.

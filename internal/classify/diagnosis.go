@@ -49,8 +49,8 @@ const (
 )
 
 // basis is what a verdict's first evidence lines state: the measurements
-// its rule decided on (see decisionLines). The zero value states none: the
-// rule has written its own lines (the rules not yet moved here).
+// its rule decided on (see decisionLines). Every rule records one; the zero
+// value states nothing (a test checks that no recorded verdict has it).
 type basis int
 
 const (
@@ -83,6 +83,9 @@ const (
 	basisConfirm
 	// basisCopy: a tablesync slot's copy (diagnosis.copy).
 	basisCopy
+	// basisTxn: a large transaction in flight (Verdict.Txn), then what the
+	// stage model's verdict (diagnosis.inner) decided on.
+	basisTxn
 )
 
 // diagnosis is what a rule decided about a path beyond the verdict's name

@@ -2,70 +2,69 @@ package classify
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lagscope/lagscope/internal/units"
 )
 
-// withEvidence states v's evidence lines from its diagnosis, once, after
-// the rule (firstMatch), from the input and the measured stages st
-// ([walsender, link, apply, ...]), in this order: what the rule decided on
-// (decisionLines), then what the diagnosis adds: the sessions that block an
-// apply worker waiting on its own resources, what fills the limiting
-// stage's time (a synchronous standby, a CPU quota), a second resource it
-// spends its time on, an apply worker that waits while nothing is applied,
-// and a parallel apply worker as the limit.
-func withEvidence(v Verdict, in Input, st []Stage) Verdict {
+// evidence states v's evidence lines, once, from its diagnosis, the input
+// and the stages as measured (st: [walsender, link, apply, ...], before
+// Judge redraws any), in this order: what v's rule decided on and what its
+// diagnosis adds (verdictLines), then the path's (pathLines).
+func evidence(v Verdict, in Input, st []Stage) []string {
+	return append(verdictLines(v, in, st), pathLines(v, in)...)
+}
+
+// verdictLines are what v's rule decided on (decisionLines), then what its
+// diagnosis adds: the sessions that block an apply worker waiting on its
+// own resources, what fills the limiting stage's time (a synchronous
+// standby, a CPU quota), a second resource it spends its time on, an apply
+// worker that waits while nothing is applied, and a parallel apply worker
+// as the limit. Empty lines are left out.
+func verdictLines(v Verdict, in Input, st []Stage) []string {
 	d := v.d
-	v.Evidence = append(decisionLines(v, in, st), v.Evidence...)
+	out := decisionLines(v, in, st)
 	applyWaits := d.resource == ResourceOwnWaits && (v.Limit == StageApply || v.Limit == StageParallel)
 	if applyWaits {
 		for _, b := range v.Blockers {
-			v.Evidence = append(v.Evidence, b.String())
+			out = append(out, b.String())
 		}
 	}
 	switch d.fill {
 	case FillSyncRep:
-		v.Evidence = append(v.Evidence, fmt.Sprintf("the apply worker waited for the subscriber's synchronous standby (%s) in %s of probes: the subscription commits with synchronous_commit = on/remote_apply and the subscriber has synchronous_standby_names", evSyncRep, pct(d.fillShare)))
+		out = append(out, fmt.Sprintf("the apply worker waited for the subscriber's synchronous standby (%s) in %s of probes: the subscription commits with synchronous_commit = on/remote_apply and the subscriber has synchronous_standby_names", evSyncRep, pct(d.fillShare)))
 	case FillQuota:
-		v.Evidence = append(v.Evidence, quotaLine(d))
+		out = append(out, quotaLine(d))
 	}
 	switch d.also {
 	case alsoIO:
-		v.Evidence = append(v.Evidence, fmt.Sprintf("%s also waited on I/O for about %s of the window (I/O events in %s of probes: %s): part of its time goes to the disk", d.noun, pct(d.alsoShare), pct(d.ioProbes), d.ioTop))
+		out = append(out, fmt.Sprintf("%s also waited on I/O for about %s of the window (I/O events in %s of probes: %s): part of its time goes to the disk", d.noun, pct(d.alsoShare), pct(d.ioProbes), d.ioTop))
 	case alsoCPU:
-		v.Evidence = append(v.Evidence, fmt.Sprintf("%s also ran on a CPU %s of the window (its reads' kernel time included): part of its time is CPU work, which faster disk alone leaves", d.noun, pct(d.alsoShare)))
+		out = append(out, fmt.Sprintf("%s also ran on a CPU %s of the window (its reads' kernel time included): part of its time is CPU work, which faster disk alone leaves", d.noun, pct(d.alsoShare)))
 	}
 	if applyWaits && nothingMoves(in) {
-		v.Evidence = append(v.Evidence, "nothing was applied during the window: the path is blocked, not stopped")
+		out = append(out, "nothing was applied during the window: the path is blocked, not stopped")
 	}
 	if d.parallel {
-		v.Evidence = append(v.Evidence, fmt.Sprintf("the parallel apply worker measured is pid %d, the busiest of %d", d.stage.PID, d.stage.Workers))
-		v.Evidence = append(v.Evidence, "the leader apply worker hands large transactions to parallel apply workers (streaming = parallel) and waits for them: a single large transaction runs on one worker")
+		out = append(out, fmt.Sprintf("the parallel apply worker measured is pid %d, the busiest of %d", d.stage.PID, d.stage.Workers))
+		out = append(out, "the leader apply worker hands large transactions to parallel apply workers (streaming = parallel) and waits for them: a single large transaction runs on one worker")
 	}
-	return v
+	return slices.DeleteFunc(out, func(l string) bool { return l == "" })
 }
 
-// decisionLines state what v's rule decided on (its basis), the lines
-// that are empty left out.
+// decisionLines state what v's rule decided on, by its basis.
 func decisionLines(v Verdict, in Input, st []Stage) []string {
-	var lines []string
 	switch v.d.basis {
 	case basisLimit:
-		lines = limitLines(v, in)
+		return limitLines(v, in)
 	case basisLink:
-		lines = linkLines(v, in, st[0], st[2])
+		return linkLines(v, in, st[0], st[2])
 	case basisCopy:
-		lines = copyLines(v.d, in)
-	default:
-		lines = pathFigureLines(v, in, st[0], st[2])
+		return copyLines(v.d, in)
+	case basisTxn:
+		return txnLines(v, in, st)
 	}
-	var out []string
-	for _, l := range lines {
-		if l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
+	return pathFigureLines(v, in, st[0], st[2])
 }
 
 // pathLines are the evidence lines about the whole path, after the

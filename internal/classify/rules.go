@@ -83,7 +83,7 @@ func decide(in Input, st []Stage) Verdict {
 func firstMatch(rs []rule, in Input, st []Stage) Verdict {
 	for i, r := range rs {
 		if v, ok := r.match(in, st, rs[i+1:]); ok {
-			return withEvidence(v, in, st)
+			return v
 		}
 	}
 	panic("classify: no rule holds: the table's last rule must always hold")
@@ -114,7 +114,7 @@ func matchLargeTxn(in Input, st []Stage, rest []rule) (Verdict, bool) {
 	if in.Txn == nil {
 		return Verdict{}, false
 	}
-	return largeTxnVerdict(in, firstMatch(rest, in, st), st), true
+	return largeTxnVerdict(in, firstMatch(rest, in, st)), true
 }
 
 // matchFewProbes names a window with too few wait-event probes.
