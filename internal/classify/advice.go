@@ -7,8 +7,10 @@ import "slices"
 // parallel apply worker runs already, a large transaction names streaming
 // itself, a next limit caps a faster link) and what reads the pair's setup
 // (package diagnose: an option set already, a feature the version lacks,
-// indexes that are not extra). Every remedy the classifier gives has one
-// (advicekeys.go lists those nothing decides on yet); a setup finding's
+// indexes that are not extra). Every remedy the classifier gives, and
+// every "does not help" line, has one (advicekeys.go lists those nothing
+// decides on yet; a line that does not help reuses the key of the remedy
+// it rules out where there is one); a setup finding's
 // remedy is keyed by its check's ID. The zero value is a remedy read back
 // from a saved report, which does not write keys.
 type AdviceKey string
@@ -43,9 +45,10 @@ const (
 	KeyBandwidth AdviceKey = "bandwidth"
 )
 
-// Advice is one remedy that helps: which it is (Key) and what the report
-// says (Text). It is written as its text alone (JSON, text, markdown,
-// HTML): a saved report reads back with no keys.
+// Advice is one remedy, one that helps (Verdict.Helps) or one that does
+// not (Verdict.NotHelps): which it is (Key) and what the report says
+// (Text). It is written as its text alone (JSON, text, markdown, HTML): a
+// saved report reads back with no keys.
 type Advice struct {
 	// Key names the remedy ("" read back from a saved report).
 	Key AdviceKey

@@ -85,7 +85,7 @@ type Verdict struct {
 	Cause      string   `json:"cause,omitempty"` // for stalled and inconclusive
 	Evidence   []string `json:"evidence"`
 	Helps      []Advice `json:"helps"`
-	NotHelps   []string `json:"does_not_help"`
+	NotHelps   []Advice `json:"does_not_help"`
 	// Caveats say what could not be seen and lowered the confidence.
 	Caveats []string `json:"caveats,omitempty"`
 	// Limit is the stage that limits the path ("" when none does: caught

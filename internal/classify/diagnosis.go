@@ -144,7 +144,7 @@ type diagnosis struct {
 // the verdict's general advice the rest; a second resource adds its remedy,
 // a parallel apply worker its own, a next limit caps a link's remedy (next
 // nil: none), and the pair's setup adds its causes and fixes and rules
-// remedies out (setup nil: not read).
+// remedies and "does not help" lines out (setup nil: not read).
 func withTexts(v Verdict, next *NextLimit, setup *Setup) Verdict {
 	a := adviceFor[v.Name]
 	head, helps, not, cause := a.headline, a.helps, a.not, v.d.cause
@@ -177,7 +177,7 @@ func withTexts(v Verdict, next *NextLimit, setup *Setup) Verdict {
 		helps = cappedByNext(helps, v.Limit, *next)
 	}
 	if setup != nil {
-		cause, helps = setup.cause(cause), setup.helps(helps)
+		cause, helps, not = setup.cause(cause), setup.helps(helps), setup.not(not)
 	}
 	v.Headline, v.Cause, v.Helps, v.NotHelps = head, cause, helps, not
 	return v

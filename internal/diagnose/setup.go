@@ -64,6 +64,11 @@ var ruledOut = map[classify.AdviceKey]func(s pathSetup) bool{
 	classify.KeySplitSubscriptions: func(s pathSetup) bool { return s.sub != nil && len(s.sub.Relations) <= 1 },
 }
 
+// moot says, per "does not help" line, when the setup rules it out by key,
+// as ruledOut does the remedies: the remedy it warns against is not there
+// to try. None does yet; a line not listed is never ruled out.
+var moot = map[classify.AdviceKey]func(s pathSetup) bool{}
+
 // pathSetup is what the setup says about one path.
 type pathSetup struct {
 	sub      *audit.Subscription
@@ -82,8 +87,9 @@ type pathSetup struct {
 // (scoped to its subscription and tables), with their docs pages, and
 // returns what they say about its cause and advice (classify.Explain
 // combines it with the verdict's): the findings named as the cause, their
-// fixes, and the generic remedies the setup rules out (already set, not in
-// this version, not the cause). Without a setup it says so in a caveat and
+// fixes, the generic remedies the setup rules out (already set, not in
+// this version, not the cause) and the "does not help" lines it rules out
+// (moot). Without a setup it says so in a caveat and
 // returns nil.
 func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, snaps *audit.Snapshots) *classify.Setup {
 	if snaps == nil {
@@ -141,6 +147,12 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 		}
 	}
 	slices.Sort(out.RuledOut)
+	for key, isMoot := range moot {
+		if isMoot(s) {
+			out.Moot = append(out.Moot, key)
+		}
+	}
+	slices.Sort(out.Moot)
 	return out
 }
 
