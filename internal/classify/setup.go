@@ -44,10 +44,10 @@ func (s Setup) cause(own string) string {
 	}
 }
 
-// helps is the setup's fixes, then the verdict's own remedies (own) less
-// those the setup rules out.
+// helps is the setup's fixes, then the verdict's own remedies (own), each
+// general one replaced by its refinements, less those the setup rules out.
 func (s Setup) helps(own []Advice) []Advice {
-	return append(slices.Clip(s.Fixes), withoutKeys(own, s.RuledOut...)...)
+	return append(slices.Clip(s.Fixes), withoutKeys(refined(own), s.RuledOut...)...)
 }
 
 // not is the verdict's "does not help" lines (own) less those the setup

@@ -45,7 +45,7 @@ var starvedVerdicts = []string{SubscriberStarved, WalsenderStarved}
 
 // Large-transaction advice the phases share.
 var (
-	adviceStreaming = Advice{KeyStreamingParallel, "streaming = parallel (16+) or on for the subscription: a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and (parallel) applied by a parallel worker as it arrives"}
+	adviceStreaming = Advice{KeyStreamingParallelOrOn, "streaming = parallel (16+) or on for the subscription: a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and (parallel) applied by a parallel worker as it arrives"}
 	adviceSmaller   = "smaller transactions on the publisher (batch large UPDATE/DELETE jobs)"
 )
 
@@ -142,7 +142,7 @@ var variants = []variant{
 	{verdicts: []string{LargeTransaction}, phase: TxnSending,
 		headline: text("a large transaction is being applied: without streaming it is sent whole at its commit, and the subscriber applies it in one go"),
 		helps: func(v Verdict) []Advice {
-			return append([]Advice{adviceStreaming, {KeySmallerTransactions, adviceSmaller}}, withoutKeys(v.d.inner.Helps, KeyStreamingParallel, KeyStreaming)...)
+			return append([]Advice{adviceStreaming, {KeySmallerTransactions, adviceSmaller}}, withoutKeys(v.d.inner.Helps, KeyStreamingParallel, KeyStreamingOn, KeyStreaming)...)
 		},
 		not: func(v Verdict) []Advice { return v.d.inner.NotHelps }},
 	{verdicts: []string{LargeTransaction}, phase: TxnDecoding,
