@@ -7,8 +7,10 @@ import "slices"
 // parallel apply worker runs already, a large transaction names streaming
 // itself, a next limit caps a faster link) and what reads the pair's setup
 // (package diagnose: an option set already, a feature the version lacks,
-// indexes that are not extra). Every remedy the classifier gives has one
-// (advicekeys.go lists those nothing decides on yet); a setup finding's
+// indexes that are not extra). Every remedy the classifier gives, and
+// every "does not help" line, has one (advicekeys.go lists those nothing
+// decides on yet; a line that does not help reuses the key of the remedy
+// it rules out where there is one); a setup finding's
 // remedy is keyed by its check's ID. The zero value is a remedy read back
 // from a saved report, which does not write keys.
 type AdviceKey string
@@ -23,6 +25,15 @@ const (
 	// KeyStreaming: streaming for large transactions (any mode), so that
 	// the walsender sends them while it decodes them.
 	KeyStreaming AdviceKey = "streaming"
+	// KeyStreamingOn: streaming = on (14+) on the subscription, which
+	// spools a large transaction to files and applies it at its commit.
+	KeyStreamingOn AdviceKey = "streaming-on"
+	// KeyStreamingParallelOrOn: streaming = parallel where both sides are
+	// 16+, on otherwise: what a large transaction is advised when the
+	// versions are not known; a setup refines it into KeyStreamingParallel
+	// and KeyStreamingOn (refinements) and rules out the one that does not
+	// apply.
+	KeyStreamingParallelOrOn AdviceKey = "streaming-parallel-or-on"
 	// KeyFewerIndexes: fewer indexes on the subscriber's copy of the
 	// replicated tables.
 	KeyFewerIndexes AdviceKey = "fewer-indexes"
@@ -43,9 +54,10 @@ const (
 	KeyBandwidth AdviceKey = "bandwidth"
 )
 
-// Advice is one remedy that helps: which it is (Key) and what the report
-// says (Text). It is written as its text alone (JSON, text, markdown,
-// HTML): a saved report reads back with no keys.
+// Advice is one remedy, one that helps (Verdict.Helps) or one that does
+// not (Verdict.NotHelps): which it is (Key) and what the report says
+// (Text). It is written as its text alone (JSON, text, markdown, HTML): a
+// saved report reads back with no keys.
 type Advice struct {
 	// Key names the remedy ("" read back from a saved report).
 	Key AdviceKey
@@ -80,6 +92,30 @@ func withoutKeys(advice []Advice, keys ...AdviceKey) []Advice {
 		if !slices.Contains(keys, a.Key) {
 			out = append(out, a)
 		}
+	}
+	return out
+}
+
+// refinements are the remedies a general remedy (the key) stands for when
+// the pair's setup is not known: with a setup, it is replaced by them, in
+// this order, and the setup rules out those that do not apply (Setup.helps).
+var refinements = map[AdviceKey][]Advice{
+	KeyStreamingParallelOrOn: {
+		{KeyStreamingParallel, "streaming = parallel for the subscription (16+ on both sides; ALTER SUBSCRIPTION ... SET (streaming = parallel)): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and applied by a parallel worker as it arrives"},
+		{KeyStreamingOn, "streaming = on for the subscription (14+; ALTER SUBSCRIPTION ... SET (streaming = on)): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and the subscriber applies it at its commit from the files it spooled it to"},
+	},
+}
+
+// refined is advice with each remedy that has refinements replaced by
+// them.
+func refined(advice []Advice) []Advice {
+	var out []Advice
+	for _, a := range advice {
+		if r, ok := refinements[a.Key]; ok {
+			out = append(out, r...)
+			continue
+		}
+		out = append(out, a)
 	}
 	return out
 }

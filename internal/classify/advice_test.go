@@ -7,9 +7,10 @@ import (
 	"github.com/lagscope/lagscope/internal/recordings"
 )
 
-// TestEveryRemedyHasAKey checks the general advice, the second resource's
-// remedies and what every recorded path is advised, with and without /proc:
-// code fits advice by key, so a remedy without one could not be fitted.
+// TestEveryRemedyHasAKey checks the general advice (what helps and what
+// does not), the second resource's remedies and what every recorded path
+// is advised, with and without /proc: code fits advice by key, so a remedy
+// or a "does not help" line without one could not be fitted.
 func TestEveryRemedyHasAKey(t *testing.T) {
 	check := func(where string, helps []Advice) {
 		t.Helper()
@@ -21,6 +22,7 @@ func TestEveryRemedyHasAKey(t *testing.T) {
 	}
 	for name, a := range adviceFor {
 		check(name, a.helps)
+		check(name+" does not help", a.not)
 	}
 	for also, h := range alsoHelps {
 		check("also "+also, []Advice{h})
@@ -36,7 +38,9 @@ func TestEveryRemedyHasAKey(t *testing.T) {
 			ins  []Input
 		}{{e.File, Inputs(rec, nil)}, {e.File + " without /proc", Inputs(rec.WithoutProc(), nil)}} {
 			for _, in := range r.ins {
-				check(r.name+" "+in.Slot, Classify(in).Helps)
+				v := Classify(in)
+				check(r.name+" "+in.Slot, v.Helps)
+				check(r.name+" "+in.Slot+" does not help", v.NotHelps)
 			}
 		}
 	}

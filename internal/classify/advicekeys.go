@@ -90,3 +90,28 @@ const (
 	// KeyRunOnHosts: run lagscope on the servers' hosts (for /proc).
 	KeyRunOnHosts AdviceKey = "run-on-hosts"
 )
+
+// The remedies the verdicts say do not help and no verdict offers (a
+// "does not help" line otherwise reuses the key of the remedy it rules
+// out: bandwidth, subscriber-disk, subscriber-cpu, publisher-cpu,
+// both-cpu), keyed so that code that reads the setup can rule a line out.
+const (
+	// KeyAnySpeed: anything about the path's speed (bandwidth, CPU,
+	// indexes, tuning), for a path that is stopped or made to wait.
+	KeyAnySpeed AdviceKey = "any-speed"
+	// KeyPublisherTuning: more CPU or tuning on the publisher.
+	KeyPublisherTuning AdviceKey = "publisher-tuning"
+	// KeySubscriberTuning: tuning the subscriber or its apply path.
+	KeySubscriberTuning AdviceKey = "subscriber-tuning"
+	// KeyHashPartitioning: hash partitioning the tables under one
+	// subscription.
+	KeyHashPartitioning AdviceKey = "hash-partitioning"
+	// KeyRecreateSubscription: recreating the subscription.
+	KeyRecreateSubscription AdviceKey = "recreate-subscription"
+	// KeyMoveOtherWork: moving other work off a side's host.
+	KeyMoveOtherWork AdviceKey = "move-other-work"
+	// KeyOtherSide: more bandwidth, or tuning the side that does not limit.
+	KeyOtherSide AdviceKey = "other-side"
+	// KeyEitherSide: CPU or schema changes on either server.
+	KeyEitherSide AdviceKey = "either-side"
+)

@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/measure"
@@ -84,7 +85,7 @@ type Verdict struct {
 	Cause      string   `json:"cause,omitempty"` // for stalled and inconclusive
 	Evidence   []string `json:"evidence"`
 	Helps      []Advice `json:"helps"`
-	NotHelps   []string `json:"does_not_help"`
+	NotHelps   []Advice `json:"does_not_help"`
 	// Caveats say what could not be seen and lowered the confidence.
 	Caveats []string `json:"caveats,omitempty"`
 	// Limit is the stage that limits the path ("" when none does: caught
@@ -154,10 +155,10 @@ func Classify(in Input) Verdict { return Explain(Judge(in), nil) }
 func Judge(in Input) Verdict {
 	st := stages(in)
 	v := decide(in, st)
+	v.Stages = slices.Clone(st)
 	if v.Limit == StageWalsender && v.d.resource == ResourceRunQueue && !in.ProcPub {
-		st[0] = starvedStageNoProc(st[0], in.Summary.PubCPU)
+		v.Stages[0] = starvedStageNoProc(st[0], in.Summary.PubCPU)
 	}
-	v.Stages = st
 	v.LagTime = lagTime(in)
 	if v.Limit != "" {
 		for i := range v.Stages {
@@ -166,21 +167,15 @@ func Judge(in Input) Verdict {
 			}
 		}
 		v.Next = nextLimit(v.Limit, v.Stages)
-		if v.Next != nil {
-			v.Evidence = append(v.Evidence, v.Next.Text)
-		} else if in.Summary.Progress() > 0 {
-			v.Evidence = append(v.Evidence, "no other measured stage is 10% busy: past this limit the path can run more than 10x faster before another stage saturates")
-		}
 	}
 	for i := range v.Stages {
 		if s := &v.Stages[i]; s.Role != "limit" && s.Utilisation > 0 {
 			s.Headroom = 1 / s.Utilisation
 		}
 	}
-	if v.LagTime.Text != "" {
-		v.Evidence = append(v.Evidence, v.LagTime.Text)
-	}
-	return finish(v, in)
+	v = finish(v, in)
+	v.Evidence = evidence(v, in, st)
+	return v
 }
 
 // Explain derives the headline, cause and advice of a verdict from Judge,
@@ -188,23 +183,16 @@ func Judge(in Input) Verdict {
 // advice is then the verdict's general advice).
 func Explain(v Verdict, setup *Setup) Verdict { return withTexts(v, v.Next, setup) }
 
-// newVerdict starts a verdict with its score and evidence (the lines not
-// empty); withTexts derives its headline, cause and advice.
-func newVerdict(name string, sc score, evidence ...string) Verdict {
-	v := Verdict{Name: name, Confidence: sc.conf, Decided: sc.by}
-	for _, e := range evidence {
-		if e != "" {
-			v.Evidence = append(v.Evidence, e)
-		}
-	}
-	return v
+// newVerdict starts a verdict with its score; Judge states its evidence
+// and withTexts derives its headline, cause and advice, from its
+// diagnosis.
+func newVerdict(name string, sc score) Verdict {
+	return Verdict{Name: name, Confidence: sc.conf, Decided: sc.by}
 }
 
-// finish adds the common evidence and lowers the confidence for what could
-// not be seen.
+// finish lowers the confidence for what could not be seen.
 func finish(v Verdict, in Input) Verdict {
 	s := in.Summary
-	v.Evidence = append(v.Evidence, fmt.Sprintf("generated %s, decoded %s, confirmed %s over %.0f s (%d ticks)", units.FormatRate(s.Generated), units.FormatRate(s.Decoded), units.FormatRate(s.Consumed), s.WindowS, s.Ticks))
 	if !in.ProcPub || (in.HasSubscriber && !in.ProcSub) {
 		v.Caveats = append(v.Caveats, "process CPU and run-queue figures were not available for every side (remote host or --no-proc)")
 		v.Confidence *= missingProcFactor
@@ -225,52 +213,8 @@ func finish(v Verdict, in Input) Verdict {
 	if n := s.Walsender.Probes + s.Apply.Probes; n < enoughProbes && !SpecOf(v.Name).Fact {
 		v.Confidence *= fewProbesFloor + (1-fewProbesFloor)*float64(n)/enoughProbes
 	}
-	if in.NotReady > 0 && in.Sync == nil {
-		v.Evidence = append(v.Evidence, fmt.Sprintf("%d table(s) of %s are still in their initial synchronisation (their tablesync slots are reported apart)", in.NotReady, in.Subscription))
-	}
-	if in.SpillBytes > 0 && v.Txn == nil {
-		v.Evidence = append(v.Evidence, fmt.Sprintf("the walsender spilled %s to disk during the window (logical_decoding_work_mem too small for the transactions)", size(in.SpillBytes)))
-	}
 	v.Confidence = math.Round(v.Confidence*100) / 100
 	return v
-}
-
-func walsenderLine(s Stage) string {
-	return stageLine("walsender", s, "blocked on the socket", "waiting for WAL")
-}
-
-func applyLine(s Stage) string {
-	return stageLine("apply worker", s, "blocked on parallel workers", "waiting for data")
-}
-
-// stageLine says where a stage's time went.
-func stageLine(noun string, s Stage, blocked, starved string) string {
-	if !s.Known() {
-		return noun + ": not measured"
-	}
-	out := noun
-	if s.CPU >= 0 {
-		out += fmt.Sprintf(" CPU %s, run queue %s", pct(s.CPU), pct(s.Runq))
-	} else {
-		out += fmt.Sprintf(" on CPU in %s of probes", pct(s.Busy))
-	}
-	if s.Own >= 0.01 {
-		out += fmt.Sprintf(", own waits %s (%s)", pct(s.Own), s.OwnTop)
-	}
-	if s.Blocked >= 0.01 {
-		out += fmt.Sprintf(", %s %s", blocked, pct(s.Blocked))
-	}
-	if s.Starved >= 0.01 {
-		out += fmt.Sprintf(", %s %s", starved, pct(s.Starved))
-	}
-	return out
-}
-
-func hostLine(side string, busy float64) string {
-	if busy < 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s host CPU busy %s", side, pct(busy))
 }
 
 // topEvents names a process's n most frequent wait events with their

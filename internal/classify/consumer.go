@@ -1,9 +1,6 @@
 package classify
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // confirmationLag names a consumer that has received everything but
 // confirms late (a lazy confirmer: it commits its position on a timer):
@@ -22,13 +19,9 @@ func confirmationLag(in Input, ws, ap Stage) (Verdict, bool) {
 		return Verdict{}, false
 	}
 	conf := confidence(margin{"walsender waiting for WAL over MostProbes", ws.Starved - MostProbes}, margin{"flush position behind over CaughtUpLag (of 4x)", float64(r.FlushBehind-CaughtUpLag) / float64(4*CaughtUpLag)}, margin{"write position behind under CaughtUpLag", float64(CaughtUpLag-r.WriteBehind) / float64(CaughtUpLag)})
-	v := newVerdict(ConfirmationLag, conf,
-		fmt.Sprintf("the walsender waited for new WAL (%s) in %s of probes: it has sent everything (%s not yet sent)", evWaitForWAL, pct(ws.Starved), size(s.Lag.NotYetSent)),
-		fmt.Sprintf("the consumer reported writing all but %s of it (write_lsn), but confirms only up to %s behind (flush_lsn; the slot's confirmed_flush_lsn follows it)", size(r.WriteBehind), size(r.FlushBehind)),
-		fmt.Sprintf("%s of WAL stays unconfirmed: the slot keeps it on the publisher, and after a reconnect the consumer receives it again", size(s.Lag.Total)))
-	if in.HasSubscriber && ap.Known() {
-		v.Evidence = append(v.Evidence, applyLine(ap))
-	} else {
+	v := newVerdict(ConfirmationLag, conf)
+	v.d.basis = basisConfirm
+	if !in.HasSubscriber || !ap.Known() {
 		v.Confidence = math.Min(v.Confidence, capConsumerUnseen)
 		v.Caveats = append(v.Caveats, "the consumer is not observed: a consumer that buffers what it received and processes it slowly looks the same; its own progress figures would settle it")
 	}

@@ -88,26 +88,15 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 	if in.HasSubscriber && ap.Known() {
 		margins = append(margins, margin{"apply worker waiting for data over Idle", ap.Starved - Idle}, margin{"apply worker under Saturated", Saturated - ap.Utilisation})
 	}
-	ev := []string{
-		fmt.Sprintf("walsender blocked on the socket (%s) %s of the time (%s of probes; events /proc shows as stale are not counted)", evWriteData, pct(ws.Blocked), pct(in.Summary.Walsender.Share(evWriteData, evWalSenderMain))),
-	}
-	if in.ProcPub {
-		ev = append(ev, fmt.Sprintf("walsender CPU %s, run queue %s: %s busy, not saturated", pct(ws.CPU), pct(ws.Runq), pct(ws.Utilisation)))
-	}
-	if in.HasSubscriber && ap.Known() {
-		ev = append(ev, fmt.Sprintf("apply worker waiting for data (%s) in %s of probes, %s busy", evApplyMain, pct(ap.Starved), pct(ap.Utilisation)))
-	}
-	if drainedThroughLink(in, ws) && in.MedianLag <= CaughtUpLag {
-		// Few bytes, but held back: say why this is not caught up.
-		ev = append(ev, fmt.Sprintf("the backlog (%s at the window's start, median %s, %s at its end) drained at the link's pace: the link held it back, the path was not caught up", size(in.Summary.Lag.Start), size(in.MedianLag), size(in.Summary.Lag.Total)))
-	}
 	// Without the consumer observed, a consumer slower than the walsender
 	// fills the socket exactly like a slow network.
 	res := ResourceSocket
 	if !in.HasSubscriber {
 		res = ResourceSocketOrConsumer
 	}
-	v := newStageVerdict(StageLink, res, confidence(margins...), ev...)
+	v := newStageVerdict(StageLink, res, confidence(margins...))
+	v.d.basis = basisLink
+	v.d.linkHeld = drainedThroughLink(in, ws) && in.MedianLag <= CaughtUpLag
 	if !in.ProcPub {
 		if nv, ok := linkOrStarvedNoProc(in, ws, ap, v); ok {
 			v = nv

@@ -48,6 +48,46 @@ const (
 	alsoCPU = "cpu"
 )
 
+// basis is what a verdict's first evidence lines state: the measurements
+// its rule decided on (see decisionLines). Every rule records one; the zero
+// value states nothing (a test checks that no recorded verdict has it).
+type basis int
+
+const (
+	basisNone basis = iota
+	// basisLimit: a limiting stage's own figures (diagnosis.stage) and
+	// those of the stage it was weighed against (diagnosis.other).
+	basisLimit
+	// basisLink: the walsender blocked on the socket, the apply worker
+	// waiting for data, and without /proc the publisher's burst.
+	basisLink
+	// basisStages: the walsender's and the apply worker's figures (no
+	// stage stands out, or the backlog drained).
+	basisStages
+	// basisRates: what was consumed against what was generated (a path
+	// configured not to run).
+	basisRates
+	// basisStill: the rates, then the walsender's and the apply worker's
+	// figures (nothing moves).
+	basisStill
+	// basisProbes: how few wait-event probes there were.
+	basisProbes
+	// basisBothStarved: both processes' run queues and the hosts' CPUs.
+	basisBothStarved
+	// basisCaughtUp: the median unconfirmed WAL and the stages' use.
+	basisCaughtUp
+	// basisFrozen: how long the apply worker received nothing, and the
+	// two processes' waits.
+	basisFrozen
+	// basisConfirm: what the consumer reported writing and confirming.
+	basisConfirm
+	// basisCopy: a tablesync slot's copy (diagnosis.copy).
+	basisCopy
+	// basisTxn: a large transaction in flight (Verdict.Txn), then what the
+	// stage model's verdict (diagnosis.inner) decided on.
+	basisTxn
+)
+
 // diagnosis is what a rule decided about a path beyond the verdict's name
 // and limit: what fills the limiting stage's time and the figures the
 // verdict's headline, cause and advice are derived from (see withTexts).
@@ -74,8 +114,17 @@ type diagnosis struct {
 	ioTop    string
 	// parallel says the limit is the busiest parallel apply worker.
 	parallel bool
-	// stage is the measured stage the verdict is about (its figures).
-	stage Stage
+	// basis is what the verdict's first evidence lines state.
+	basis basis
+	// stage is the measured stage the verdict is about (its figures);
+	// other is the stage a limit was weighed against (basisLimit: the
+	// walsender for an apply-side limit, the apply side for the walsender).
+	stage, other Stage
+	// copy is what the tablesync rule saw of a table's copy (basisCopy).
+	copy copyState
+	// linkHeld says a backlog under CaughtUpLag drained at the link's pace
+	// (basisLink): why the path is not caught up.
+	linkHeld bool
 	// noun names the process in the text ("apply worker", "walsender");
 	// side is its server ("publisher", "subscriber").
 	noun, side string
@@ -95,7 +144,7 @@ type diagnosis struct {
 // the verdict's general advice the rest; a second resource adds its remedy,
 // a parallel apply worker its own, a next limit caps a link's remedy (next
 // nil: none), and the pair's setup adds its causes and fixes and rules
-// remedies out (setup nil: not read).
+// remedies and "does not help" lines out (setup nil: not read).
 func withTexts(v Verdict, next *NextLimit, setup *Setup) Verdict {
 	a := adviceFor[v.Name]
 	head, helps, not, cause := a.headline, a.helps, a.not, v.d.cause
@@ -128,7 +177,7 @@ func withTexts(v Verdict, next *NextLimit, setup *Setup) Verdict {
 		helps = cappedByNext(helps, v.Limit, *next)
 	}
 	if setup != nil {
-		cause, helps = setup.cause(cause), setup.helps(helps)
+		cause, helps, not = setup.cause(cause), setup.helps(helps), setup.not(not)
 	}
 	v.Headline, v.Cause, v.Helps, v.NotHelps = head, cause, helps, not
 	return v

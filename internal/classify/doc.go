@@ -10,9 +10,12 @@
 //   - rules (rules.go) is the precedence: the first rule that holds decides
 //     the path's diagnosis: the limiting stage, what fills its time, a
 //     large transaction's phase, the cause, the margins the confidence
-//     follows, and the evidence of how it decided; what the diagnosis adds
-//     (a second resource, a parallel apply worker) is stated once after the
-//     rule, by withEvidence (evidence.go);
+//     follows, and what it decided on (its basis: a stage's figures, the
+//     link, a table's copy, the rates, ...). Rules write no text: Judge
+//     states the evidence once from the diagnosis (evidence.go and the
+//     evidence_*.go files), in a fixed order: what the rule decided on,
+//     what the diagnosis adds (a second resource, a parallel apply worker),
+//     then the path's lines (the next limit, the lag in time, the rates);
 //   - stageNames (stagenames.go) names a stage verdict from its limiting
 //     stage and what fills its time;
 //   - adviceFor (verdicts.go) and variants (variants.go) give the headline,

@@ -1,11 +1,8 @@
 package classify
 
 import (
-	"fmt"
-
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/sample"
-	"github.com/lagscope/lagscope/internal/units"
 )
 
 // Phases of a large transaction on a path that does not stream it
@@ -100,55 +97,16 @@ func largeTxn(first, last *measure.SlotEnd, windowS float64, waitsForWAL bool) *
 
 // largeTxnVerdict turns the stage model's verdict v into the large
 // transaction's: the phase decides the headline and what helps (see
-// variants), the limit and the stage evidence stay.
-func largeTxnVerdict(in Input, v Verdict, st []Stage) Verdict {
+// variants), the limit and the stage evidence stay (txnLines).
+func largeTxnVerdict(in Input, v Verdict) Verdict {
 	lt := in.Txn
 	out := newVerdict(LargeTransaction, score{v.Confidence, v.Decided})
 	out.Txn, out.Limit, out.Blockers = lt, txnLimit(lt.Phase, v.Limit, in.HasSubscriber), v.Blockers
 	inner := withTexts(v, nil, nil)
-	out.d.inner = &inner
-	held := fmt.Sprintf("the slot holds %s of WAL back (restart_lsn): the publisher keeps it until the transaction is applied or rolled back", size(lt.HeldBytes))
-	spill := ""
-	if lt.SpilledBytes > 0 {
-		spill = fmt.Sprintf("the walsender spilled %s of it to disk during the window (past logical_decoding_work_mem)", size(lt.SpilledBytes))
+	out.d.basis, out.d.inner = basisTxn, &inner
+	if lt.Phase == TxnOpen {
+		out.setScore(confidence(margin{"WAL held over TxnHeldWAL", float64(lt.HeldBytes-TxnHeldWAL) / float64(TxnHeldWAL)}, margin{"transaction older than the window", (lt.Xact.AgeS - in.Summary.WindowS) / in.Summary.WindowS}))
 	}
-	switch lt.Phase {
-	case TxnSending:
-		line := fmt.Sprintf("sent_lsn stood still for the whole window, %s past restart_lsn: the walsender is sending one transaction of up to that much WAL from its reorder buffer while it handles the commit record", size(lt.TxnBytes))
-		if lt.SubWALRate > 0 {
-			line += fmt.Sprintf("; the subscriber wrote %s of its own WAL meanwhile (applying it)", units.FormatRate(lt.SubWALRate))
-		}
-		out.Evidence = append(out.Evidence, line,
-			fmt.Sprintf("the slot's unconfirmed WAL (%s) says little here: nothing of the transaction is confirmed before its commit is applied, and a keepalive may have moved confirmed_flush_lsn past it", size(in.Summary.Lag.Total)),
-			held, spill)
-	case TxnDecoding:
-		out.Evidence = append(out.Evidence,
-			fmt.Sprintf("the walsender read %s of WAL during the window (sent_lsn) while the consumer received and confirmed nothing, and no transaction finished decoding (pg_stat_replication_slots.total_txns)", size(lt.DecodedBytes)),
-			held, spill)
-	case TxnOpen:
-		x := lt.Xact
-		out.Evidence = append(out.Evidence,
-			fmt.Sprintf("pid %d (application_name %q, user %q, %s) has held a writing transaction open for %s (xid age %d): %q", x.PID, x.AppName, x.User, x.State, secs(x.AgeS), x.XIDAge, x.Query),
-			held,
-			fmt.Sprintf("confirmed_flush_lsn is %s behind: keepalives move it past the open transaction, so the path looks caught up", size(in.Summary.Lag.Total)),
-			spill,
-			"when it commits, the subscriber receives it whole (streaming = off): expect a lag of about its size then")
-		out.setScore(confidence(margin{"WAL held over TxnHeldWAL", float64(lt.HeldBytes-TxnHeldWAL) / float64(TxnHeldWAL)}, margin{"transaction older than the window", (x.AgeS - in.Summary.WindowS) / in.Summary.WindowS}))
-	}
-	var ev []string
-	for _, e := range out.Evidence {
-		if e != "" {
-			ev = append(ev, e)
-		}
-	}
-	if v.Limit != "" && lt.Phase != TxnOpen {
-		ev = append(ev, v.Evidence...)
-	} else {
-		// The stage model named no limit (caught up, stalled,
-		// inconclusive): its lines would contradict the transaction's.
-		ev = append(ev, walsenderLine(st[0]), applyLine(st[2]))
-	}
-	out.Evidence = ev
 	out.Caveats = v.Caveats
 	if out.Confidence < floorLargeTxn {
 		out.Confidence = floorLargeTxn

@@ -87,35 +87,6 @@ func roomMargin(c measure.Contention) float64 {
 	return 0
 }
 
-// contentionLine is the evidence line of a side's burst.
-func contentionLine(side string, c measure.Contention) string {
-	if !c.Known() {
-		return ""
-	}
-	room := "CPUs with room"
-	switch {
-	case heldBack(c):
-		room = "sessions held back"
-	case roomOf(c) == roomSaturated:
-		room = "saturated CPUs"
-	case roomOf(c) == roomPartly:
-		room = "busy CPUs"
-	}
-	line := fmt.Sprintf("%s measured from inside the server (no /proc): a burst of fixed work took %.1fx its bare time (median of %d bursts): %s (under %.0fx: room; from %.0fx: saturated)",
-		side, c.Stretch, c.Bursts, room, StretchFree, StretchSaturated)
-	if roomOf(c) == roomSaturated && !heldBack(c) {
-		line += fmt.Sprintf("; a process that wants a CPU all the time would wait for one about %s of the time (1 - 1/stretch)", pct(c.RunqEstimate()))
-	}
-	if heldBack(c) {
-		line += fmt.Sprintf("; its sleeps woke %.1f ms late at the median (from %.0f ms: held back, as tasks under a cgroup CPU limit wait for the next quota period)", c.LateMedianMS, LateHeld)
-		return line
-	}
-	if c.LateProbes > 0 {
-		line += fmt.Sprintf("; its sleeps woke %.1f ms late at the 90th percentile", c.LateP90MS)
-	}
-	return line
-}
-
 // missingRunq names the figure a verdict without /proc lacks and how to get it.
 func missingRunq(side, noun string) string {
 	return fmt.Sprintf("no /proc figures for the %s: the %s's run-queue delay was not measured; run lagscope diagnose on the %s's host (or read field 2 of /proc/<pid>/schedstat there twice) to measure it", side, noun, side)
@@ -129,22 +100,17 @@ func linkOrStarvedNoProc(in Input, ws, ap Stage, network Verdict) (Verdict, bool
 	c := in.Summary.PubCPU
 	switch roomOf(c) {
 	case roomSaturated:
-		feeding := "no subscriber observed: judged from the publisher side only"
-		if in.HasSubscriber && ap.Known() {
-			feeding = fmt.Sprintf("apply worker waiting for data (%s) in %s of probes", evApplyMain, pct(ap.Starved))
-		}
-		v := newStageVerdict(StageWalsender, ResourceRunQueue, confidence(margin{"publisher burst room", roomMargin(c)}, margin{"walsender blocked or busy over MostlyBusy", ws.Blocked + ws.Busy - MostlyBusy}).capped(noProcCap),
-			fmt.Sprintf("walsender in %s in %s of probes and on CPU in %s: a walsender that waits for a CPU keeps showing its last wait event", evWriteData, pct(ws.Blocked), pct(ws.Busy)),
-			contentionLine("publisher", c), feeding)
+		v := newStageVerdict(StageWalsender, ResourceRunQueue, confidence(margin{"publisher burst room", roomMargin(c)}, margin{"walsender blocked or busy over MostlyBusy", ws.Blocked + ws.Busy - MostlyBusy}).capped(noProcCap))
+		v.d.basis = basisLink
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
 		return heldBackNoProc(v, "publisher", "walsender", c), true
 	case roomPartly:
-		v := newVerdict(Inconclusive, fixed(confNoStage), walsenderLine(ws), applyLine(ap), contentionLine("publisher", c))
+		v := newVerdict(Inconclusive, fixed(confNoStage))
+		v.d.basis = basisLink
 		v.d.cause = "the walsender is blocked on the socket, or starved of CPU and showing a stale wait event: the publisher's CPUs are busy but not clearly saturated, and without /proc the two look alike. " + missingRunq("publisher", "walsender")
 		return v, true
 	case roomFree:
 		network.setScore(score{network.Confidence, network.Decided}.lower(confidence(margin{"publisher burst room", roomMargin(c)})).capped(noProcCap))
-		network.Evidence = append(network.Evidence, contentionLine("publisher", c))
 		network.Caveats = append(network.Caveats, "no /proc figures for the publisher: its CPUs were judged from inside the server (a burst of fixed work), not the walsender's own run queue")
 		return network, true
 	}

@@ -3,8 +3,6 @@ package classify
 import (
 	"fmt"
 	"math"
-
-	"github.com/lagscope/lagscope/internal/units"
 )
 
 // rule is one row of the classifier's ordered table: the first rule whose
@@ -85,7 +83,7 @@ func decide(in Input, st []Stage) Verdict {
 func firstMatch(rs []rule, in Input, st []Stage) Verdict {
 	for i, r := range rs {
 		if v, ok := r.match(in, st, rs[i+1:]); ok {
-			return withEvidence(v, in)
+			return v
 		}
 	}
 	panic("classify: no rule holds: the table's last rule must always hold")
@@ -105,10 +103,8 @@ func matchConfigStall(in Input, _ []Stage, _ []rule) (Verdict, bool) {
 	if cause == "" {
 		return Verdict{}, false
 	}
-	s := in.Summary
-	v := newVerdict(Stalled, fixed(confFact),
-		fmt.Sprintf("consumed %s while %s of WAL was generated over %s", units.FormatRate(s.Consumed), units.FormatRate(s.Generated), secs(s.WindowS)))
-	v.d.cause = cause
+	v := newVerdict(Stalled, fixed(confFact))
+	v.d.basis, v.d.cause = basisRates, cause
 	return v, true
 }
 
@@ -118,7 +114,7 @@ func matchLargeTxn(in Input, st []Stage, rest []rule) (Verdict, bool) {
 	if in.Txn == nil {
 		return Verdict{}, false
 	}
-	return largeTxnVerdict(in, firstMatch(rest, in, st), st), true
+	return largeTxnVerdict(in, firstMatch(rest, in, st)), true
 }
 
 // matchFewProbes names a window with too few wait-event probes.
@@ -127,8 +123,8 @@ func matchFewProbes(in Input, _ []Stage, _ []rule) (Verdict, bool) {
 	if s.Walsender.Probes+s.Apply.Probes >= MinProbes || nothingMoves(in) {
 		return Verdict{}, false
 	}
-	v := newVerdict(Inconclusive, fixed(confFewProbes), fmt.Sprintf("only %d wait-event probes of the walsender and %d of the apply worker", s.Walsender.Probes, s.Apply.Probes))
-	v.d.cause = "too few probes: sample longer"
+	v := newVerdict(Inconclusive, fixed(confFewProbes))
+	v.d.basis, v.d.cause = basisProbes, "too few probes: sample longer"
 	return v, true
 }
 
@@ -136,13 +132,12 @@ func matchFewProbes(in Input, _ []Stage, _ []rule) (Verdict, bool) {
 // hosts) are saturated by something else; naming one stage would hide the
 // other.
 func matchBothStarved(in Input, st []Stage, _ []rule) (Verdict, bool) {
-	s, ws, ap := in.Summary, st[0], st[2]
+	ws, ap := st[0], st[2]
 	if !in.ProcPub || !in.ProcSub || !starved(ws) || !starved(ap) {
 		return Verdict{}, false
 	}
-	v := newVerdict(Inconclusive, confidence(margin{"walsender run queue over StarvedRunq", ws.Runq - StarvedRunq}, margin{"apply worker run queue over StarvedRunq", ap.Runq - StarvedRunq}).capped(capBothStarved),
-		fmt.Sprintf("walsender waited on the run queue %s of the time, the apply worker %s: both are starved of CPU", pct(ws.Runq), pct(ap.Runq)),
-		hostLine("publisher", s.PubHostBusy), hostLine("subscriber", s.SubHostBusy))
+	v := newVerdict(Inconclusive, confidence(margin{"walsender run queue over StarvedRunq", ws.Runq - StarvedRunq}, margin{"apply worker run queue over StarvedRunq", ap.Runq - StarvedRunq}).capped(capBothStarved))
+	v.d.basis = basisBothStarved
 	v.d.cause = "mixed: walsender-starved and subscriber-starved at once; find what else uses the CPUs (top, pidstat) and diagnose again"
 	v.d.fill = FillBothStarved
 	return v, true
@@ -168,12 +163,9 @@ func matchCaughtUp(in Input, st []Stage, _ []rule) (Verdict, bool) {
 		return Verdict{}, false
 	}
 	most := math.Max(ws.Utilisation, ap.Utilisation)
-	stagesLine := fmt.Sprintf("no stage is saturated: the walsender is %s busy or waiting on its own resources", pct(ws.Utilisation))
-	if ap.Known() {
-		stagesLine += fmt.Sprintf(", the apply worker %s", pct(ap.Utilisation))
-	}
-	return newVerdict(CaughtUp, confidence(margin{"median lag under CaughtUpLag", float64(CaughtUpLag-in.MedianLag) / CaughtUpLag}, margin{"busiest stage under Saturated", Saturated - most}),
-		fmt.Sprintf("median unconfirmed WAL %s over %s (under %d MiB)", size(in.MedianLag), secs(s.WindowS), CaughtUpLag>>20), stagesLine), true
+	v := newVerdict(CaughtUp, confidence(margin{"median lag under CaughtUpLag", float64(CaughtUpLag-in.MedianLag) / CaughtUpLag}, margin{"busiest stage under Saturated", Saturated - most}))
+	v.d.basis = basisCaughtUp
+	return v, true
 }
 
 // matchDrained names a backlog that (nearly) drained during the window
@@ -181,11 +173,12 @@ func matchCaughtUp(in Input, st []Stage, _ []rule) (Verdict, bool) {
 // blocked on the link to the end is draining its last megabytes, not caught
 // up (a 100 MB backlog at 15 MB after 9 s at 8 MB/s).
 func matchDrained(in Input, st []Stage, _ []rule) (Verdict, bool) {
-	s, ws, ap := in.Summary, st[0], st[2]
+	s, ws := in.Summary, st[0]
 	if s.Lag.Start <= 2*CaughtUpLag || s.Lag.Total > CaughtUpLag || ws.Starved < Idle {
 		return Verdict{}, false
 	}
-	v := newVerdict(Inconclusive, fixed(confDrained), walsenderLine(ws), applyLine(ap))
+	v := newVerdict(Inconclusive, fixed(confDrained))
+	v.d.basis = basisStages
 	v.d.cause = fmt.Sprintf("the backlog drained during the window (%s at its start, %s at its end): the path caught up while it was measured; diagnose again while it lags", size(s.Lag.Start), size(s.Lag.Total))
 	return v, true
 }
@@ -196,10 +189,9 @@ func matchNothingMoves(in Input, st []Stage, _ []rule) (Verdict, bool) {
 	if !nothingMoves(in) {
 		return Verdict{}, false
 	}
-	s, ws, ap := in.Summary, st[0], st[2]
-	v := newVerdict(Stalled, confidence(margin{"walsender under Saturated", Saturated - ws.Utilisation}, margin{"apply worker under Saturated", Saturated - ap.Utilisation}),
-		fmt.Sprintf("consumed %s while %s of WAL was generated over %s", units.FormatRate(s.Consumed), units.FormatRate(s.Generated), secs(s.WindowS)),
-		walsenderLine(ws), applyLine(ap))
+	ws, ap := st[0], st[2]
+	v := newVerdict(Stalled, confidence(margin{"walsender under Saturated", Saturated - ws.Utilisation}, margin{"apply worker under Saturated", Saturated - ap.Utilisation}))
+	v.d.basis = basisStill
 	v.d.cause = "neither the walsender (sent_lsn) nor the slot (confirmed_flush_lsn) advanced during the window, and no stage was busy or waiting on a resource"
 	return v, true
 }
@@ -207,7 +199,8 @@ func matchNothingMoves(in Input, st []Stage, _ []rule) (Verdict, bool) {
 // noStage is the last rule's verdict: no stage stands out.
 func noStage(in Input, ws, ap Stage) Verdict {
 	s := in.Summary
-	v := newVerdict(Inconclusive, fixed(confNoStage), walsenderLine(ws), applyLine(ap))
+	v := newVerdict(Inconclusive, fixed(confNoStage))
+	v.d.basis = basisStages
 	switch {
 	case ws.Starved >= MostProbes:
 		v.d.cause = fmt.Sprintf("the walsender waited for new WAL (%s) in %s of probes while %s stayed unconfirmed: the consumer confirms late (a lazy confirmer, or a large transaction being applied)", evWaitForWAL, pct(ws.Starved), size(s.Lag.Total))

@@ -21,6 +21,9 @@ type Setup struct {
 	// already, not in these versions, nothing to fix, or named by a fix
 	// with its statement (nil: none).
 	RuledOut []AdviceKey
+	// Moot are the verdict's "does not help" lines the setup rules out,
+	// by key, as RuledOut does its remedies (nil: none).
+	Moot []AdviceKey
 }
 
 // cause is the verdict's cause (own, "" none) combined with the setup's:
@@ -41,8 +44,14 @@ func (s Setup) cause(own string) string {
 	}
 }
 
-// helps is the setup's fixes, then the verdict's own remedies (own) less
-// those the setup rules out.
+// helps is the setup's fixes, then the verdict's own remedies (own), each
+// general one replaced by its refinements, less those the setup rules out.
 func (s Setup) helps(own []Advice) []Advice {
-	return append(slices.Clip(s.Fixes), withoutKeys(own, s.RuledOut...)...)
+	return append(slices.Clip(s.Fixes), withoutKeys(refined(own), s.RuledOut...)...)
+}
+
+// not is the verdict's "does not help" lines (own) less those the setup
+// rules out.
+func (s Setup) not(own []Advice) []Advice {
+	return withoutKeys(own, s.Moot...)
 }

@@ -31,3 +31,26 @@ func TestSetupCombinesWithTheVerdictsTexts(t *testing.T) {
 		})
 	}
 }
+
+func TestTheSetupRulesDoesNotHelpLinesOutByKey(t *testing.T) {
+	v := Judge(Inputs(load(t, "testdata/apply-bound-pg16-diag.json"), nil)[0])
+	if v.Name != SubscriberApplyCPU {
+		t.Fatalf("verdict %s, want %s", v.Name, SubscriberApplyCPU)
+	}
+	all := Explain(v, &Setup{}).NotHelps
+	if len(all) != 3 {
+		t.Fatalf("does not help %q, want the verdict's 3 lines", Texts(all))
+	}
+	for _, a := range all {
+		if a.Key == "" {
+			t.Errorf("%q has no key", a.Text)
+		}
+	}
+	got := Explain(v, &Setup{Moot: []AdviceKey{KeyBandwidth, KeyHashPartitioning}}).NotHelps
+	if want := []Advice{all[1]}; !slices.Equal(got, want) {
+		t.Errorf("with bandwidth and hash partitioning ruled out: %q, want %q", Texts(got), Texts(want))
+	}
+	if got := Explain(v, &Setup{RuledOut: []AdviceKey{KeyBandwidth}}).NotHelps; !slices.Equal(got, all) {
+		t.Errorf("ruling the bandwidth remedy out changed what does not help: %q, want %q", Texts(got), Texts(all))
+	}
+}

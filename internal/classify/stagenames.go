@@ -82,8 +82,8 @@ func namesOf(stages ...string) []string {
 
 // newStageVerdict starts the verdict of a limiting stage from what fills
 // its time: its name from stageNames, its limit the stage.
-func newStageVerdict(stage, resource string, sc score, evidence ...string) Verdict {
-	v := newVerdict(stageVerdictName(stage, resource), sc, evidence...)
+func newStageVerdict(stage, resource string, sc score) Verdict {
+	v := newVerdict(stageVerdictName(stage, resource), sc)
 	v.Limit, v.d.resource = stage, resource
 	return v
 }

@@ -1,10 +1,6 @@
 package classify
 
-import (
-	"github.com/lagscope/lagscope/internal/units"
-
-	"fmt"
-)
+import "fmt"
 
 // configStall says why nothing can move whatever the processes do, or ""
 // when the path is configured to run.
@@ -77,9 +73,7 @@ func frozenLink(in Input, ws, ap Stage) (Verdict, bool) {
 		!ws.Known() || ws.Blocked < LinkBlocked || !ap.Known() || ap.Starved < MostProbes {
 		return Verdict{}, false
 	}
-	v := newVerdict(Stalled, confidence(margin{"walsender blocked over LinkBlocked", ws.Blocked - LinkBlocked}, margin{"apply worker waiting for data over MostProbes", ap.Starved - MostProbes}).capped(capFrozenLink),
-		fmt.Sprintf("the apply worker received nothing for %s (last_msg_receipt_time stood still) while %s of WAL was generated", secs(in.SilentS), units.FormatRate(s.Generated)),
-		fmt.Sprintf("walsender blocked on the socket (%s) %s of the time; apply worker waiting for data (%s) in %s of probes", evWriteData, pct(ws.Blocked), evApplyMain, pct(ap.Starved)))
-	v.d.fill = FillFrozen
+	v := newVerdict(Stalled, confidence(margin{"walsender blocked over LinkBlocked", ws.Blocked - LinkBlocked}, margin{"apply worker waiting for data over MostProbes", ap.Starved - MostProbes}).capped(capFrozenLink))
+	v.d.basis, v.d.fill = basisFrozen, FillFrozen
 	return v, true
 }

@@ -17,7 +17,7 @@ type variant struct {
 	headline    func(v Verdict) string
 	cause       func(v Verdict) string
 	helps       func(v Verdict) []Advice
-	not         func(v Verdict) []string
+	not         func(v Verdict) []Advice
 }
 
 // matches says whether the row is v's.
@@ -32,15 +32,12 @@ func (t variant) matches(v Verdict) bool {
 // text is a variant's fixed text.
 func text(s string) func(Verdict) string { return func(Verdict) string { return s } }
 
-// list is a variant's fixed list of lines.
-func list(s ...string) func(Verdict) []string { return func(Verdict) []string { return s } }
-
 // advise is a variant's fixed advice.
 func advise(a ...Advice) func(Verdict) []Advice { return func(Verdict) []Advice { return a } }
 
 // generalNotAnd is the verdict's general "does not help" lines and more.
-func generalNotAnd(name string, more ...string) func(Verdict) []string {
-	return func(Verdict) []string { return slices.Concat(adviceFor[name].not, more) }
+func generalNotAnd(name string, more ...Advice) func(Verdict) []Advice {
+	return func(Verdict) []Advice { return slices.Concat(adviceFor[name].not, more) }
 }
 
 // starvedVerdicts are the verdicts of a process starved of CPU.
@@ -48,7 +45,7 @@ var starvedVerdicts = []string{SubscriberStarved, WalsenderStarved}
 
 // Large-transaction advice the phases share.
 var (
-	adviceStreaming = Advice{KeyStreamingParallel, "streaming = parallel (16+) or on for the subscription: a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and (parallel) applied by a parallel worker as it arrives"}
+	adviceStreaming = Advice{KeyStreamingParallelOrOn, "streaming = parallel (16+) or on for the subscription: a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and (parallel) applied by a parallel worker as it arrives"}
 	adviceSmaller   = "smaller transactions on the publisher (batch large UPDATE/DELETE jobs)"
 )
 
@@ -74,7 +71,7 @@ var variants = []variant{
 			b := v.Blockers[0]
 			return append([]Advice{{KeyEndBlocker, fmt.Sprintf("end or shorten the blocking session (pid %d): SELECT pg_terminate_backend(%d) on the subscriber, or fix the job that holds the lock", b.PID, b.PID)}}, h...)
 		},
-		not: generalNotAnd(SubscriberWaits, "faster disk: the worker waits on a lock, not on I/O")},
+		not: generalNotAnd(SubscriberWaits, Advice{KeySubscriberDisk, "faster disk: the worker waits on a lock, not on I/O"})},
 	{verdicts: []string{SubscriberWaits}, fill: FillIO,
 		headline: text("the apply worker mostly waits on the subscriber's disk"),
 		helps:    advise(Advice{KeySubscriberDisk, "faster disk for the subscriber's WAL and data"}, Advice{KeySubscriberMemory, "more shared_buffers / memory when it reads data files (DataFileRead)"})},
@@ -86,7 +83,7 @@ var variants = []variant{
 			return fmt.Sprintf("the apply worker mostly sleeps (%s): something it runs for each replicated change waits on purpose, a trigger that fires for replicated rows most often", v.d.stage.OwnTop)
 		},
 		helps: advise(Advice{KeyFindSleep, "find what sleeps in the apply worker: triggers enabled ALWAYS or REPLICA on the replicated tables (lagscope check lists them), and the functions they call"}),
-		not:   generalNotAnd(SubscriberWaits, "faster disk: the worker sleeps, it does not wait on I/O")},
+		not:   generalNotAnd(SubscriberWaits, Advice{KeySubscriberDisk, "faster disk: the worker sleeps, it does not wait on I/O"})},
 	// Neither the disk (nor an LWLock such as WALWrite, which waits for WAL
 	// writes) nor a lock nor a standby: name what it is, and advise nothing
 	// that is about those.
@@ -95,7 +92,7 @@ var variants = []variant{
 			return fmt.Sprintf("the apply worker mostly waits on %s on the subscriber", v.d.stage.OwnTop)
 		},
 		helps: advise(Advice{KeyFindWait, "find what the apply worker waits for (the wait events above; https://www.postgresql.org/docs/current/monitoring-stats.html#WAIT-EVENT-TABLE)"}),
-		not:   generalNotAnd(SubscriberWaits, "faster disk: the worker does not wait on I/O")},
+		not:   generalNotAnd(SubscriberWaits, Advice{KeySubscriberDisk, "faster disk: the worker does not wait on I/O"})},
 	// Busy all the time, but not all of it on a CPU: say what it is.
 	{verdicts: []string{SubscriberApplyCPU}, fill: FillCPUPart,
 		headline: func(v Verdict) string {
@@ -115,7 +112,7 @@ var variants = []variant{
 				{KeyFewerUnderLimit, "fewer processes sharing that limit (other sessions of the same server or container)"},
 			}
 		},
-		not: list("moving other work off the host: the limit holds the process back whatever the host's load", "more bandwidth, or tuning the other side")},
+		not: advise(Advice{KeyMoveOtherWork, "moving other work off the host: the limit holds the process back whatever the host's load"}, Advice{KeyOtherSide, "more bandwidth, or tuning the other side"})},
 	{verdicts: starvedVerdicts, fill: FillAffinity,
 		headline: func(v Verdict) string {
 			return fmt.Sprintf("the %s is runnable but waits for a CPU: the CPUs it may run on are saturated (CPU affinity, a cpuset or a CPU limit), though the %s host as a whole is %s busy", v.d.noun, v.d.side, pct(v.d.hostBusy))
@@ -136,27 +133,27 @@ var variants = []variant{
 	{verdicts: []string{Stalled}, fill: FillFrozen,
 		cause: text("the replication connection carries nothing: the walsender cannot write to it and the subscriber receives nothing, as when a network path drops packets without closing the connection (lost firewall or NAT state, a hung proxy); the walsender ends it after wal_sender_timeout (60 s by default) and the subscription connects again"),
 		helps: advise(Advice{KeyFindLinkHold, "find what holds the path between publisher and subscriber (firewall or NAT idle timeouts, a proxy or load balancer)"}, Advice{KeyTimeouts, "a shorter wal_sender_timeout and wal_receiver_timeout, or TCP keepalives in the subscription's connection string (keepalives_idle=...), notice a dead connection sooner"}),
-		not:   list("more bandwidth: the link carries nothing, not too little", "CPU or schema changes on either side")},
+		not:   advise(Advice{KeyBandwidth, "more bandwidth: the link carries nothing, not too little"}, Advice{KeyEitherSide, "CPU or schema changes on either side"})},
 	{verdicts: []string{Stalled}, fill: FillLeftover,
 		helps: advise(Advice{KeyDropLeftoverSlot, "dropping the leftover slot (pg_drop_replication_slot)"}),
-		not:   list("anything about speed: nothing uses this slot")},
+		not:   advise(Advice{KeyAnySpeed, "anything about speed: nothing uses this slot"})},
 	{verdicts: []string{Inconclusive}, fill: FillBothStarved,
 		helps: advise(Advice{KeyBothCPU, "CPU for both servers, or moving what else runs on their cores"}, Advice{KeyDiagnoseAgain, "then diagnose again: the stage that limits next will show"})},
 	{verdicts: []string{LargeTransaction}, phase: TxnSending,
 		headline: text("a large transaction is being applied: without streaming it is sent whole at its commit, and the subscriber applies it in one go"),
 		helps: func(v Verdict) []Advice {
-			return append([]Advice{adviceStreaming, {KeySmallerTransactions, adviceSmaller}}, withoutKeys(v.d.inner.Helps, KeyStreamingParallel, KeyStreaming)...)
+			return append([]Advice{adviceStreaming, {KeySmallerTransactions, adviceSmaller}}, withoutKeys(v.d.inner.Helps, KeyStreamingParallel, KeyStreamingOn, KeyStreaming)...)
 		},
-		not: func(v Verdict) []string { return v.d.inner.NotHelps }},
+		not: func(v Verdict) []Advice { return v.d.inner.NotHelps }},
 	{verdicts: []string{LargeTransaction}, phase: TxnDecoding,
 		headline: text("a large transaction is being decoded: without streaming nothing of it is sent until the walsender reaches its commit"),
 		helps:    advise(adviceStreaming, Advice{KeySmallerTransactions, adviceSmaller}, Advice{KeyDecodingWorkMem, "logical_decoding_work_mem large enough to hold the transaction (no spill)"}),
-		not:      list("subscriber tuning: it waits for the transaction's commit to be decoded", "more bandwidth: nothing is sent yet")},
+		not:      advise(Advice{KeySubscriberTuning, "subscriber tuning: it waits for the transaction's commit to be decoded"}, Advice{KeyBandwidth, "more bandwidth: nothing is sent yet"})},
 	{verdicts: []string{LargeTransaction}, phase: TxnOpen,
 		headline: text("a large transaction is open on the publisher: its changes are decoded as written, and nothing of it can be sent before it commits"),
 		helps: advise(Advice{KeySmallerTransactions, adviceSmaller + ", or ending the open transaction (pg_terminate_backend on the publisher if it is abandoned)"}, adviceStreaming,
 			Advice{KeySlotWALCap, "max_slot_wal_keep_size to cap the WAL a slot holds (past it the slot is invalidated)"}),
-		not: list("anything about the replication path's speed: nothing can be sent before the commit")},
+		not: advise(Advice{KeyAnySpeed, "anything about the replication path's speed: nothing can be sent before the commit"})},
 }
 
 // alsoHelps is the remedy a second resource adds (diagnosis.also).

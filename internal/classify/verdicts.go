@@ -99,7 +99,7 @@ func IsFinding(name string) bool { return SpecOf(name).Finding }
 type advice struct {
 	headline string
 	helps    []Advice
-	not      []string
+	not      []Advice
 }
 
 var adviceFor = map[string]advice{
@@ -107,7 +107,7 @@ var adviceFor = map[string]advice{
 		helps: []Advice{{KeyNothingNeeded, "nothing needed"}}},
 	Stalled: {headline: "nothing is being consumed: the path is stopped, not slow",
 		helps: []Advice{{KeyFixStop, "fix the cause named above (enable the subscription, fix the apply error, restart the consumer, recreate a lost slot)"}},
-		not:   []string{"anything about speed: bandwidth, CPU, indexes and tuning do not move a stopped path (a schema fix named above is not about speed: it removes the stop)"}},
+		not:   []Advice{{KeyAnySpeed, "anything about speed: bandwidth, CPU, indexes and tuning do not move a stopped path (a schema fix named above is not about speed: it removes the stop)"}}},
 	SubscriberApplyCPU: {headline: "the subscriber's apply worker is the limit: it runs on a full core",
 		helps: []Advice{
 			{KeyNarrowerIdentity, "a narrower replica identity (default/index instead of FULL), and a usable index when FULL is required"},
@@ -115,40 +115,40 @@ var adviceFor = map[string]advice{
 			{KeyBinary, "binary = true on the subscription (same major versions and architectures)"},
 			{KeyStreamingParallel, "streaming = parallel (16+) for large transactions"},
 			{KeySplitSubscriptions, "splitting the tables over several subscriptions, each with its own apply worker (loses cross-subscription atomicity)"}},
-		not: []string{
-			"more bandwidth: the link is not what limits",
-			"more CPU or tuning on the publisher",
-			"hash partitioning under one subscription: one apply worker applies all partitions (measured 0.79x the drain of the plain table: docs/reproduction.md)"}},
+		not: []Advice{
+			{KeyBandwidth, "more bandwidth: the link is not what limits"},
+			{KeyPublisherTuning, "more CPU or tuning on the publisher"},
+			{KeyHashPartitioning, "hash partitioning under one subscription: one apply worker applies all partitions (measured 0.79x the drain of the plain table: docs/reproduction.md)"}}},
 	SubscriberStarved: {headline: "the apply worker is runnable but waits for a CPU: the subscriber host is saturated",
 		helps: []Advice{{KeySubscriberCPU, "CPU for the subscriber, or moving competing load off its cores"}},
-		not:   []string{"tuning the apply path: it is not running, so making it cheaper changes little", "more bandwidth"}},
+		not:   []Advice{{KeySubscriberTuning, "tuning the apply path: it is not running, so making it cheaper changes little"}, {KeyBandwidth, "more bandwidth"}}},
 	SubscriberWaits: {headline: "the apply worker mostly waits on I/O or locks on the subscriber",
 		helps: []Advice{{KeySubscriberDisk, "faster disk for the subscriber's WAL and data"}, {KeyEndLockHolders, "ending local sessions that hold locks on replicated rows"}, {KeySynchronousCommitOff, "synchronous_commit = off for the subscription (the default)"}},
-		not:   []string{"more CPU", "more bandwidth"}},
+		not:   []Advice{{KeySubscriberCPU, "more CPU"}, {KeyBandwidth, "more bandwidth"}}},
 	WalsenderDecodeCPU: {headline: "the walsender is the limit: decoding runs on a full core while the apply worker waits for data",
 		helps: []Advice{{KeyFewerSlots, "fewer slots decoding the same WAL (each decodes all of it)"}, {KeyRowFilters, "simpler or no publication row filters"}, {KeyDecodingWorkMem, "logical_decoding_work_mem large enough to avoid spill"}, {KeyStreaming, "streaming for large transactions"}, {KeyPublisherFasterCore, "a faster CPU core for the publisher: each slot is decoded by one walsender process, so more cores do not help it"}},
-		not:   []string{"more bandwidth", "subscriber tuning: it is waiting for data"}},
+		not:   []Advice{{KeyBandwidth, "more bandwidth"}, {KeySubscriberTuning, "subscriber tuning: it is waiting for data"}}},
 	WalsenderStarved: {headline: "the walsender is starved of CPU on a busy publisher: it is runnable but not running",
 		helps: []Advice{{KeyPublisherCPU, "CPU headroom on the publisher (fewer competing backends, more cores, moving the load)"}},
-		not:   []string{"more bandwidth: the walsender, not the link, limits the drain rate", "subscriber tuning: it is waiting for data"}},
+		not:   []Advice{{KeyBandwidth, "more bandwidth: the walsender, not the link, limits the drain rate"}, {KeySubscriberTuning, "subscriber tuning: it is waiting for data"}}},
 	WalsenderReadIO: {headline: "the walsender mostly waits for WAL reads from disk",
 		helps: []Advice{{KeyWALStorage, "WAL on faster storage (a cloud volume's throughput or IOPS limit counts: check the volume's metrics)"}, {KeyPageCache, "memory for the page cache, and keeping the lag small enough that the WAL is still cached when the walsender reads it"}},
-		not:   []string{"more CPU", "more bandwidth", "subscriber tuning: it is waiting for data"}},
+		not:   []Advice{{KeyPublisherCPU, "more CPU"}, {KeyBandwidth, "more bandwidth"}, {KeySubscriberTuning, "subscriber tuning: it is waiting for data"}}},
 	WalsenderWaitsStandby: {headline: "the walsender holds changes back until physical standbys confirm them (synchronized_standby_slots): a lagging or absent standby limits this path",
 		helps: []Advice{{KeyStandbyBack, "bringing the standby back or letting it catch up (pg_stat_replication on the publisher, pg_replication_slots for its slot)"}, {KeyRemoveStandby, "removing a standby that is gone for good from synchronized_standby_slots (ALTER SYSTEM, then pg_reload_conf())"}},
-		not:   []string{"CPU, bandwidth or subscriber tuning: the walsender is made to wait"}},
+		not:   []Advice{{KeyAnySpeed, "CPU, bandwidth or subscriber tuning: the walsender is made to wait"}}},
 	Network: {headline: "the network is the limit: the walsender waits for the socket while the apply worker waits for data",
 		helps: []Advice{{KeyBandwidth, "more bandwidth (a 2x link gave 1.86x the drain where the link limited: docs/reproduction.md)"}, {KeyCompressLink, "compressing the link (a compressing tunnel: the replication protocol itself is not compressed)"}, {KeySendLess, "publication column lists to send less"}},
-		not:   []string{"CPU on either side", "subscriber tuning"}},
+		not:   []Advice{{KeyBothCPU, "CPU on either side"}, {KeySubscriberTuning, "subscriber tuning"}}},
 	InitialSync: {headline: "a table's initial copy is in progress: this tablesync slot is copying, not stalled",
 		helps: []Advice{{KeyWaitForCopy, "waiting: the table joins the subscription's stream once copied (srsubstate 'r' in pg_subscription_rel)"}, {KeySyncWorkers, "max_sync_workers_per_subscription above the number of tables copied at once, when several wait"}, {KeyFasterCopy, "a faster link or subscriber disk for large tables"}},
-		not:   []string{"recreating the subscription: the copy would start over"}},
+		not:   []Advice{{KeyRecreateSubscription, "recreating the subscription: the copy would start over"}}},
 	NetworkOrConsumer: {headline: "the walsender waits for the socket: the network or the consumer reads slower than it sends (the consumer is not observed)",
 		helps: []Advice{{KeyFasterConsumer, "if the consumer is busy (its CPU, its disk, what it writes to): a faster consumer, or several consumers on several slots"}, {KeyCloserConsumer, "if the consumer idles: more bandwidth or a closer consumer"}, {KeySendLess, "publication column lists or row filters to send less"}},
-		not:   []string{"CPU or tuning on the publisher: the walsender is not busy"}},
+		not:   []Advice{{KeyPublisherTuning, "CPU or tuning on the publisher: the walsender is not busy"}}},
 	ConfirmationLag: {headline: "everything is sent and received: the consumer confirms late, so the slot holds the WAL back",
 		helps: []Advice{{KeyNothingNeeded, "nothing for the replication's speed: changes reach the consumer at once"}, {KeyConfirmOften, "if the held WAL matters (pg_wal size, what a reconnect re-sends): make the consumer confirm more often (Debezium: offset.flush.interval.ms; pg_recvlogical: --fsync-interval, --status-interval)"}},
-		not:   []string{"more bandwidth, CPU or subscriber tuning: nothing waits on them"}},
+		not:   []Advice{{KeyAnySpeed, "more bandwidth, CPU or subscriber tuning: nothing waits on them"}}},
 	LargeTransaction: {headline: "a large transaction is in flight without streaming"},
 	Inconclusive: {headline: "no single stage stands out",
 		helps: []Advice{{KeySampleLonger, "sample longer (--duration 30s) while the lag grows"}, {KeyRunOnHosts, "run lagscope on the servers' hosts so /proc figures are available"}}},

@@ -1,34 +1,41 @@
 package classify
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/lagscope/lagscope/internal/measure"
 )
 
 // applyVerdict names the verdict when an apply-side stage (the leader or
-// the busiest parallel apply worker) is the limit.
+// the busiest parallel apply worker) is the limit, weighed against the
+// walsender ws.
 func applyVerdict(in Input, ap, ws Stage, conf score) Verdict {
-	s := in.Summary
-	p, noun := s.Apply, "apply worker"
-	if ap.Name == StageParallel && len(s.Parallel) > 0 {
-		p, noun = s.Parallel[0], "parallel apply worker"
+	noun := "apply worker"
+	if ap.Name == StageParallel && len(in.Summary.Parallel) > 0 {
+		noun = "parallel apply worker"
 	}
-	v := applyStageVerdict(in, ap, p, noun, ws, conf)
-	v.d.stage, v.d.noun = ap, noun
+	v := applyStageVerdict(in, ap, applyProc(in.Summary, ap), noun, conf)
+	v.d.basis, v.d.stage, v.d.other, v.d.noun = basisLimit, ap, ws, noun
 	v.d.parallel = ap.Name == StageParallel
 	return v
 }
 
+// applyProc is the measurement of apply-side stage ap: the leader's, or
+// the busiest parallel apply worker's.
+func applyProc(s measure.Summary, ap Stage) measure.Proc {
+	if ap.Name == StageParallel && len(s.Parallel) > 0 {
+		return s.Parallel[0]
+	}
+	return s.Apply
+}
+
 // applyStageVerdict names what saturates an apply-side stage (the leader or
 // a parallel worker, p being its measurement, noun its name in the text).
-func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage, conf score) Verdict {
+func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, conf score) Verdict {
 	s := in.Summary
 	switch {
 	case ap.Own >= MostProbes*ap.Utilisation:
-		v := newStageVerdict(ap.Name, ResourceOwnWaits, conf,
-			ownLine(noun, ap, in.ProcSub))
+		v := newStageVerdict(ap.Name, ResourceOwnWaits, conf)
 		v.Blockers = in.Blockers
 		// What helps depends on what it waits for.
 		switch locks, io, sr, sleeps := p.TypeShare(waitTypeLock), p.TypeShare(waitTypeIO), p.Share(evSyncRep), p.TypeShare(waitTypeTimeout); {
@@ -53,29 +60,16 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, ws Stage
 		}
 		return v
 	case in.ProcSub && starved(ap):
-		return quotaStarved(newStageVerdict(ap.Name, ResourceRunQueue, conf,
-			fmt.Sprintf("%s waited on the run queue %s of the time (runnable, not running) and ran %s", noun, pct(ap.Runq), pct(ap.CPU)),
-			hostLine("subscriber", s.SubHostBusy)), "subscriber", noun, p.Throttle, s.SubHostBusy)
+		return quotaStarved(newStageVerdict(ap.Name, ResourceRunQueue, conf), "subscriber", noun, p.Throttle, s.SubHostBusy)
 	case in.ProcSub:
-		runq := fmt.Sprintf("%s run queue %s: it gets most of the CPU it asks for", noun, pct(ap.Runq))
-		if ap.Runq >= StarvedRunq {
-			runq = fmt.Sprintf("%s run queue %s: the subscriber's CPU is shared as well, but it runs more than twice as long as it waits", noun, pct(ap.Runq))
-		}
-		v := newStageVerdict(ap.Name, ResourceCPU, conf,
-			fmt.Sprintf("%s CPU %s of one core, no wait event in %s of probes", noun, pct(ap.CPU), pct(p.Share(measure.CPUEvent))),
-			runq,
-			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
-			walsenderLine(ws))
+		v := newStageVerdict(ap.Name, ResourceCPU, conf)
 		if ap.CPU < FullCore {
 			v.d.fill = FillCPUPart
 		}
 		return withIOPart(v, p, ap)
 	default:
 		res, c := cpuBoundNoProc(s.SubCPU, "subscriber", conf, unknownApply)
-		v := newStageVerdict(ap.Name, res, c,
-			fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)),
-			fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)),
-			contentionLine("subscriber", s.SubCPU))
+		v := newStageVerdict(ap.Name, res, c)
 		v.Caveats = append(v.Caveats, missingRunq("subscriber", noun))
 		if res == ResourceCPU {
 			v.Caveats = append(v.Caveats, "sessions that run on a CPU without sleeping (a CPU-bound query) stretch lagscope's burst less than waking ones: an apply worker starved by them can look like this one without /proc")
@@ -122,56 +116,39 @@ func withCPUPart(v Verdict, st Stage) Verdict {
 	return v
 }
 
-// walsenderVerdict names the verdict when the walsender is the limit: by
-// what fills its time (run queue, I/O, other waits, CPU).
+// walsenderVerdict names the verdict when the walsender ws is the limit,
+// weighed against the apply side ap: by what fills its time (run queue,
+// I/O, other waits, CPU).
 func walsenderVerdict(in Input, ws, ap Stage, conf score) Verdict {
+	v := walsenderStageVerdict(in, ws, conf)
+	v.d.basis, v.d.stage, v.d.other = basisLimit, ws, ap
+	return v
+}
+
+// walsenderStageVerdict names what fills the walsender's time.
+func walsenderStageVerdict(in Input, ws Stage, conf score) Verdict {
 	s := in.Summary
-	feeding := fmt.Sprintf("apply worker waiting for data (%s) in %s of probes", evApplyMain, pct(ap.Starved))
-	if !in.HasSubscriber {
-		feeding = "no subscriber observed: judged from the publisher side only"
-	}
 	switch {
 	case in.ProcPub && starved(ws):
-		return quotaStarved(newStageVerdict(StageWalsender, ResourceRunQueue, conf,
-			fmt.Sprintf("walsender waited on the run queue %s of the time and ran only %s of one core", pct(ws.Runq), pct(ws.CPU)),
-			fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU: run-queue delay shows starvation", topEvents(s.Walsender, 2)),
-			hostLine("publisher", s.PubHostBusy), feeding), "publisher", "walsender", s.Walsender.Throttle, s.PubHostBusy)
+		return quotaStarved(newStageVerdict(StageWalsender, ResourceRunQueue, conf), "publisher", "walsender", s.Walsender.Throttle, s.PubHostBusy)
 	case ws.Own >= MostProbes*ws.Utilisation && s.Walsender.TypeShare(waitTypeIO) >= ws.Own/2:
-		v := newStageVerdict(StageWalsender, ResourceIO, conf,
-			fmt.Sprintf("walsender waited on I/O in %s of probes (%s)", pct(s.Walsender.TypeShare(waitTypeIO)), ws.OwnTop), feeding)
+		v := newStageVerdict(StageWalsender, ResourceIO, conf)
 		if s.Walsender.Share(evReorderRead, evReorderWrite) > s.Walsender.Share(evWALRead) {
 			v.Caveats = append(v.Caveats, "most I/O is spill files (ReorderBuffer): raise logical_decoding_work_mem or use streaming")
 		}
 		return v
 	case ws.Own >= MostProbes*ws.Utilisation && s.Walsender.Share(evStandbyConfirm) >= MostProbes*ws.Own:
-		return newStageVerdict(StageWalsender, ResourceStandby, conf,
-			fmt.Sprintf("walsender waited for physical standbys (%s) in %s of probes", evStandbyConfirm, pct(s.Walsender.Share(evStandbyConfirm))),
-			"the slot is a failover slot (17+): its walsender sends nothing the physical standbys listed in synchronized_standby_slots have not confirmed", feeding)
+		return newStageVerdict(StageWalsender, ResourceStandby, conf)
 	case ws.Own >= MostProbes*ws.Utilisation:
-		v := newStageVerdict(StageWalsender, ResourceOwnWaits, conf.capped(capOwnWaits),
-			fmt.Sprintf("walsender waited on its own resources %s of the time (of probes: %s), not on I/O", pct(ws.Own), ws.OwnTop), feeding)
+		v := newStageVerdict(StageWalsender, ResourceOwnWaits, conf.capped(capOwnWaits))
 		v.d.cause = "the walsender is the limit, waiting on locks or LWLocks on the publisher (see the events above): find who holds them (pg_locks, pg_stat_activity)"
 		return v
 	case in.ProcPub:
-		return newStageVerdict(StageWalsender, ResourceCPU, conf,
-			fmt.Sprintf("walsender CPU %s of one core, run queue %s", pct(ws.CPU), pct(ws.Runq)), feeding)
+		return newStageVerdict(StageWalsender, ResourceCPU, conf)
 	default:
 		res, c := cpuBoundNoProc(s.PubCPU, "publisher", conf, unknownWalsender)
-		v := newStageVerdict(StageWalsender, res, c,
-			fmt.Sprintf("walsender had no wait event (on CPU or runnable) in %s of probes", pct(ws.Busy)), feeding,
-			contentionLine("publisher", s.PubCPU))
+		v := newStageVerdict(StageWalsender, res, c)
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
 		return heldBackNoProc(v, "publisher", "walsender", s.PubCPU)
 	}
-}
-
-// ownLine is the evidence line of an apply-side stage waiting on its own
-// resources: its share of the window, beside the raw probe shares of the
-// top events (with /proc, waits it leaves no time for are stale and not
-// counted, so the two can differ).
-func ownLine(noun string, st Stage, proc bool) string {
-	if !proc {
-		return fmt.Sprintf("%s waited on its own resources in %s of probes (%s)", noun, pct(st.Own), st.OwnTop)
-	}
-	return fmt.Sprintf("%s waited on its own resources %s of the time (of probes: %s; events /proc shows as stale are not counted)", noun, pct(st.Own), st.OwnTop)
 }

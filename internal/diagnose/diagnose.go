@@ -189,13 +189,13 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 		p.Verdict = classify.Explain(p.Verdict, setup)
 		p.WhatIf = whatIf(&p, s, rec, results, snaps)
 		// Lists are arrays in the JSON, empty rather than null.
-		for _, l := range []*[]string{&p.Evidence, &p.NotHelps} {
-			if *l == nil {
-				*l = []string{}
-			}
+		if p.Evidence == nil {
+			p.Evidence = []string{}
 		}
-		if p.Helps == nil {
-			p.Helps = []classify.Advice{}
+		for _, l := range []*[]classify.Advice{&p.Helps, &p.NotHelps} {
+			if *l == nil {
+				*l = []classify.Advice{}
+			}
 		}
 		r.Paths = append(r.Paths, p)
 	}

@@ -56,7 +56,12 @@ var ruledOut = map[classify.AdviceKey]func(s pathSetup) bool{
 		// to spill on this slot (decoding-spill): nothing to stream.
 		// Parallel apply needs the publisher's protocol version 4 as well:
 		// both sides 16+.
-		return s.subMajor > 0 && s.subMajor < 16 || s.pubMajor > 0 && s.pubMajor < 16 || s.sub != nil && s.sub.Streaming == "parallel" || !s.spills
+		return !s.atLeast(16) || s.sub != nil && s.sub.Streaming == "parallel" || !s.spills
+	},
+	classify.KeyStreamingOn: func(s pathSetup) bool {
+		// Not in this version (14+), parallel advised instead (both sides
+		// 16+), streaming set already, or nothing to stream.
+		return !s.atLeast(14) || s.atLeast(16) || s.sub != nil && (s.sub.Streaming == "on" || s.sub.Streaming == "parallel") || !s.spills
 	},
 	classify.KeyFewerIndexes:     func(pathSetup) bool { return true }, // none extra, or DROP INDEX named
 	classify.KeyNarrowerIdentity: func(pathSetup) bool { return true }, // no FULL, or its fix named
@@ -69,6 +74,29 @@ var ruledOut = map[classify.AdviceKey]func(s pathSetup) bool{
 	classify.KeyFewerSlots: func(s pathSetup) bool { return s.pubRead && s.logicalSlots <= 1 },
 	// One table cannot be split over subscriptions.
 	classify.KeySplitSubscriptions: func(s pathSetup) bool { return s.sub != nil && len(s.sub.Relations) <= 1 },
+}
+
+// atLeast says both sides run major version major or later, as far as the
+// setup knows (a side not read does not rule a version out).
+func (s pathSetup) atLeast(major int) bool {
+	return (s.subMajor == 0 || s.subMajor >= major) && (s.pubMajor == 0 || s.pubMajor >= major)
+}
+
+// moot says, per "does not help" line, when the setup rules it out by key,
+// as ruledOut does the remedies: the remedy it warns against is not there
+// to try. None does yet; a line not listed is never ruled out.
+var moot = map[classify.AdviceKey]func(s pathSetup) bool{}
+
+// keysWhere lists, sorted, the keys whose rule holds for s.
+func keysWhere(rules map[classify.AdviceKey]func(pathSetup) bool, s pathSetup) []classify.AdviceKey {
+	var out []classify.AdviceKey
+	for key, holds := range rules {
+		if holds(s) {
+			out = append(out, key)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // pathSetup is what the setup says about one path.
@@ -89,8 +117,9 @@ type pathSetup struct {
 // (scoped to its subscription and tables), with their docs pages, and
 // returns what they say about its cause and advice (classify.Explain
 // combines it with the verdict's): the findings named as the cause, their
-// fixes, and the generic remedies the setup rules out (already set, not in
-// this version, not the cause). Without a setup it says so in a caveat and
+// fixes, the generic remedies the setup rules out (already set, not in
+// this version, not the cause) and the "does not help" lines it rules out
+// (moot). Without a setup it says so in a caveat and
 // returns nil.
 func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, snaps *audit.Snapshots) *classify.Setup {
 	if snaps == nil {
@@ -142,12 +171,7 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 	for _, f := range ordered {
 		out.Fixes = append(out.Fixes, classify.Advice{Key: classify.AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)"})
 	}
-	for key, isOut := range ruledOut {
-		if isOut(s) {
-			out.RuledOut = append(out.RuledOut, key)
-		}
-	}
-	slices.Sort(out.RuledOut)
+	out.RuledOut, out.Moot = keysWhere(ruledOut, s), keysWhere(moot, s)
 	return out
 }
 

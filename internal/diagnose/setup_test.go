@@ -3,9 +3,11 @@ package diagnose
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/recordings"
 )
@@ -167,5 +169,56 @@ func TestStreamingParallelNeedsBothSides16(t *testing.T) {
 		if got := out(pathSetup{pubMajor: c.pub, subMajor: c.sub, spills: c.spills}); got != c.ruled {
 			t.Errorf("publisher %d, subscriber %d, spills %v: ruled out %v, want %v", c.pub, c.sub, c.spills, got, c.ruled)
 		}
+	}
+}
+
+// A large transaction is advised the streaming its versions have: parallel
+// where both sides are 16+, on where one is 14 or 15 (on used to be ruled
+// out with parallel on a 15 server, dropping the advice), neither where the
+// subscription streams that way already; without the setup, the general
+// "parallel (16+) or on".
+func TestALargeTransactionIsAdvisedTheStreamingItsVersionsHave(t *testing.T) {
+	rec, err := recordings.Read("../classify/testdata", "big-txn-decoding-pg15-diag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := classify.Judge(classify.Inputs(rec, nil)[0])
+	if v.Name != classify.LargeTransaction {
+		t.Fatalf("verdict %s, want %s", v.Name, classify.LargeTransaction)
+	}
+	streaming := func(helps []classify.Advice) []classify.AdviceKey {
+		var out []classify.AdviceKey
+		for _, h := range helps {
+			switch h.Key {
+			case classify.KeyStreamingParallel, classify.KeyStreamingOn, classify.KeyStreamingParallelOrOn:
+				out = append(out, h.Key)
+			}
+		}
+		return out
+	}
+	if got := streaming(classify.Explain(v, nil).Helps); !slices.Equal(got, []classify.AdviceKey{classify.KeyStreamingParallelOrOn}) {
+		t.Errorf("without a setup: %q, want the general streaming advice", got)
+	}
+	for _, c := range []struct {
+		name     string
+		pub, sub int
+		set      string
+		want     []classify.AdviceKey
+	}{
+		{"15 on both sides, streaming off: on", 15, 15, "off", []classify.AdviceKey{classify.KeyStreamingOn}},
+		{"a 14 subscriber of a 16 publisher: on", 16, 14, "off", []classify.AdviceKey{classify.KeyStreamingOn}},
+		{"16 on both sides, streaming off: parallel", 16, 16, "off", []classify.AdviceKey{classify.KeyStreamingParallel}},
+		{"16 on both sides, streaming on: parallel", 16, 18, "on", []classify.AdviceKey{classify.KeyStreamingParallel}},
+		{"15, streaming on already: neither", 15, 15, "on", nil},
+		{"16, streaming parallel already: neither", 16, 16, "parallel", nil},
+		{"13: neither", 13, 13, "", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := pathSetup{pubMajor: c.pub, subMajor: c.sub, pubRead: true, spills: true, sub: &audit.Subscription{Name: "lab_sub", Streaming: c.set}}
+			helps := classify.Explain(v, &classify.Setup{RuledOut: keysWhere(ruledOut, s)}).Helps
+			if got := streaming(helps); !slices.Equal(got, c.want) {
+				t.Errorf("streaming advice %q, want %q (all: %q)", got, c.want, classify.Texts(helps))
+			}
+		})
 	}
 }

@@ -67,7 +67,7 @@ func Markdown(w io.Writer, r Report) error {
 		list(b, "Setup that bears on it (lagscope check)", p.Setup)
 		list(b, "What helps", classify.Texts(p.Helps))
 		list(b, "What if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))
-		list(b, "What does not help", p.NotHelps)
+		list(b, "What does not help", classify.Texts(p.NotHelps))
 		list(b, "Caveats", p.Caveats)
 	}
 	list(b, "Sampling gaps", r.Gaps)

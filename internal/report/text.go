@@ -75,7 +75,7 @@ func Text(w io.Writer, r Report) error {
 		section(b, "  setup (what 'lagscope check' finds that bears on this)", p.Setup)
 		section(b, "  helps", classify.Texts(p.Helps))
 		section(b, "  what if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))
-		section(b, "  does not help", p.NotHelps)
+		section(b, "  does not help", classify.Texts(p.NotHelps))
 		section(b, "  caveats", p.Caveats)
 	}
 	for _, g := range r.Gaps {
