@@ -63,3 +63,15 @@ func (p *Pair) fullIdentityBacklog(ctx context.Context, lo LoadOptions, d time.D
 	fmt.Fprintf(log, "lab: the backlog is %s of WAL\n", units.FormatBytes(float64(end-start)))
 	return nil
 }
+
+// FullIndexName is the index full-identity-index creates on the
+// subscriber's hot (id): not unique, not a key, usable for REPLICA
+// IDENTITY FULL by the apply worker of 16+ (a btree, not partial, its first
+// column a plain column the publisher sends).
+const FullIndexName = "hot_id_lookup"
+
+// subIndexOnID creates FullIndexName on the subscriber's copy of hot.
+var subIndexOnID = Step{Name: "index on id", Start: func(ctx context.Context, d *driver) error {
+	fmt.Fprintf(d.o.Log, "lab: index %s on the subscriber's hot (id), no primary key: the apply worker finds the REPLICA IDENTITY FULL rows by it\n", FullIndexName)
+	return Exec(ctx, d.p.Sub.ConnString(Database), "CREATE INDEX "+FullIndexName+" ON hot (id)")
+}}

@@ -137,6 +137,10 @@ var Scenarios = []Scenario{
 		// Apply time, not load time: see fullIdentityUpdates.
 		Steps:      []Step{fullIdentityBacklog(2), enable},
 		UntilBelow: drained16kB, Drains: true, Verdict: "subscriber-apply-cpu"},
+	{Name: "full-identity-index", Summary: "REPLICA IDENTITY FULL, no key on the subscriber's copy but a plain btree on id, which the apply worker uses to find each row (PostgreSQL 16+); apply-bound's backlog: it saturates its CPU",
+		Layout: Flat, FullIdentity: true, MinMajor: 16, Needs: "an apply worker that finds REPLICA IDENTITY FULL rows by a non-key index",
+		Steps:      []Step{subIndexOnID, backlog(0.4), enable},
+		UntilBelow: drainedMB, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "trigger-sleep", Summary: "flat table, backlog, publisher idle; a row trigger on the subscriber's copy, ENABLE ALWAYS, sleeps 1 ms per replicated row (pg_sleep): the apply worker waits on PgSleep",
 		Layout: Flat,
 		// About 1,000 rows/s while the trigger sleeps: a short backlog

@@ -19,6 +19,9 @@ type ProcReader interface {
 type procKey struct {
 	role  string
 	start float64 // backend_start, seconds since the epoch (0 = unknown)
+	// lockWait says the worker waited on a heavyweight lock when the tick
+	// read it (subscriber workers): only those are asked for blockers.
+	lockWait bool
 }
 
 // startTolerance is how far /proc's start time may be from backend_start

@@ -144,7 +144,7 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, rec *Re
 			// a broken connection fails the next tick's reads.
 			var err error
 			tk.Blockers, err = bestEffort(stmt, func(ctx context.Context) ([]Blocker, error) {
-				return readBlockers(ctx, s.conn, pidList(keys))
+				return readBlockers(ctx, s.conn, lockWaiters(keys))
 			})
 			tk.noteReadError(s.name, SourceBlockers, err)
 			tk.Copies, err = bestEffort(stmt, func(ctx context.Context) ([]CopyProgress, error) {
@@ -220,6 +220,19 @@ func (s *session) walDisk(ctx context.Context, tk *Tick) *DiskStat {
 	d, err := readWALDisk(s.walDir)
 	tk.noteReadError(s.name, SourceWALDisk, err)
 	return d
+}
+
+// lockWaiters are the backends that waited on a lock when the tick read
+// them: the blockers statement runs only for them, not at every tick (it
+// cost the subscriber about 0.7 ms a tick, 16.14).
+func lockWaiters(keys map[int]procKey) []int32 {
+	var pids []int32
+	for pid, k := range keys {
+		if k.lockWait {
+			pids = append(pids, int32(pid))
+		}
+	}
+	return pids
 }
 
 // pidList returns the backends' pids.

@@ -37,7 +37,8 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		lsn.SQL("st.received_lsn") + ", " + lsn.SQL("st.latest_end_lsn") + ", " + errs + ", " + confl + ", " +
 		"(SELECT count(*) FROM pg_subscription_rel r WHERE r.srsubid = s.oid AND r.srsubstate <> 'r')::int, " +
 		"coalesce(extract(epoch from a.backend_start), 0)::float8, " +
-		"st.last_msg_send_time, st.last_msg_receipt_time, st.latest_end_time, " + lsn.SQL("pg_current_wal_lsn()") + " " +
+		"st.last_msg_send_time, st.last_msg_receipt_time, st.latest_end_time, " + lsn.SQL("pg_current_wal_lsn()") + ", " +
+		"coalesce(a.wait_event_type = 'Lock', false) " +
 		"FROM pg_subscription s LEFT JOIN pg_stat_subscription st ON st.subid = s.oid" + join +
 		" LEFT JOIN LATERAL pg_stat_get_activity(st.pid) a ON a.pid = st.pid" +
 		" WHERE s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())" +
@@ -62,8 +63,9 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		var confl []int64
 		var start float64
 		var sendAt, receiptAt, endAt *time.Time
+		var lockWait bool
 		if err := rows.Scan(&oid, &name, &slot, &enabled, &pid, &role, &recv, &end, &aerr, &serr, &confl, &notReady, &start,
-			&sendAt, &receiptAt, &endAt, &t.SubLSN); err != nil {
+			&sendAt, &receiptAt, &endAt, &t.SubLSN, &lockWait); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read subscriptions: %w", err)
 		}
@@ -78,7 +80,7 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		if pid == 0 {
 			continue
 		}
-		keys[pid] = procKey{role: role, start: start}
+		keys[pid] = procKey{role: role, start: start, lockWait: lockWait}
 		if role == RoleApply {
 			s.WorkerPID, s.Received, s.LatestEnd = pid, recv, end
 			s.LastMsgSendAt, s.LastMsgReceiptAt, s.LatestEndAt = sendAt, receiptAt, endAt
