@@ -139,7 +139,7 @@ var Scenarios = []Scenario{
 		UntilBelow: drained16kB, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "full-identity-index", Summary: "REPLICA IDENTITY FULL, no key on the subscriber's copy but a plain btree on id, which the apply worker uses to find each row (PostgreSQL 16+); apply-bound's backlog: it saturates its CPU",
 		Layout: Flat, FullIdentity: true, MinMajor: 16, Needs: "an apply worker that finds REPLICA IDENTITY FULL rows by a non-key index",
-		Steps:      []Step{subIndexOnID, backlog(0.4), enable},
+		Steps:      []Step{subIndexOnID, backlog(1.2), enable},
 		UntilBelow: drainedMB, Drains: true, Verdict: "subscriber-apply-cpu"},
 	{Name: "trigger-sleep", Summary: "flat table, backlog, publisher idle; a row trigger on the subscriber's copy, ENABLE ALWAYS, sleeps 1 ms per replicated row (pg_sleep): the apply worker waits on PgSleep",
 		Layout: Flat,
