@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -43,6 +44,7 @@ var replicaIdentityFull = Check{
 				found += fmt.Sprintf(" Its unique index %s on %s could be the identity.", ix.Name, strings.Join(ix.keyColumns(), ", "))
 				fix = fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY USING INDEX %s;", t.Qualified(), ident(ix.Name))
 			}
+			fix = keyOnSubscriberFirst(s, t.Qualified(), fix, keyColumnsOf(t))
 			out = append(out, Finding{
 				Severity: sev,
 				Objects:  []string{"table " + t.Qualified()},
@@ -55,4 +57,45 @@ var replicaIdentityFull = Check{
 		}
 		return out
 	},
+}
+
+// keyColumnsOf is the columns of the key an identity switch would use on t:
+// its primary key's, else its unique not-null index's ("<columns>": none).
+func keyColumnsOf(t Table) string {
+	if pk := t.primaryKey(); pk != nil {
+		return strings.Join(pk.keyColumns(), ", ")
+	}
+	if ix := t.uniqueNotNull(); ix != nil {
+		return strings.Join(ix.keyColumns(), ", ")
+	}
+	return "<columns>"
+}
+
+// keyOnSubscriberFirst puts before fix the key the subscriber's copies of
+// table need first when they have neither a primary key nor a replica
+// identity index: once the publisher sends only the key, their apply worker
+// stops at the first UPDATE or DELETE ("has neither REPLICA IDENTITY index
+// nor PRIMARY KEY"). Without the subscriber's snapshot fix stays.
+func keyOnSubscriberFirst(s Snapshots, table, fix, cols string) string {
+	var keyless []string
+	for _, l := range links(s) {
+		if l.Rel.Table != table || l.Local == nil {
+			continue
+		}
+		for _, leaf := range s.Subscriber.leaves(l.Local) {
+			if identityOrPK(*leaf) == nil && !slices.Contains(keyless, leaf.Qualified()) {
+				keyless = append(keyless, leaf.Qualified())
+			}
+		}
+	}
+	if len(keyless) == 0 {
+		return fix
+	}
+	var first []string
+	for _, k := range keyless {
+		first = append(first, fmt.Sprintf("ALTER TABLE %s ADD PRIMARY KEY (%s);", k, cols))
+	}
+	fix = strings.Replace(fix, "Give the table a key", "give the table a key", 1)
+	return fmt.Sprintf("First on the subscriber, whose copy has no primary key or replica identity index (once the publisher sends only the key, its apply worker stops at the first UPDATE or DELETE): %s then on the publisher: %s",
+		strings.Join(first, " "), fix)
 }
