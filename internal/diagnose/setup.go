@@ -82,6 +82,26 @@ func (s pathSetup) atLeast(major int) bool {
 	return (s.subMajor == 0 || s.subMajor >= major) && (s.pubMajor == 0 || s.pubMajor >= major)
 }
 
+// versionRuledOut are the remedies the servers' versions alone rule out,
+// read from the samples (which record them) when the setup was not read:
+// streaming = parallel below 16 on either side, streaming = on below 14. A
+// 15 pair was advised "streaming = parallel (16+)" from samples without a
+// setup.
+func versionRuledOut(rec *sample.Recording) []classify.AdviceKey {
+	s := pathSetup{pubMajor: rec.Publisher.Major}
+	if rec.Subscriber != nil {
+		s.subMajor = rec.Subscriber.Major
+	}
+	var out []classify.AdviceKey
+	if !s.atLeast(16) {
+		out = append(out, classify.KeyStreamingParallel)
+	}
+	if !s.atLeast(14) {
+		out = append(out, classify.KeyStreamingOn)
+	}
+	return out
+}
+
 // moot says, per "does not help" line, when the setup rules it out by key,
 // as ruledOut does the remedies: the remedy it warns against is not there
 // to try. None does yet; a line not listed is never ruled out.
@@ -128,6 +148,9 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 			why = "not in these samples (saved by an older lagscope)"
 		}
 		p.Caveats = append(p.Caveats, "the pair's setup (subscription options, replica identities, indexes, triggers) was not read: "+why+"; the advice is generic: run 'lagscope check' for what applies to these servers")
+		if ko := versionRuledOut(rec); len(ko) > 0 {
+			return &classify.Setup{RuledOut: ko}
+		}
 		return nil
 	}
 	s := scope(p, results, snaps, classify.SpecOf(p.Name).Checks)

@@ -230,3 +230,29 @@ func TestALargeTransactionIsAdvisedTheStreamingItsVersionsHave(t *testing.T) {
 		})
 	}
 }
+
+// Without the setup, the servers' versions recorded in the samples still
+// rule out what those versions lack: a 15 pair is not advised streaming =
+// parallel (16+); a 16 pair keeps the generic line.
+func TestTheRecordedVersionsRuleOutRemediesWithoutASetup(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		parallel bool
+	}{{"full-identity-pg15-diag", false}, {"full-identity-pg16-diag", true}} {
+		rec, err := recordings.Read("../classify/testdata", c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Setup) != 0 {
+			t.Fatalf("%s carries a setup: the test needs one without", c.name)
+		}
+		p := Build(rec, nil, 20).Paths[0]
+		helps := strings.Join(classify.Texts(p.Helps), "\n")
+		if got := strings.Contains(helps, "streaming = parallel"); got != c.parallel {
+			t.Errorf("%s: streaming = parallel advised %v, want %v:\n%s", c.name, got, c.parallel, helps)
+		}
+		if !strings.Contains(strings.Join(p.Caveats, "\n"), "the advice is generic") {
+			t.Errorf("%s: no caveat that the advice is generic: %q", c.name, p.Caveats)
+		}
+	}
+}
