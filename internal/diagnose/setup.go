@@ -56,12 +56,12 @@ var ruledOut = map[classify.AdviceKey]func(s pathSetup) bool{
 		// to spill on this slot (decoding-spill): nothing to stream.
 		// Parallel apply needs the publisher's protocol version 4 as well:
 		// both sides 16+.
-		return !s.atLeast(16) || s.sub != nil && s.sub.Streaming == "parallel" || !s.spills
+		return noParallelApply(s) || s.sub != nil && s.sub.Streaming == "parallel" || !s.spills
 	},
 	classify.KeyStreamingOn: func(s pathSetup) bool {
 		// Not in this version (14+), parallel advised instead (both sides
 		// 16+), streaming set already, or nothing to stream.
-		return !s.atLeast(14) || s.atLeast(16) || s.sub != nil && (s.sub.Streaming == "on" || s.sub.Streaming == "parallel") || !s.spills
+		return noStreaming(s) || s.atLeast(16) || s.sub != nil && (s.sub.Streaming == "on" || s.sub.Streaming == "parallel") || !s.spills
 	},
 	classify.KeyFewerIndexes:     func(pathSetup) bool { return true }, // none extra, or DROP INDEX named
 	classify.KeyNarrowerIdentity: func(pathSetup) bool { return true }, // no FULL, or its fix named
@@ -93,14 +93,21 @@ func versionRuledOut(rec *sample.Recording) []classify.AdviceKey {
 		s.subMajor = rec.Subscriber.Major
 	}
 	var out []classify.AdviceKey
-	if !s.atLeast(16) {
+	if noParallelApply(s) {
 		out = append(out, classify.KeyStreamingParallel)
 	}
-	if !s.atLeast(14) {
+	if noStreaming(s) {
 		out = append(out, classify.KeyStreamingOn)
 	}
 	return out
 }
+
+// noParallelApply says a side runs a version without streaming = parallel
+// (before 16; parallel apply needs the publisher's protocol version 4 too).
+func noParallelApply(s pathSetup) bool { return !s.atLeast(16) }
+
+// noStreaming says a side runs a version without streaming = on (before 14).
+func noStreaming(s pathSetup) bool { return !s.atLeast(14) }
 
 // moot says, per "does not help" line, when the setup rules it out by key,
 // as ruledOut does the remedies: the remedy it warns against is not there
