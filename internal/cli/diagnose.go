@@ -62,7 +62,8 @@ on the subscriber, or a stalled subscription - with the numbers that decided
 it, where the lag sits, and what will and will not help.
 
 What it reads: positions and counters every second; wait events of the
-walsenders and apply workers at --probe-hz (or from the pg_wait_sampling
+walsenders and apply workers at --probe-hz (10 a second where /proc shows
+the server's processes, 20 where not; or from the pg_wait_sampling
 extension's history, at its 100 Hz, where it is installed and loaded); CPU
 and run-queue delay of those processes from /proc when the servers run on this
 host (checked by process start time). Where /proc cannot be read (managed
@@ -121,7 +122,7 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
 	f.StringVar(&o.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
 	f.StringVar(&o.Subscriber, "subscriber", "", "subscriber connection string; omit for consumers that are not PostgreSQL subscribers")
 	f.DurationVar(&o.Duration, "duration", 10*time.Second, "how long to sample")
-	f.Float64Var(&o.ProbeHz, "probe-hz", 20, "wait-event probes per second per server")
+	f.Float64Var(&o.ProbeHz, "probe-hz", 0, "wait-event probes per second per server (default: 10 where this host's /proc shows the server's processes, which give their CPU and run-queue figures; 20 where it does not)")
 	f.StringVar(&o.Slot, "slot", "", "diagnose only this slot")
 	f.StringVar(&o.Subscription, "subscription", "", "diagnose only this subscription's slot")
 	f.BoolVar(&o.NoProc, "no-proc", false, "do not read /proc (as for servers on another host or in a container): CPU contention is then measured from inside the servers; with --from-samples, drop the recording's /proc figures")

@@ -137,7 +137,7 @@ listen address), 3 the HTTP server failed.`,
 	f.StringVar(&o.pair.Diagnose.Slot, "slot", "", "watch only this slot")
 	f.StringVar(&o.pair.Diagnose.Subscription, "subscription", "", "watch only this subscription's slot")
 	f.BoolVar(&o.pair.Diagnose.NoProc, "no-proc", false, "do not read /proc (servers on another host or in a container)")
-	f.Float64Var(&o.pair.Diagnose.ProbeHz, "probe-hz", 20, "wait-event probes per second per server")
+	f.Float64Var(&o.pair.Diagnose.ProbeHz, "probe-hz", 0, "wait-event probes per second per server (default: 10 where this host's /proc shows the server's processes, which give their CPU and run-queue figures; 20 where it does not)")
 	f.DurationVar(&o.window, "window", monitor.DefaultWindow, "how much of the recent past each verdict weighs")
 	f.DurationVar(&o.step, "step", monitor.DefaultStep, "how often the verdict is re-evaluated (at least 2s, at most --window)")
 	return c

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/spf13/cobra"
 )
 
@@ -57,7 +58,7 @@ holds the figures measured here.`,
 				}
 				all = append(all, ov)
 				if !o.json {
-					fmt.Fprintf(cmd.OutOrStdout(), "run %d at %g Hz %s\n", i+1, probeHz, ov)
+					fmt.Fprintf(cmd.OutOrStdout(), "run %d at %s %s\n", i+1, rateNote(probeHz), ov)
 				}
 			}
 			if o.json {
@@ -68,7 +69,16 @@ holds the figures measured here.`,
 	}
 	o.bind(c)
 	c.Flags().DurationVar(&duration, "duration", 30*time.Second, "diagnose sampling window per run")
-	c.Flags().Float64Var(&probeHz, "probe-hz", 20, "diagnose wait-event probe rate")
+	c.Flags().Float64Var(&probeHz, "probe-hz", 0, "diagnose wait-event probe rate (default: diagnose's own, 10 Hz where /proc shows the server's processes)")
 	c.Flags().IntVar(&runs, "runs", 3, "how many diagnose runs to measure")
 	return c
+}
+
+// rateNote names the probe rate a run used: the one asked for, or
+// diagnose's default.
+func rateNote(hz float64) string {
+	if hz > 0 {
+		return fmt.Sprintf("%g Hz", hz)
+	}
+	return fmt.Sprintf("%d Hz (diagnose's default with /proc)", sample.ProcProbeHz)
 }

@@ -69,7 +69,7 @@ with pg_monitor is enough. Exit codes: 0 quit (q, Ctrl-C), 2 usage error.`,
 	f.StringVar(&m.Diagnose.Slot, "slot", "", "watch only this slot")
 	f.StringVar(&m.Diagnose.Subscription, "subscription", "", "watch only this subscription's slot")
 	f.BoolVar(&m.Diagnose.NoProc, "no-proc", false, "do not read /proc (servers on another host or in a container)")
-	f.Float64Var(&m.Diagnose.ProbeHz, "probe-hz", 20, "wait-event probes per second per server")
+	f.Float64Var(&m.Diagnose.ProbeHz, "probe-hz", 0, "wait-event probes per second per server (default: 10 where this host's /proc shows the server's processes, which give their CPU and run-queue figures; 20 where it does not)")
 	f.DurationVar(&m.Window, "window", monitor.DefaultWindow, "how much of the recent past each verdict weighs")
 	f.DurationVar(&m.Step, "step", 5*time.Second, "how often the verdict is re-evaluated (at least 2s, at most --window)")
 	f.BoolVar(&o.plain, "plain", false, "print one line per path and step, even on a terminal")

@@ -22,9 +22,12 @@ import (
 
 // Options for one diagnose run.
 type Options struct {
-	Publisher    string // DSN (libpq keyword/value or URI; PG* variables apply)
-	Subscriber   string // DSN, "" to observe the publisher only
-	Duration     time.Duration
+	Publisher  string // DSN (libpq keyword/value or URI; PG* variables apply)
+	Subscriber string // DSN, "" to observe the publisher only
+	Duration   time.Duration
+	// ProbeHz is the wait-event probe rate per server; 0 chooses it per
+	// server (sample.ProcProbeHz where /proc shows its processes,
+	// sample.NoProcProbeHz where it does not).
 	ProbeHz      float64
 	Tick         time.Duration
 	Slot         string // only this slot ("" = all logical slots)
@@ -56,8 +59,8 @@ func (o Options) Validate() error {
 	if o.Duration < 2*time.Second {
 		return fmt.Errorf("--duration %s is too short: use at least 2s (default 10s)", o.Duration)
 	}
-	if !(o.ProbeHz >= 1 && o.ProbeHz <= 100) { // NaN fails too
-		return fmt.Errorf("--probe-hz %g: use a rate between 1 and 100", o.ProbeHz)
+	if o.ProbeHz != 0 && !(o.ProbeHz >= 1 && o.ProbeHz <= 100) { // NaN fails too
+		return fmt.Errorf("--probe-hz %g: use a rate between 1 and 100 (or 0, the default: 10 where /proc shows the server's processes, 20 where not)", o.ProbeHz)
 	}
 	return nil
 }
@@ -144,12 +147,13 @@ func (o Options) SampleOptions(d time.Duration) sample.Options {
 // (restricted to slots when not empty). It is pure.
 func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report {
 	r := report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope", ToolVersion: buildinfo.Version(), Start: rec.Start,
-		WindowS: rec.End.Sub(rec.Start).Seconds(), ProbeHz: probeHz,
+		WindowS:   rec.End.Sub(rec.Start).Seconds(),
 		Publisher: server(rec, rec.Publisher, sample.Publisher), PositionsS: positionsSpan(rec)}
 	if rec.Subscriber != nil {
 		sub := server(rec, *rec.Subscriber, sample.Subscriber)
 		r.Subscriber = &sub
 	}
+	r.ProbeHz = reportHz(r, probeHz)
 	snaps, results := setupOf(rec)
 	for _, in := range classify.Inputs(rec, slots) {
 		v := classify.Judge(in)
@@ -214,11 +218,24 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 // as the wait-event source, its rate is the observations a second of the
 // side's busiest process.
 func server(rec *sample.Recording, s sample.Server, side string) report.Server {
-	out := report.Server{Version: s.Version, ProcUnavailable: s.ProcUnavailable, WaitSource: s.WaitSource}
+	out := report.Server{Version: s.Version, ProcUnavailable: s.ProcUnavailable, WaitSource: s.WaitSource, ProbeHz: s.ProbeHz}
 	if s.WaitSource != "" {
 		out.WaitHz = rec.WaitHz(side)
 	}
 	return out
+}
+
+// reportHz is the report's one probe rate: the publisher's own probes',
+// else the subscriber's, else the rate asked for (recordings that did not
+// keep their sides' rates are built with the rate estimated from them).
+func reportHz(r report.Report, asked float64) float64 {
+	switch {
+	case r.Publisher.ProbeHz > 0:
+		return r.Publisher.ProbeHz
+	case r.Subscriber != nil && r.Subscriber.ProbeHz > 0:
+		return r.Subscriber.ProbeHz
+	}
+	return asked
 }
 
 // positionsSpan is the time from the first to the last tick at which the

@@ -33,7 +33,8 @@ import (
 type Config struct {
 	Window time.Duration `yaml:"window"`
 	Step   time.Duration `yaml:"step"`
-	// ProbeHz is the wait-event probe rate per server (0 = 20).
+	// ProbeHz is the wait-event probe rate per server (0: 10 where this
+	// host's /proc shows the server's processes, 20 where not).
 	ProbeHz float64      `yaml:"probe_hz"`
 	Pairs   []PairConfig `yaml:"pairs"`
 }

@@ -59,9 +59,6 @@ func (o *Options) Validate() error {
 	}
 	d := o.Diagnose
 	d.Duration = o.Step
-	if d.ProbeHz == 0 {
-		d.ProbeHz = 20
-	}
 	if err := d.Validate(); err != nil {
 		return fmt.Errorf("pair %s: %w", o.Pair, err)
 	}

@@ -12,7 +12,7 @@ import (
 func Markdown(w io.Writer, r Report) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "## lagscope diagnosis\n\n%d path(s), %s, %s. Publisher PostgreSQL %s%s",
-		len(r.Paths), r.Sampled(), probeNote(r.ProbeHz), r.Publisher.Version, procNote(r.Publisher))
+		len(r.Paths), r.Sampled(), r.probeNote(), r.Publisher.Version, procNote(r.Publisher))
 	if r.Subscriber != nil {
 		fmt.Fprintf(b, ", subscriber PostgreSQL %s%s", r.Subscriber.Version, procNote(*r.Subscriber))
 	}

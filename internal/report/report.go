@@ -60,6 +60,10 @@ type Server struct {
 	// ("" = lagscope's own probes, at the report's ProbeHz).
 	WaitSource string  `json:"wait_source,omitempty"`
 	WaitHz     float64 `json:"wait_hz,omitempty"`
+	// ProbeHz is the rate of lagscope's own probes on this server (0:
+	// none, or not recorded): by default 10 where this host's /proc shows
+	// its processes, 20 where not.
+	ProbeHz float64 `json:"probe_hz,omitempty"`
 }
 
 // Path is the diagnosis of one slot and the subscription consuming it.
@@ -245,12 +249,16 @@ func CatchUp(lag int64, generated, progress float64, basis string, caughtUp bool
 // rate prints bytes/s (units.FormatRate).
 func rate(bps float64) string { return units.FormatRate(bps) }
 
-// probeNote says how wait events were sampled.
-func probeNote(hz float64) string {
-	if hz <= 0 {
+// probeNote says how wait events were sampled: at one rate, or per server
+// when the two servers' rates differ.
+func (r Report) probeNote() string {
+	if s := r.Subscriber; s != nil && r.Publisher.ProbeHz > 0 && s.ProbeHz > 0 && s.ProbeHz != r.Publisher.ProbeHz {
+		return fmt.Sprintf("wait events at %g Hz on the publisher, %g Hz on the subscriber", r.Publisher.ProbeHz, s.ProbeHz)
+	}
+	if r.ProbeHz <= 0 {
 		return "no wait events probed"
 	}
-	return fmt.Sprintf("wait events at %g Hz", hz)
+	return fmt.Sprintf("wait events at %g Hz", r.ProbeHz)
 }
 
 // Sampled says how long the report sampled and, when it differs, over what

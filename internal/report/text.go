@@ -17,7 +17,7 @@ const width = 80
 // Text writes the report for a terminal, within 80 columns.
 func Text(w io.Writer, r Report) error {
 	b := &strings.Builder{}
-	wrap(b, "", fmt.Sprintf("lagscope diagnose: %d path(s), %s, %s", len(r.Paths), r.Sampled(), probeNote(r.ProbeHz)))
+	wrap(b, "", fmt.Sprintf("lagscope diagnose: %d path(s), %s, %s", len(r.Paths), r.Sampled(), r.probeNote()))
 	wrap(b, "", fmt.Sprintf("publisher PostgreSQL %s%s", r.Publisher.Version, procNote(r.Publisher)))
 	if r.Subscriber != nil {
 		wrap(b, "", fmt.Sprintf("subscriber PostgreSQL %s%s", r.Subscriber.Version, procNote(*r.Subscriber)))

@@ -64,6 +64,10 @@ type Server struct {
 	// extension's history instead of lagscope's probes ("" = probes).
 	// Version 4+.
 	WaitSource string `json:"wait_source,omitempty"`
+	// ProbeHz is the rate at which lagscope's probes sampled this side's
+	// wait events (the highest, when it changed in the window; 0 in
+	// recordings before it was kept, and with pg_wait_sampling).
+	ProbeHz float64 `json:"probe_hz,omitempty"`
 }
 
 // Gap is a window without samples from one side.

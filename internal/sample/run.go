@@ -16,7 +16,8 @@ type Options struct {
 	Duration time.Duration
 	// Tick is the interval of position/counter/CPU reads (0 = 1 s).
 	Tick time.Duration
-	// ProbeHz is the wait-event probe rate per side (0 = 20).
+	// ProbeHz is the wait-event probe rate per side (0: chosen per side
+	// and tick, see probeHz).
 	ProbeHz float64
 	// Proc reads this host's /proc; nil disables process figures.
 	Proc ProcReader
@@ -49,9 +50,6 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.Tick <= 0 {
 		o.Tick = time.Second
-	}
-	if o.ProbeHz <= 0 {
-		o.ProbeHz = 20
 	}
 }
 
@@ -111,6 +109,10 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 		rec.Probes = append(rec.Probes, p...)
 	}
 	rec.End = time.Now()
+	rec.Publisher.ProbeHz = sides[0].probedHz()
+	if rec.Subscriber != nil {
+		rec.Subscriber.ProbeHz = sides[1].probedHz()
+	}
 	for _, s := range sides {
 		if g, ok := s.closeGap(rec.End); ok {
 			rec.Gaps = append(rec.Gaps, g)

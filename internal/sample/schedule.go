@@ -12,18 +12,21 @@ import (
 // tick finds the shared connection free.
 const tickMargin = 25 * time.Millisecond
 
-// probeLoop reads wait events of the side's replication processes every
-// 1/o.ProbeHz until ctx ends, a batch of instants per statement (see
+// probeLoop reads wait events of the side's replication processes at the
+// rate the side's latest tick set (see probeHz) until ctx ends, a batch of instants per statement (see
 // readWaitBatch). Each batch starts after the side's latest tick and its
 // last instant falls at least tickMargin before the next tick (ticks fall
 // at start + k*o.Tick) and before end; a batch under way when ctx ends
 // early (Until) finishes, so its probes are kept.
 func probeLoop(ctx context.Context, s *session, o Options, start, end time.Time) []Probe {
 	var out []Probe
-	interval := time.Duration(float64(time.Second) / o.ProbeHz)
 	var due time.Time // when the next instant is due
 	for ctx.Err() == nil {
-		pids, ticked := s.state()
+		pids, hz, ticked := s.state()
+		interval := time.Duration(float64(time.Second) / NoProcProbeHz)
+		if hz > 0 {
+			interval = time.Duration(float64(time.Second) / hz)
+		}
 		now := time.Now()
 		b := nextBatch(now, start, end, due, ticked, o.Tick, interval, len(pids) > 0)
 		if b.n == 0 {

@@ -33,6 +33,8 @@ type session struct {
 	conn    *pg.Conn
 	mu      sync.Mutex // guards pids and ticked
 	pids    []int32    // backends to probe, set by the tick loop
+	hz      float64    // probes a second, set by the tick loop (see probeHz)
+	maxHz   float64    // the highest hz set in the run (the recording's)
 	ticked  int        // index of the last tick read on this side (-1: none yet)
 	gapFrom time.Time  // start of an open gap, under connMu
 	gapErr  string
@@ -166,13 +168,12 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, rec *Re
 		s.openGap(tk.At, gapCause(ctx, err))
 		s.conn.Close()
 		s.conn = nil
-		s.setPIDs(nil)
+		s.clearPIDs()
 		return false
 	}
 	if g, ok := s.closeGap(tk.At); ok {
 		rec.Gaps = append(rec.Gaps, g)
 	}
-	s.setPIDs(pidList(keys))
 	procRead := false
 	if o.Proc != nil && s.conn.Local {
 		ps := readProcs(o.Proc, s.name, keys)
@@ -187,6 +188,7 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, rec *Re
 			tk.SubHost = readHost(o.Proc)
 		}
 	}
+	s.setPIDs(pidList(keys), probeHz(o.ProbeHz, procRead))
 	// After the positions and /proc, so that those stay on the tick.
 	// Bursts stand in for /proc: only on a side without its figures at this
 	// tick (a remote server, --no-proc, processes /proc cannot see), unless
@@ -263,17 +265,25 @@ func (s *session) closeGap(to time.Time) (g Gap, ok bool) {
 	return g, true
 }
 
-func (s *session) setPIDs(p []int32) {
+func (s *session) setPIDs(p []int32, hz float64) {
 	s.mu.Lock()
-	s.pids = p
+	s.pids, s.hz, s.maxHz = p, hz, max(s.maxHz, hz)
 	s.mu.Unlock()
 }
 
-// state returns the backends to probe and the index of the last tick read.
-func (s *session) state() ([]int32, int) {
+// clearPIDs stops the probes until a tick finds the backends again.
+func (s *session) clearPIDs() {
+	s.mu.Lock()
+	s.pids = nil
+	s.mu.Unlock()
+}
+
+// state returns the backends to probe, the probe rate and the index of the
+// last tick read.
+func (s *session) state() ([]int32, float64, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.pids, s.ticked
+	return s.pids, s.hz, s.ticked
 }
 
 // errNoConn means a failure dropped the side's connection; the next tick
@@ -298,7 +308,7 @@ func (s *session) withConn(ctx context.Context, timeout time.Duration, read func
 		s.openGap(at, gapCause(qctx, err))
 		s.conn.Close()
 		s.conn = nil
-		s.setPIDs(nil)
+		s.clearPIDs()
 	}
 	return err
 }
