@@ -198,8 +198,10 @@ func finish(v Verdict, in Input) Verdict {
 		v.Confidence *= missingProcFactor
 	}
 	if in.Gaps > 0 {
-		v.Caveats = append(v.Caveats, fmt.Sprintf("%d sampling gap(s): a server restarted or a connection dropped", in.Gaps))
-		v.Confidence *= gapFactor
+		v.Caveats = append(v.Caveats, gapCaveat(in))
+		// What was not seen cannot back the verdict: a window sampled for
+		// 1 s of 6 weighs a sixth of one seen whole.
+		v.Confidence *= math.Min(gapFactor, 1-in.Unseen)
 		if SpecOf(v.Name).Stop {
 			// A restart drops the walsender and the apply worker (an apply
 			// error, a stopped position): an interrupted path looks stopped.
@@ -215,6 +217,16 @@ func finish(v Verdict, in Input) Verdict {
 	}
 	v.Confidence = math.Round(v.Confidence*100) / 100
 	return v
+}
+
+// gapCaveat says how many gaps the sampling had and, when they left a
+// tenth of the window or more unsampled, how much.
+func gapCaveat(in Input) string {
+	s := fmt.Sprintf("%d sampling gap(s): a server restarted or a connection dropped", in.Gaps)
+	if in.Unseen >= 0.1 {
+		s += fmt.Sprintf("; %s of the window was not sampled on one server, and the verdict rests on the rest", pct(in.Unseen))
+	}
+	return s
 }
 
 // topEvents names a process's n most frequent wait events with their

@@ -64,7 +64,8 @@ const (
 	// (starvation) cannot be told from work there.
 	missingProcFactor = 0.8
 	// gapFactor: the sampling had gaps (a restart, a dropped connection):
-	// part of the window is not seen.
+	// part of the window is not seen. A gap longer than 15% of the window
+	// lowers the confidence by the share seen instead.
 	gapFactor = 0.85
 	// capStalledAfterGap: a path interrupted by a restart looks stopped for
 	// a while (the fault matrix's publisher restart: stalled at 0.81).

@@ -30,6 +30,9 @@ type Input struct {
 	MedianLag        int64
 	// Gaps counts sampling gaps (restarts, dropped connections).
 	Gaps int
+	// Unseen is the largest share of the window that one side's gaps
+	// left unsampled (0-1).
+	Unseen float64
 	// NotReady is the number of the subscription's tables not yet
 	// synchronised at the window's end.
 	NotReady int
@@ -58,7 +61,7 @@ func Inputs(rec *sample.Recording, slots []string) []Input {
 func inputOf(rec *sample.Recording, p measure.Path) Input {
 	in := Input{Slot: p.Slot, Summary: p.Summary, HasSubscriber: rec.Subscriber != nil,
 		ProcPub: rec.Publisher.ProcUnavailable == "", ProcSub: rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == "",
-		Gaps: len(rec.Gaps), Sync: p.Tablesync,
+		Gaps: len(rec.Gaps), Unseen: unseen(rec), Sync: p.Tablesync,
 		ApplyErrors: p.ApplyErrors, SyncErrors: p.SyncErrors, WorkerChanges: p.WorkerChanges, SpillBytes: p.SpillBytes,
 		MedianLag: p.MedianLag, FlushLagS: p.FlushLagS, SubWALPerSent: p.SubWALPerSent, Reported: p.Reported, SilentS: p.SilentS}
 	if l := p.Last; l != nil {
@@ -73,4 +76,29 @@ func inputOf(rec *sample.Recording, p measure.Path) Input {
 	}
 	in.Txn = largeTxn(p.First, p.Last, p.Summary.WindowS, p.Summary.Walsender.Share(evWaitForWAL) >= MostProbes)
 	return in
+}
+
+// unseen is the largest share of the recording's window that one side's
+// gaps cover.
+func unseen(rec *sample.Recording) float64 {
+	win := rec.End.Sub(rec.Start).Seconds()
+	if win <= 0 {
+		return 0
+	}
+	by := map[string]float64{}
+	most := 0.0
+	for _, g := range rec.Gaps {
+		from, to := g.From, g.To
+		if from.Before(rec.Start) {
+			from = rec.Start
+		}
+		if to.After(rec.End) {
+			to = rec.End
+		}
+		if to.After(from) {
+			by[g.Side] += to.Sub(from).Seconds()
+			most = max(most, by[g.Side])
+		}
+	}
+	return min(most/win, 1)
 }
