@@ -57,9 +57,9 @@ func (o *Options) defaults() {
 // A cancelled ctx ends sampling early without an error.
 func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) {
 	o.defaults()
-	sides := []*session{{name: Publisher, connect: connect, ticked: -1, parent: ctx}}
+	sides := []*session{newSession(Publisher, connect, ctx)}
 	if o.Subscriber {
-		sides = append(sides, &session{name: Subscriber, connect: connect, ticked: -1, parent: ctx})
+		sides = append(sides, newSession(Subscriber, connect, ctx))
 	}
 	rec := &Recording{Version: RecordingVersion}
 	for _, s := range sides {
@@ -136,9 +136,7 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording
 		final := !rec.Start.Add(time.Duration(k+1) * o.Tick).Before(rec.Start.Add(o.Duration))
 		for _, s := range sides {
 			ok := s.read(ctx, &tk, k, final, rec, o)
-			s.mu.Lock()
-			s.ticked = k
-			s.mu.Unlock()
+			s.setTicked(k)
 			if s.name == Publisher {
 				tk.PubOK = ok
 			} else {

@@ -30,9 +30,7 @@ func probeLoop(ctx context.Context, s *session, o Options, start, end time.Time)
 		now := time.Now()
 		b := nextBatch(now, start, end, due, ticked, o.Tick, interval, len(pids) > 0)
 		if b.n == 0 {
-			if err := sleep.For(ctx, min(interval, 5*time.Millisecond)); err != nil {
-				break
-			}
+			s.awaitTurn(ctx, now, due, len(pids) > 0)
 			continue
 		}
 		if s.history {
@@ -58,6 +56,29 @@ func probeLoop(ctx context.Context, s *session, o Options, start, end time.Time)
 		out = append(out, p...)
 	}
 	return out
+}
+
+// idleWait bounds a probe loop's wait for a tick's signal: the loop looks
+// again at least this often (a signal is never lost, but a window can end).
+const idleWait = 100 * time.Millisecond
+
+// awaitTurn waits, when no batch can start at now, until the next instant
+// is due (when it is still ahead) or the tick loop has read a tick (the
+// batch waits for the side's latest tick and for its backends), or ctx
+// ends. Waiting on the tick's signal, instead of looking again every 5 ms,
+// spares the exporter some 15 wake-ups a second per pair.
+func (s *session) awaitTurn(ctx context.Context, now, due time.Time, havePIDs bool) {
+	wait := idleWait
+	if havePIDs && now.Before(due) {
+		wait = min(due.Sub(now), idleWait)
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-s.tickedCh:
+	case <-t.C:
+	}
 }
 
 // batch is the probe loop's next step: n instants one interval apart from

@@ -36,8 +36,10 @@ type session struct {
 	hz      float64    // probes a second, set by the tick loop (see probeHz)
 	maxHz   float64    // the highest hz set in the run (the recording's)
 	ticked  int        // index of the last tick read on this side (-1: none yet)
-	gapFrom time.Time  // start of an open gap, under connMu
-	gapErr  string
+	// tickedCh signals the probe loop that a tick was read (see awaitTurn).
+	tickedCh chan struct{}
+	gapFrom  time.Time // start of an open gap, under connMu
+	gapErr   string
 	// history: read wait events from pg_wait_sampling's history, the
 	// newest sample read so far being at histSince (server time).
 	history   bool
@@ -52,6 +54,22 @@ type session struct {
 	// running when the window ends does not cut the session (pgx closes a
 	// connection whose statement is cancelled) and the monitor can keep it.
 	parent context.Context
+}
+
+// newSession is side's session before it connects, no tick read yet.
+func newSession(side string, connect Connector, parent context.Context) *session {
+	return &session{name: side, connect: connect, ticked: -1, parent: parent, tickedCh: make(chan struct{}, 1)}
+}
+
+// setTicked records that tick k was read and wakes the probe loop.
+func (s *session) setTicked(k int) {
+	s.mu.Lock()
+	s.ticked = k
+	s.mu.Unlock()
+	select {
+	case s.tickedCh <- struct{}{}:
+	default: // a signal is pending already
+	}
 }
 
 // open opens the side's session and checks what it can see, within
@@ -184,6 +202,11 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, rec *Re
 			// Beside /proc, walsender or not: a disabled subscription's
 			// slot, the one that fills the disk, has none.
 			tk.PubWALDisk = s.walDisk(stmt, tk)
+		} else if tk.PubHost != nil {
+			// The same host's /proc/stat, read a moment ago for the
+			// publisher: reading it costs the kernel more than any other
+			// /proc file lagscope reads (the exporter's profile).
+			tk.SubHost = tk.PubHost
 		} else {
 			tk.SubHost = readHost(o.Proc)
 		}
