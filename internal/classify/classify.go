@@ -124,7 +124,7 @@ func cappedByNext(helps []Advice, limit string, next NextLimit) []Advice {
 			if noun == "" {
 				noun = next.Stage
 			}
-			out[i].Text = fmt.Sprintf("more bandwidth, up to about %.1fx today's rate: then the %s saturates (model: the next limit's headroom, 1 / its utilisation; where the link limited, a 2x link gave 1.86x: docs/reproduction.md)", next.Headroom, noun)
+			out[i].Text = fmt.Sprintf("more bandwidth, up to about %.1fx today's rate: then the %s saturates (model: the next limit's headroom, 1 / its share of the window at work; where the link limited, a 2x link gave 1.86x: docs/reproduction.md)", next.Headroom, noun)
 		}
 	}
 	return out
@@ -170,7 +170,7 @@ func Judge(in Input) Verdict {
 	}
 	for i := range v.Stages {
 		if s := &v.Stages[i]; s.Role != "limit" && s.Utilisation > 0 {
-			s.Headroom = 1 / s.Utilisation
+			s.Headroom = 1 / s.Work()
 		}
 	}
 	v = finish(v, in)

@@ -135,9 +135,12 @@ func nextLimit(limit string, st []Stage) *NextLimit {
 		return nil
 	}
 	best.Role = "next"
-	n := &NextLimit{Stage: best.Name, Headroom: 1 / best.Utilisation}
-	n.Text = fmt.Sprintf("next limit: the %s, %s busy or waiting on its own resources: past the %s it saturates %s today's rate",
-		stageNoun(best.Name), pct(best.Utilisation), stageNoun(limit), headroom(n.Headroom))
+	n := &NextLimit{Stage: best.Name, Headroom: 1 / best.Work()}
+	n.Text = fmt.Sprintf("next limit: the %s, %s busy or waiting on its own resources", stageNoun(best.Name), pct(best.Utilisation))
+	if w := best.Work(); w < best.Utilisation {
+		n.Text += fmt.Sprintf(" (%s of it waiting to be scheduled at its wakes, which a busy process does not have)", pct(best.Utilisation-w))
+	}
+	n.Text += fmt.Sprintf(": past the %s it saturates %s today's rate", stageNoun(limit), headroom(n.Headroom))
 	if limit != StageLink {
 		n.Text += " (the link's capacity is not measured)"
 	}

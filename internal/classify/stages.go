@@ -64,6 +64,27 @@ type Stage struct {
 // Known reports whether the stage was measured at all.
 func (s Stage) Known() bool { return s.Utilisation >= 0 }
 
+// IdleWork is the utilisation under which a stage's run-queue wait is left
+// out of what it would need at saturation (Work): a process that sleeps
+// most of the window waits to be scheduled at each of its hundreds of
+// wakes a second (2-4% of the window for an apply worker fed 2 MB/s on the
+// lab's VM), and a process kept busy does not wake. Measured: the apply
+// worker's capacity taken from such a window with its run-queue wait in
+// was 1.27-1.83x too low in 11 lab runs on 15.18 and 16.14 (docs/whatif.md,
+// unstarve-walsender).
+const IdleWork = 0.5
+
+// Work is the share of the window the stage's work for today's drain
+// would take it once it runs back to back: its utilisation, less its
+// run-queue wait when it idled most of the window and was not starved of a
+// CPU (StarvedRunq: then the wait is other work sharing its core).
+func (s Stage) Work() float64 {
+	if s.Utilisation < IdleWork && s.Runq > 0 && s.Runq < StarvedRunq && s.Utilisation-s.Runq > 0 {
+		return s.Utilisation - s.Runq
+	}
+	return s.Utilisation
+}
+
 // Upstream and downstream wait events per stage (compared without regard to
 // case: PostgreSQL 17 renamed several by case only).
 var (

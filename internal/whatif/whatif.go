@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
@@ -123,13 +124,16 @@ func Plan(p Path) []Prediction {
 			if !ok {
 				of = 1
 			}
-			if c := p.Drain / o.Utilisation * of; c < pr.Drain {
+			if c := p.Drain / o.Work() * of; c < pr.Drain {
 				pr.Drain, pr.LimitedBy = c, o.Name
 			}
 		}
 		if pr.LimitedBy != st.Name {
 			o, _ := stage(p, pr.LimitedBy)
 			pr.Model += fmt.Sprintf("; capped by the %s, %s busy today: it saturates at today's drain / that", stageNoun(o.Name), units.Percent(o.Utilisation))
+			if w := o.Work(); w < o.Utilisation {
+				pr.Model = strings.TrimSuffix(pr.Model, " / that") + fmt.Sprintf(" / %s (its run-queue waits at each wake left out: a busy process does not wake)", units.Percent(w))
+			}
 			if of, ok := others[o.Name]; ok {
 				pr.Model += fmt.Sprintf(", times %.2f", of)
 			}
