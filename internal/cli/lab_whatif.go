@@ -9,6 +9,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sleep"
 	"github.com/lagscope/lagscope/internal/whatif"
@@ -80,6 +81,7 @@ Changes:
 			if err != nil {
 				return err
 			}
+			s = ch.For(s)
 			ro.Duration, ro.Log = w.duration, cmd.ErrOrStderr()
 			var runs []whatif.Check
 			var failed []string
@@ -198,6 +200,7 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 	c := whatif.NewCheck(s.Name, before.Publisher.Version, p1.Name, p2.Name, today, *pred, drained.Rate, drained.RanOut)
 	c.DrainedS = drained.Seconds
 	c.StagesBefore, c.StagesAfter = whatif.Utilisations(p1.Stages), whatif.Utilisations(p2.Stages)
+	c.RowsBefore, c.RowsAfter = rowsPerSecond(p1.Tables), rowsPerSecond(p2.Tables)
 	return c, nil
 }
 
@@ -208,4 +211,13 @@ func changeHelp() string {
 		fmt.Fprintf(&b, "  %-20s %s (from %s)\n", c.Name, c.Summary, strings.Join(c.Scenarios, ", "))
 	}
 	return b.String()
+}
+
+// rowsPerSecond is the rows the tables changed per second.
+func rowsPerSecond(tables []measure.TableWork) float64 {
+	var r float64
+	for _, t := range tables {
+		r += t.PerSecond(t.Changed())
+	}
+	return r
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lsn"
+	"github.com/lagscope/lagscope/internal/sleep"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -62,6 +63,27 @@ func (p *Pair) fullIdentityBacklog(ctx context.Context, lo LoadOptions, d time.D
 	}
 	fmt.Fprintf(log, "lab: the backlog is %s of WAL\n", units.FormatBytes(float64(end-start)))
 	return nil
+}
+
+// moreSingleUpdates queues more of full-identity's single-row updates,
+// the 16-client load running them for share of the window with the
+// subscriptions disabled: the same transactions as the state's backlog,
+// many more of them ('lab whatif --change index-for-full' measures the
+// drain once the apply worker finds rows by a key).
+func moreSingleUpdates(share float64) Step {
+	return Step{Name: "more single-row updates", Start: func(ctx context.Context, d *driver) error {
+		bt := d.backlogTime(share)
+		lo := d.lo
+		lo.Script = singleUpdateScript
+		fmt.Fprintf(d.o.Log, "lab: queueing more single-row updates: %d clients for %s with the subscription disabled\n", lo.Clients, bt.Round(time.Second))
+		load, err := StartLoad(ctx, d.p.Pub, lo)
+		if err != nil {
+			return err
+		}
+		err = sleep.For(ctx, bt)
+		load.Stop()
+		return err
+	}}
 }
 
 // FullIndexName is the index full-identity-index creates on the

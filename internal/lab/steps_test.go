@@ -64,3 +64,35 @@ func TestScenariosAreCompleteAsData(t *testing.T) {
 		}
 	}
 }
+
+// A change that needs more backlog queues it behind the state's own, before
+// the subscriptions are enabled; a change without one leaves the scenario
+// as it is.
+func TestChangeForQueuesMoreBacklogBeforeEnable(t *testing.T) {
+	ch, scen, err := LookupChange("index-for-full", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Lookup(scen, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, st := range ch.For(s).Steps {
+		names = append(names, st.Name)
+	}
+	if want := []string{"backlog of single-row updates", "more single-row updates", "enable"}; !slices.Equal(names, want) {
+		t.Errorf("index-for-full's steps %v, want %v", names, want)
+	}
+	link, scen, err := LookupChange("link=2x", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = Lookup(scen, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := link.For(s); len(got.Steps) != len(s.Steps) {
+		t.Errorf("link=2x changed the network scenario's steps: %d, want %d", len(got.Steps), len(s.Steps))
+	}
+}

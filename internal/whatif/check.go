@@ -37,6 +37,11 @@ type Check struct {
 	// that time.
 	RanOut   bool    `json:"backlog_drained,omitempty"`
 	DrainedS float64 `json:"measured_over_s"`
+	// RowsBefore and RowsAfter are the rows the subscriber's tables
+	// changed per second in each diagnose window (0 when not read): with
+	// the stage utilisations they give the apply worker's time per row.
+	RowsBefore float64 `json:"rows_per_s_before,omitempty"`
+	RowsAfter  float64 `json:"rows_per_s_after,omitempty"`
 }
 
 // Utilisations is "walsender 45%, apply 57%": each measured stage's
