@@ -137,7 +137,7 @@ func nextLimit(limit string, st []Stage) *NextLimit {
 	best.Role = "next"
 	n := &NextLimit{Stage: best.Name, Headroom: 1 / best.Work()}
 	n.Text = fmt.Sprintf("next limit: the %s, %s busy or waiting on its own resources", stageNoun(best.Name), pct(best.Utilisation))
-	if w := best.Work(); w < best.Utilisation {
+	if w := best.Work(); pct(best.Utilisation-w) != pct(0) {
 		n.Text += fmt.Sprintf(" (%s of it waiting to be scheduled at its wakes, which a busy process does not have)", pct(best.Utilisation-w))
 	}
 	n.Text += fmt.Sprintf(": past the %s it saturates %s today's rate", stageNoun(limit), headroom(n.Headroom))

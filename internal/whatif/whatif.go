@@ -131,7 +131,7 @@ func Plan(p Path) []Prediction {
 		if pr.LimitedBy != st.Name {
 			o, _ := stage(p, pr.LimitedBy)
 			pr.Model += fmt.Sprintf("; capped by the %s, %s busy today: it saturates at today's drain / that", stageNoun(o.Name), units.Percent(o.Utilisation))
-			if w := o.Work(); w < o.Utilisation {
+			if w := o.Work(); units.Percent(w) != units.Percent(o.Utilisation) {
 				pr.Model = strings.TrimSuffix(pr.Model, " / that") + fmt.Sprintf(" / %s (its run-queue waits at each wake left out: a busy process does not wake)", units.Percent(w))
 			}
 			if of, ok := others[o.Name]; ok {
