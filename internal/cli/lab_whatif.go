@@ -160,6 +160,16 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 			pred = &p1.WhatIf[i]
 		}
 	}
+	// The control, and a change the report offers without a figure, are
+	// measured against today's drain (their ratio is the change's factor).
+	today := max(p1.DecodedMBps, p1.ConfirmedMBps) * 1e6
+	switch {
+	case ch.Name == lab.Control.Name:
+		pred = &whatif.Prediction{Change: ch.Name, Remedy: "nothing changed", Drain: today, Speedup: 1, Model: "today's drain: nothing changes"}
+	case pred != nil && pred.Drain <= 0 && pred.NotPredicted != "":
+		pred = &whatif.Prediction{Change: ch.Name, Remedy: pred.Remedy, Drain: today, Speedup: 1,
+			Model: "not predicted (" + pred.NotPredicted + "): measured against today's drain"}
+	}
 	if pred == nil || pred.Drain <= 0 {
 		why := "it offered none"
 		if pred != nil {
@@ -196,7 +206,6 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 		return whatif.Check{}, derr
 	}
 	p2 := after.Paths[0]
-	today := max(p1.DecodedMBps, p1.ConfirmedMBps) * 1e6
 	c := whatif.NewCheck(s.Name, before.Publisher.Version, p1.Name, p2.Name, today, *pred, drained.Rate, drained.RanOut)
 	c.DrainedS = drained.Seconds
 	c.StagesBefore, c.StagesAfter = whatif.Utilisations(p1.Stages), whatif.Utilisations(p2.Stages)
@@ -207,7 +216,7 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 // changeHelp lists the changes for --help.
 func changeHelp() string {
 	var b strings.Builder
-	for _, c := range lab.Changes {
+	for _, c := range append(lab.Changes[:len(lab.Changes):len(lab.Changes)], lab.Control) {
 		fmt.Fprintf(&b, "  %-20s %s (from %s)\n", c.Name, c.Summary, strings.Join(c.Scenarios, ", "))
 	}
 	return b.String()

@@ -114,6 +114,15 @@ var Changes = []Change{
 		}},
 }
 
+// Control is the change that changes nothing: 'lab whatif --change none'
+// measures how a state's drain moves by itself between the two windows
+// (its tables growing under the updates, the machine's noise), against
+// which a change's measured/predicted ratio can be read. Its prediction is
+// today's drain.
+var Control = Change{Name: "none", Summary: "nothing changed: the drain measured again, as a control for the other changes' ratios",
+	Scenarios: []string{"apply-text", "apply-bound", "trigger-sleep", "full-identity", "walsender-starved", "subscriber-starved", "network"},
+	Apply:     func(context.Context, *Pair, *Load) error { return nil }}
+
 // alterRestart sets a subscription option on every subscription and waits
 // until each apply worker has restarted with it (a new pid), so that the
 // measurement starts with the change in effect rather than with the
@@ -150,10 +159,10 @@ func (p *Pair) alterRestart(ctx context.Context, option string) error {
 	}
 }
 
-// LookupChange finds a change by name and checks that it fits the
-// scenario ("" picks the change's default scenario).
+// LookupChange finds a change by name (Control too) and checks that it
+// fits the scenario ("" picks the change's default scenario).
 func LookupChange(name, scenario string) (Change, string, error) {
-	for _, c := range Changes {
+	for _, c := range append(Changes[:len(Changes):len(Changes)], Control) {
 		if c.Name != name {
 			continue
 		}
@@ -172,9 +181,9 @@ func LookupChange(name, scenario string) (Change, string, error) {
 
 // ChangeNames lists the changes' names, sorted.
 func ChangeNames() []string {
-	n := make([]string, len(Changes))
-	for i, c := range Changes {
-		n[i] = c.Name
+	n := make([]string, 0, len(Changes)+1)
+	for _, c := range append(Changes[:len(Changes):len(Changes)], Control) {
+		n = append(n, c.Name)
 	}
 	sort.Strings(n)
 	return n

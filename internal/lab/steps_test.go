@@ -96,3 +96,21 @@ func TestChangeForQueuesMoreBacklogBeforeEnable(t *testing.T) {
 		t.Errorf("link=2x changed the network scenario's steps: %d, want %d", len(got.Steps), len(s.Steps))
 	}
 }
+
+// The control is found by name for the states it measures, changes nothing
+// on the pair, and is listed with the changes.
+func TestControlIsAChangeThatChangesNothing(t *testing.T) {
+	ch, scen, err := LookupChange("none", "apply-text")
+	if err != nil || scen != "apply-text" || ch.Name != Control.Name {
+		t.Fatalf("LookupChange(none, apply-text) = %q, %q, %v", ch.Name, scen, err)
+	}
+	if err := ch.Apply(context.Background(), nil, nil); err != nil {
+		t.Errorf("the control's Apply: %v", err)
+	}
+	if _, _, err := LookupChange("none", "lost-slot"); err == nil {
+		t.Error("the control was accepted for lost-slot, which has no drain to measure")
+	}
+	if !slices.Contains(ChangeNames(), "none") {
+		t.Errorf("ChangeNames() = %v, without none", ChangeNames())
+	}
+}
