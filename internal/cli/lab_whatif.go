@@ -216,7 +216,7 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 // changeHelp lists the changes for --help.
 func changeHelp() string {
 	var b strings.Builder
-	for _, c := range append(lab.Changes[:len(lab.Changes):len(lab.Changes)], lab.Control) {
+	for _, c := range lab.AllChanges() {
 		fmt.Fprintf(&b, "  %-20s %s (from %s)\n", c.Name, c.Summary, strings.Join(c.Scenarios, ", "))
 	}
 	return b.String()

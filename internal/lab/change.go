@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -159,10 +160,14 @@ func (p *Pair) alterRestart(ctx context.Context, option string) error {
 	}
 }
 
+// AllChanges is Changes and, last, Control: what 'lab whatif --change'
+// accepts.
+func AllChanges() []Change { return append(slices.Clip(Changes), Control) }
+
 // LookupChange finds a change by name (Control too) and checks that it
 // fits the scenario ("" picks the change's default scenario).
 func LookupChange(name, scenario string) (Change, string, error) {
-	for _, c := range append(Changes[:len(Changes):len(Changes)], Control) {
+	for _, c := range AllChanges() {
 		if c.Name != name {
 			continue
 		}
@@ -181,8 +186,8 @@ func LookupChange(name, scenario string) (Change, string, error) {
 
 // ChangeNames lists the changes' names, sorted.
 func ChangeNames() []string {
-	n := make([]string, 0, len(Changes)+1)
-	for _, c := range append(Changes[:len(Changes):len(Changes)], Control) {
+	var n []string
+	for _, c := range AllChanges() {
 		n = append(n, c.Name)
 	}
 	sort.Strings(n)

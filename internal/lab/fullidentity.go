@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lsn"
-	"github.com/lagscope/lagscope/internal/sleep"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -72,17 +71,9 @@ func (p *Pair) fullIdentityBacklog(ctx context.Context, lo LoadOptions, d time.D
 // drain once the apply worker finds rows by a key).
 func moreSingleUpdates(share float64) Step {
 	return Step{Name: "more single-row updates", Start: func(ctx context.Context, d *driver) error {
-		bt := d.backlogTime(share)
 		lo := d.lo
 		lo.Script = singleUpdateScript
-		fmt.Fprintf(d.o.Log, "lab: queueing more single-row updates: %d clients for %s with the subscription disabled\n", lo.Clients, bt.Round(time.Second))
-		load, err := StartLoad(ctx, d.p.Pub, lo)
-		if err != nil {
-			return err
-		}
-		err = sleep.For(ctx, bt)
-		load.Stop()
-		return err
+		return d.runBacklog(ctx, lo, share, false, "queueing more single-row updates")
 	}}
 }
 

@@ -94,9 +94,15 @@ func backlogUnderLoad(share float64) Step {
 }
 
 func (d *driver) buildBacklog(ctx context.Context, share float64, keep bool) error {
+	return d.runBacklog(ctx, d.lo, share, keep, "building a backlog")
+}
+
+// runBacklog runs load lo for share of the window with the subscriptions
+// disabled, then stops it, or keeps it running through the window (keep).
+func (d *driver) runBacklog(ctx context.Context, lo LoadOptions, share float64, keep bool, what string) error {
 	bt := d.backlogTime(share)
-	fmt.Fprintf(d.o.Log, "lab: building a backlog: %d clients for %s with the subscription disabled\n", d.o.Clients, bt.Round(time.Second))
-	load, err := StartLoad(ctx, d.p.Pub, d.lo)
+	fmt.Fprintf(d.o.Log, "lab: %s: %d clients for %s with the subscription disabled\n", what, lo.Clients, bt.Round(time.Second))
+	load, err := StartLoad(ctx, d.p.Pub, lo)
 	if err != nil {
 		return err
 	}

@@ -14,10 +14,10 @@ const tickMargin = 25 * time.Millisecond
 
 // probeLoop reads wait events of the side's replication processes at the
 // rate the side's latest tick set (see probeHz) until ctx ends, a batch of
-// instants per statement (see readWaitBatch). Each batch starts after the side's latest tick and its
-// last instant falls at least tickMargin before the next tick (ticks fall
-// at start + k*o.Tick) and before end; a batch under way when ctx ends
-// early (Until) finishes, so its probes are kept.
+// instants per statement (see readWaitBatch). Each batch starts after the
+// side's latest tick and its last instant falls at least tickMargin before
+// the next tick (ticks fall at start + k*o.Tick) and before end; a batch
+// under way when ctx ends early (Until) finishes, so its probes are kept.
 func probeLoop(ctx context.Context, s *session, o Options, start, end time.Time) []Probe {
 	var out []Probe
 	var due time.Time // when the next instant is due

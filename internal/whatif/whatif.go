@@ -2,7 +2,6 @@ package whatif
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
@@ -130,10 +129,11 @@ func Plan(p Path) []Prediction {
 		}
 		if pr.LimitedBy != st.Name {
 			o, _ := stage(p, pr.LimitedBy)
-			pr.Model += fmt.Sprintf("; capped by the %s, %s busy today: it saturates at today's drain / that", stageNoun(o.Name), units.Percent(o.Utilisation))
+			over := "that"
 			if w := o.Work(); units.Percent(w) != units.Percent(o.Utilisation) {
-				pr.Model = strings.TrimSuffix(pr.Model, " / that") + fmt.Sprintf(" / %s (its run-queue waits at each wake left out: a busy process does not wake)", units.Percent(w))
+				over = units.Percent(w) + " (its run-queue waits at each wake left out: a busy process does not wake)"
 			}
+			pr.Model += fmt.Sprintf("; capped by the %s, %s busy today: it saturates at today's drain / %s", stageNoun(o.Name), units.Percent(o.Utilisation), over)
 			if of, ok := others[o.Name]; ok {
 				pr.Model += fmt.Sprintf(", times %.2f", of)
 			}
