@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/measure"
@@ -210,7 +211,20 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 	c.DrainedS = drained.Seconds
 	c.StagesBefore, c.StagesAfter = whatif.Utilisations(p1.Stages), whatif.Utilisations(p2.Stages)
 	c.RowsBefore, c.RowsAfter = rowsPerSecond(p1.Tables), rowsPerSecond(p2.Tables)
+	c.ApplyCostBefore, c.ApplyCostAfter = applyCost(p1), applyCost(p2)
 	return c, nil
+}
+
+// applyCost is the apply worker's time per MB of WAL the subscriber wrote
+// in the path's window, ms (0 when unknown).
+func applyCost(p report.Path) float64 {
+	drain := max(p.DecodedMBps, p.ConfirmedMBps)
+	for _, s := range p.Stages {
+		if s.Name == classify.StageApply && s.Known() && drain > 0 && p.SubWALPerSent > 0 {
+			return 1e3 * s.Work() / (drain * p.SubWALPerSent)
+		}
+	}
+	return 0
 }
 
 // changeHelp lists the changes for --help.

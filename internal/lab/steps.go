@@ -85,6 +85,15 @@ func backlog(share float64) Step {
 	}}
 }
 
+// moreBacklog queues the 16-client load for share times the window behind
+// a state's own backlog (a Change's More), with the subscriptions still
+// disabled.
+func moreBacklog(share float64) Step {
+	return Step{Name: "more backlog", Start: func(ctx context.Context, d *driver) error {
+		return d.runBacklog(ctx, d.lo, share, false, "queueing more backlog")
+	}}
+}
+
 // backlogUnderLoad is backlog whose load keeps running through the window:
 // the publisher's CPUs stay saturated.
 func backlogUnderLoad(share float64) Step {

@@ -42,6 +42,11 @@ type Check struct {
 	// the stage utilisations they give the apply worker's time per row.
 	RowsBefore float64 `json:"rows_per_s_before,omitempty"`
 	RowsAfter  float64 `json:"rows_per_s_after,omitempty"`
+	// ApplyCostBefore and ApplyCostAfter are the apply worker's time per
+	// MB of WAL the subscriber wrote in each window, ms (0 when the
+	// subscriber's WAL was not read): ApplyCostPerWAL's measure.
+	ApplyCostBefore float64 `json:"apply_ms_per_sub_wal_mb_before,omitempty"`
+	ApplyCostAfter  float64 `json:"apply_ms_per_sub_wal_mb_after,omitempty"`
 }
 
 // Utilisations is "walsender 45%, apply 57%": each measured stage's
@@ -104,6 +109,9 @@ func (cs Checks) Text(w io.Writer) error {
 		fmt.Fprintf(&b, "%-4d %-9s %-22s %10s %10s %10s %6.2fx  %s%s\n", i+1, c.Version, c.Verdict+" -> "+c.After,
 			units.FormatRate(c.Today), units.FormatRate(c.Predicted), units.FormatRate(c.Measured), c.Ratio, c.LimitedBy, note)
 		fmt.Fprintf(&b, "     stages before: %s; after: %s\n", c.StagesBefore, c.StagesAfter)
+		if c.ApplyCostBefore > 0 && c.ApplyCostAfter > 0 {
+			fmt.Fprintf(&b, "     the apply worker's time per MB of WAL the subscriber wrote: %.1f ms before, %.1f ms after\n", c.ApplyCostBefore, c.ApplyCostAfter)
+		}
 	}
 	if len(cs.Runs) > 0 {
 		fmt.Fprintf(&b, "measured / predicted: median %.2f, from %.2f to %.2f over %d run(s)\nmodel: %s\n", cs.Median, cs.Min, cs.Max, len(cs.Runs), cs.Runs[0].Model)

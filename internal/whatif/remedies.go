@@ -17,9 +17,10 @@ type Remedy struct {
 	Remedy string
 	// Stage is the stage whose capacity the remedy changes.
 	Stage string
-	// AtLeast says the factor is a lower bound: the prediction is "at
-	// least" its figure while the changed stage still limits.
-	AtLeast bool
+	// atLeast says the factor is a lower bound for this path: the
+	// prediction is "at least" its figure while the changed stage still
+	// limits (nil: never).
+	atLeast func(p Path, st classify.Stage) bool
 	// factor returns the factor on the stage's capacity and the model it
 	// rests on; applies false when the remedy does not apply to this path,
 	// a factor of 0 (with why) when it applies but cannot be predicted from
@@ -49,6 +50,16 @@ const Sleeping = 0.20
 // trigger leaves the apply worker 4-7% of work).
 const minWork = 0.01
 
+// ApplyCostPerWAL is the apply worker's time per byte of WAL it writes,
+// seconds, when nothing but its own work holds it: about 30 ms per MB on
+// this project's lab (2 vCPUs, the subscriber pinned to one), whatever the
+// table, its indexes and the version (29.8-34.9 ms over the recordings of
+// trigger-free windows on 15, 16 and 18 in which the subscriber's WAL was
+// read, 30-31 after drop-extra-indexes and disable-trigger:
+// docs/whatif.md). A faster core takes less, so the figures it gives are
+// this machine's.
+const ApplyCostPerWAL = 30e-3 / 1e6
+
 // BaseWALPerSent is the subscriber's WAL per byte sent without an extra
 // index, measured in the lab on the same UPDATE load (1.23x on 16.14,
 // 1.25x on 15.18: docs/whatif.md).
@@ -72,26 +83,17 @@ var Remedies = []Remedy{
 		factor: func(p Path, st classify.Stage) (float64, string, bool) {
 			return unstarve(p, st, "apply worker")
 		}},
-	// A sleeping trigger's pg_sleep costs CPU of its own (a latch wait per
-	// row): the apply worker's CPU beside the sleep is more than its work
-	// without the trigger, so the factor is a lower bound (the lab: the
-	// drain was 5.6-7.4x the bound on 16.14, docs/whatif.md).
-	{Change: "disable-trigger", Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: classify.StageApply, AtLeast: true,
+	// Without the trigger the apply worker's work is what it writes
+	// (ApplyCostPerWAL); without that figure, a sleeping trigger's sleep
+	// gives a lower bound (triggerFactor).
+	{Change: "disable-trigger", Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: classify.StageApply,
 		factor: func(p Path, st classify.Stage) (float64, string, bool) {
-			if p.Limit != classify.StageApply || p.Setup == nil || !p.Setup.Trigger {
-				return 0, "", false
-			}
-			// Own is capped by what /proc leaves outside CPU and run queue:
-			// a sleep's probes beyond it are stale.
-			sleep := min(p.Apply.TypeShares["Timeout"], max(st.Own, 0))
-			switch {
-			case sleep < Sleeping || !st.Known():
-				return 0, "the trigger's share of the apply worker's CPU is not measured (track_functions = pl and pg_stat_user_functions give it)", true
-			case st.Utilisation-sleep < minWork:
-				return 0, fmt.Sprintf("the apply worker slept %s of the window; what it did besides is too little to measure", units.Percent(sleep)), true
-			}
-			return st.Utilisation / (st.Utilisation - sleep), fmt.Sprintf("the apply worker slept (Timeout waits) %s of the window, in the trigger; without it its work takes %s of today's time",
-				units.Percent(sleep), units.Percent((st.Utilisation-sleep)/st.Utilisation)), true
+			f, model, _, applies := triggerFactor(p, st)
+			return f, model, applies
+		},
+		atLeast: func(p Path, st classify.Stage) bool {
+			_, _, bound, _ := triggerFactor(p, st)
+			return bound
 		}},
 	{Change: "drop-extra-indexes", Remedy: "the subscriber's extra indexes dropped", Stage: classify.StageApply,
 		factor: func(p Path, st classify.Stage) (float64, string, bool) {
@@ -115,17 +117,8 @@ var Remedies = []Remedy{
 			}
 			return n, fmt.Sprintf("each change scanned %.0f rows; with an index it reads about one", n), true
 		}},
-	// binary = true is offered but not predicted: no factor could be
-	// measured (the lab's text-to-binary runs drained 0.73-0.80x as fast
-	// after the change on 16.14, docs/whatif.md), and the gain depends on
-	// the column types.
 	{Change: "binary=on", Remedy: "binary = true on the subscription (values travel in binary: no type output and input functions)", Stage: classify.StageApply,
-		factor: func(p Path, _ classify.Stage) (float64, string, bool) {
-			if p.Limit != classify.StageApply || p.Setup == nil || !p.Setup.TextTransfer {
-				return 0, "", false
-			}
-			return 0, "its gain depends on the column types: about 10% less apply worker CPU has been measured on integer, text and timestamp columns, and none on the lab's bigint and text table (docs/whatif.md)", true
-		}},
+		factor: binaryFactor},
 	splitRemedy,
 }
 
@@ -150,4 +143,68 @@ func unstarve(p Path, st classify.Stage, noun string) (float64, string, bool) {
 		return 0, "", false
 	}
 	return st.Utilisation / work, fmt.Sprintf("the %s waited for a CPU %s of the window; with a CPU free for it, its work (CPU and its own waits, %s) is all it takes", noun, units.Percent(st.Runq), units.Percent(work)), true
+}
+
+// triggerFactor is disable-trigger's factor on the apply worker: its
+// capacity without the trigger is the WAL it writes per byte sent at
+// ApplyCostPerWAL; without the subscriber's WAL, or when that comes out
+// slower than today, a sleeping trigger's sleep (Timeout waits) is what
+// it saves at least (bound), since each sleep costs CPU of its own that
+// counts as work here (the lab: the drain was 5.6-7.4x that bound).
+func triggerFactor(p Path, st classify.Stage) (f float64, model string, bound, applies bool) {
+	if p.Limit != classify.StageApply || p.Setup == nil || !p.Setup.Trigger {
+		return 0, "", false, false
+	}
+	// Own is capped by what /proc leaves outside CPU and run queue: a
+	// sleep's probes beyond it are stale.
+	sleep := min(p.Apply.TypeShares["Timeout"], max(st.Own, 0))
+	var lower float64
+	if sleep >= Sleeping && st.Known() && st.Utilisation-sleep >= minWork {
+		lower = st.Utilisation / (st.Utilisation - sleep)
+	}
+	if w := p.Setup.SubWALPerSent; w > 0 && st.Known() && st.Utilisation > 0 {
+		if f := 1 / (ApplyCostPerWAL * w) / capacity(p, st); f > max(lower, 1) {
+			return f, fmt.Sprintf("without the trigger the apply worker's work follows the WAL it writes: %.2fx the WAL it was sent today, at about %.0f ms of its time per MB written (measured in the lab on a 2-vCPU VM: a faster core takes less; WAL the trigger writes itself makes the figure low)",
+				w, ApplyCostPerWAL*1e9), false, true
+		}
+	}
+	switch {
+	case lower > 0:
+		return lower, fmt.Sprintf("the apply worker slept (Timeout waits) %s of the window, in the trigger; without it its work takes %s of today's time",
+			units.Percent(sleep), units.Percent((st.Utilisation-sleep)/st.Utilisation)), true, true
+	case sleep >= Sleeping && st.Known():
+		return 0, fmt.Sprintf("the apply worker slept %s of the window; what it did besides is too little to measure, and the WAL the subscriber wrote was not read", units.Percent(sleep)), false, true
+	}
+	return 0, "the trigger's share of the apply worker's time is not measured: the WAL the subscriber wrote per byte sent was not read", false, true
+}
+
+// BinaryResolution is the share by which the apply worker's CPU per byte
+// of WAL written must exceed ApplyCostPerWAL before binary = true is
+// predicted to save any of it: the lab's windows with binary transfer came
+// out at 22.8-36.4 ms per MB on one machine in one evening, up to 1.21x
+// the constant, as the shared host's speed moved (docs/whatif.md).
+const BinaryResolution = 0.25
+
+// binaryFactor is binary=on's factor on the apply worker: binary transfer
+// saves the columns' input functions, which take the apply worker's CPU
+// beyond what its writes cost at ApplyCostPerWAL (calibrated with binary
+// transfer); none when that excess is within BinaryResolution.
+func binaryFactor(p Path, st classify.Stage) (float64, string, bool) {
+	if p.Limit != classify.StageApply || p.Setup == nil || !p.Setup.TextTransfer {
+		return 0, "", false
+	}
+	w := p.Setup.SubWALPerSent
+	switch {
+	case w <= 0 || !st.Known() || st.Utilisation <= 0:
+		return 0, "its gain is the columns' input functions' share of the apply worker's CPU, which shows against the WAL the subscriber writes: that was not read", true
+	case p.Setup.Trigger || p.Setup.FullNoIndex:
+		return 0, "the apply worker's CPU beyond the WAL it writes goes to the trigger or the scans of FULL rows too: the input functions' share of it is not known", true
+	}
+	per := st.Busy / (p.Drain * w)
+	extra := per - ApplyCostPerWAL
+	if extra <= BinaryResolution*ApplyCostPerWAL {
+		return 1, fmt.Sprintf("the apply worker's CPU per MB of WAL it writes, %.0f ms, is no more than with binary transfer in the lab (about %.0f ms): the input functions cost too little on these columns to show", per*1e9, ApplyCostPerWAL*1e9), true
+	}
+	return st.Utilisation / (st.Utilisation - extra*p.Drain*w), fmt.Sprintf("the apply worker's CPU per MB of WAL it writes, %.0f ms, is %.0f ms above binary transfer's in the lab (about %.0f ms, a 2-vCPU VM): at most that is the input functions', which binary transfer saves",
+		per*1e9, extra*1e9, ApplyCostPerWAL*1e9), true
 }

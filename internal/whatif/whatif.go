@@ -144,7 +144,7 @@ func Plan(p Path) []Prediction {
 		if l, ok := stage(p, classify.StageLink); ok && st.Name != classify.StageLink && !l.Known() {
 			pr.Model += "; the link's capacity is not measured"
 		}
-		pr.AtLeast = r.AtLeast && pr.LimitedBy == st.Name
+		pr.AtLeast = r.atLeast != nil && r.atLeast(p, st) && pr.LimitedBy == st.Name
 		pr.Speedup = pr.Drain / p.Drain
 		pr.CatchUpS = catchUp(p, pr.Drain)
 		out = append(out, pr)

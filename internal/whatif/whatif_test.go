@@ -54,8 +54,20 @@ func TestPlan(t *testing.T) {
 			in: Path{Limit: classify.StageApply, Drain: 0.1e6, Apply: apply, Setup: &Setup{Trigger: true},
 				Stages: []classify.Stage{st("walsender", 0.01, 0, 0), unknownLink, st("apply", 1, 0, 0.9)}},
 			want: []string{"disable-trigger"}, drain: 1e6, limitedBy: classify.StageApply},
-		{name: "a trigger that burns CPU is offered but not predicted",
+		{name: "without the trigger the apply worker's capacity is the WAL it writes at the calibrated cost",
+			in: Path{Limit: classify.StageApply, Drain: 0.15e6, Apply: apply, Setup: &Setup{Trigger: true, SubWALPerSent: 1.2},
+				Stages: []classify.Stage{st("walsender", 0.004, 0, 0), unknownLink, st("apply", 1, 0, 0.9)}},
+			want: []string{"disable-trigger"}, drain: 1 / (ApplyCostPerWAL * 1.2), limitedBy: classify.StageApply},
+		{name: "a trigger that burns CPU is predicted from the WAL written, capped by the walsender",
+			in: Path{Limit: classify.StageApply, Drain: 1e6, Setup: &Setup{Trigger: true, SubWALPerSent: 1.25},
+				Stages: []classify.Stage{st("walsender", 0.05, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"disable-trigger"}, drain: 20e6, limitedBy: classify.StageWalsender},
+		{name: "a trigger that burns CPU is offered but not predicted without the subscriber's WAL",
 			in: Path{Limit: classify.StageApply, Drain: 5e6, Setup: &Setup{Trigger: true},
+				Stages: []classify.Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"disable-trigger"}, notPredicts: true},
+		{name: "an apply worker already faster than the calibrated cost gets no figure for its trigger",
+			in: Path{Limit: classify.StageApply, Drain: 40e6, Setup: &Setup{Trigger: true, SubWALPerSent: 1.25},
 				Stages: []classify.Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"disable-trigger"}, notPredicts: true},
 		{name: "extra indexes are predicted from the subscriber's WAL per byte sent, capped by the walsender",
@@ -69,10 +81,23 @@ func TestPlan(t *testing.T) {
 			in: Path{Limit: classify.StageApply, Drain: 0.1e6, Setup: &Setup{FullNoIndex: true, RowsReadPerChange: 500000},
 				Stages: []classify.Stage{st("walsender", 0.01, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"index-for-full"}, drain: 10e6, limitedBy: classify.StageWalsender},
-		{name: "a subscription in text is offered binary, not predicted (no factor measured)",
+		{name: "a subscription in text is offered binary, not predicted without the subscriber's WAL",
 			in: Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{TextTransfer: true},
 				Stages: []classify.Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"binary=on"}, notPredicts: true},
+		{name: "an apply worker at binary transfer's cost per WAL byte gains nothing from binary",
+			in: Path{Limit: classify.StageApply, Drain: 16e6, Setup: &Setup{TextTransfer: true, SubWALPerSent: 2.4},
+				Stages: []classify.Stage{st("walsender", 0.4, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"binary=on"}, drain: 16e6, limitedBy: classify.StageApply},
+		{name: "an apply worker's CPU beyond binary transfer's cost is what binary saves",
+			// 1 / (10 MB/s * 2) = 50 ms per MB of WAL, 20 above 30: 1 / (1 - 20/50)
+			in: Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{TextTransfer: true, SubWALPerSent: 2},
+				Stages: []classify.Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"binary=on"}, drain: 10e6 / 0.6, limitedBy: classify.StageApply},
+		{name: "binary is not predicted beside a trigger: the excess is not the input functions' alone",
+			in: Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{TextTransfer: true, Trigger: true, SubWALPerSent: 2},
+				Stages: []classify.Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"disable-trigger", "binary=on"}, drain: 1 / (ApplyCostPerWAL * 2), limitedBy: classify.StageApply},
 		{name: "a subscription in binary is not offered binary",
 			in: Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{},
 				Stages: []classify.Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}}},
@@ -142,5 +167,19 @@ func TestASleepingTriggersPredictionIsALowerBound(t *testing.T) {
 	p := Plan(in)[0]
 	if !p.AtLeast || !strings.Contains(p.String(), "drains at least") || !strings.Contains(p.String(), "caught up in at most") {
 		t.Errorf("%s: want a lower bound (the sleep's own CPU counts as work)", p)
+	}
+	in.Setup.SubWALPerSent = 1.2
+	if p := Plan(in)[0]; p.AtLeast || !strings.Contains(p.String(), "drains about") {
+		t.Errorf("%s: with the subscriber's WAL read, want a figure, not a bound", p)
+	}
+}
+
+func TestBinaryIsNotPredictedBesideATrigger(t *testing.T) {
+	in := Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{TextTransfer: true, Trigger: true, SubWALPerSent: 2},
+		Stages: []classify.Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}}
+	for _, p := range Plan(in) {
+		if p.Change == "binary=on" && (p.NotPredicted == "" || p.Drain != 0) {
+			t.Errorf("%s: want binary=on offered without a figure beside a trigger", p)
+		}
 	}
 }
