@@ -124,7 +124,7 @@ func cappedByNext(helps []Advice, limit string, next NextLimit) []Advice {
 			if noun == "" {
 				noun = next.Stage
 			}
-			out[i].Text = fmt.Sprintf("more bandwidth, up to about %.1fx today's rate: then the %s saturates (model: the next limit's headroom, 1 / its share of the window at work; where the link limited, a 2x link gave 1.86x: docs/reproduction.md)", next.Headroom, noun)
+			out[i].Text = fmt.Sprintf("more bandwidth, up to about %.1fx today's rate: then the %s saturates (model: the next limit's headroom, its capacity over today's rate, docs/whatif.md; where the link limited, a 2x link gave 1.86x: docs/reproduction.md)", next.Headroom, noun)
 		}
 	}
 	return out
@@ -135,7 +135,9 @@ func cappedByNext(helps []Advice, limit string, next NextLimit) []Advice {
 type NextLimit struct {
 	Stage string `json:"stage"`
 	// Headroom is the factor on today's rate at which this stage saturates
-	// (1 / its utilisation); 0 when unknown.
+	// (1 / its work, or for an apply worker under half busy the WAL it
+	// writes at the lab's calibrated cost, over the drain: docs/whatif.md);
+	// 0 when unknown.
 	Headroom float64 `json:"headroom"`
 	Text     string  `json:"text"`
 }
@@ -166,11 +168,11 @@ func Judge(in Input) Verdict {
 				v.Stages[i].Role = "limit"
 			}
 		}
-		v.Next = nextLimit(v.Limit, v.Stages)
+		v.Next = nextLimit(v.Limit, v.Stages, in)
 	}
 	for i := range v.Stages {
 		if s := &v.Stages[i]; s.Role != "limit" && s.Utilisation > 0 {
-			s.Headroom = 1 / s.Work()
+			s.Headroom, _ = headroomIn(*s, in)
 		}
 	}
 	v = finish(v, in)

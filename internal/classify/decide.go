@@ -120,7 +120,7 @@ const NextLimitFrom = 0.1
 // nextLimit picks, among the stages other than the limit, the measured one
 // with the highest utilisation: past the limit it saturates first, at
 // 1/utilisation times today's rate.
-func nextLimit(limit string, st []Stage) *NextLimit {
+func nextLimit(limit string, st []Stage, in Input) *NextLimit {
 	var best *Stage
 	for i := range st {
 		s := &st[i]
@@ -135,9 +135,13 @@ func nextLimit(limit string, st []Stage) *NextLimit {
 		return nil
 	}
 	best.Role = "next"
-	n := &NextLimit{Stage: best.Name, Headroom: 1 / best.Work()}
+	h, calibrated := headroomIn(*best, in)
+	n := &NextLimit{Stage: best.Name, Headroom: h}
 	n.Text = fmt.Sprintf("next limit: the %s, %s busy or waiting on its own resources", stageNoun(best.Name), pct(best.Utilisation))
-	if w := best.Work(); pct(best.Utilisation-w) != pct(0) {
+	switch w := best.Work(); {
+	case calibrated:
+		n.Text += fmt.Sprintf(" (an idle worker's wakes cost it more per byte: busy, it writes %.1fx the WAL it is sent at about %.0f ms a MB, this project's lab machine's figure)", in.SubWALPerSent, ApplyCostPerWAL*1e9)
+	case pct(best.Utilisation-w) != pct(0):
 		n.Text += fmt.Sprintf(" (%s of it waiting to be scheduled at its wakes, which a busy process does not have)", pct(best.Utilisation-w))
 	}
 	n.Text += fmt.Sprintf(": past the %s it saturates %s today's rate", stageNoun(limit), headroom(n.Headroom))

@@ -85,6 +85,41 @@ func (s Stage) Work() float64 {
 	return s.Utilisation
 }
 
+// ApplyCostPerWAL is the apply worker's time per byte of WAL it writes,
+// seconds, when nothing but its own work holds it: about 30 ms per MB on
+// this project's lab (2 vCPUs, the subscriber pinned to one), whatever the
+// table, its indexes and the version (29.8-34.9 ms over the recordings of
+// trigger-free windows on 15, 16 and 18 in which the subscriber's WAL was
+// read, 26.7-31.6 in the drains after disable-trigger: docs/whatif.md). A
+// faster core takes less, so the figures it gives are this machine's.
+const ApplyCostPerWAL = 30e-3 / 1e6
+
+// IdleApplyCapacity is the rate, bytes sent per second, at which an apply
+// stage under IdleWork busy saturates when the subscriber's WAL per byte
+// sent was read: that WAL written at ApplyCostPerWAL, where that is more
+// than drain / Work (an idle worker's time per byte carries the cost of its
+// wakes: 32-58 ms per MB of WAL written at 2 MB/s in the lab). 0 when it
+// does not apply.
+func IdleApplyCapacity(s Stage, drain, subWALPerSent float64) float64 {
+	if s.Name != StageApply || !s.Known() || s.Utilisation <= 0 || s.Utilisation >= IdleWork || subWALPerSent <= 0 || drain <= 0 {
+		return 0
+	}
+	if c := 1 / (ApplyCostPerWAL * subWALPerSent); c > drain/s.Work() {
+		return c
+	}
+	return 0
+}
+
+// headroomIn is the factor on today's drain at which s saturates (1 /
+// Work, or IdleApplyCapacity's), and whether the calibrated cost gave it.
+func headroomIn(s Stage, in Input) (float64, bool) {
+	d := in.Summary.Progress()
+	if c := IdleApplyCapacity(s, d, in.SubWALPerSent); c > 0 {
+		return c / d, true
+	}
+	return 1 / s.Work(), false
+}
+
 // Upstream and downstream wait events per stage (compared without regard to
 // case: PostgreSQL 17 renamed several by case only).
 var (

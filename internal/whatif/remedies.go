@@ -50,15 +50,9 @@ const Sleeping = 0.20
 // trigger leaves the apply worker 4-7% of work).
 const minWork = 0.01
 
-// ApplyCostPerWAL is the apply worker's time per byte of WAL it writes,
-// seconds, when nothing but its own work holds it: about 30 ms per MB on
-// this project's lab (2 vCPUs, the subscriber pinned to one), whatever the
-// table, its indexes and the version (29.8-34.9 ms over the recordings of
-// trigger-free windows on 15, 16 and 18 in which the subscriber's WAL was
-// read, 30-31 after drop-extra-indexes and disable-trigger:
-// docs/whatif.md). A faster core takes less, so the figures it gives are
-// this machine's.
-const ApplyCostPerWAL = 30e-3 / 1e6
+// ApplyCostPerWAL is classify's: the apply worker's time per byte of WAL
+// it writes when busy, calibrated in the lab.
+const ApplyCostPerWAL = classify.ApplyCostPerWAL
 
 // BaseWALPerSent is the subscriber's WAL per byte sent without an extra
 // index, measured in the lab on the same UPDATE load (1.23x on 16.14,

@@ -123,22 +123,16 @@ func Plan(p Path) []Prediction {
 			if !ok {
 				of = 1
 			}
-			if c := p.Drain / o.Work() * of; c < pr.Drain {
-				pr.Drain, pr.LimitedBy = c, o.Name
+			if c, _ := capOf(p, o); c*of < pr.Drain {
+				pr.Drain, pr.LimitedBy = c*of, o.Name
 			}
 		}
 		if pr.LimitedBy != st.Name {
 			o, _ := stage(p, pr.LimitedBy)
-			over := "that"
-			if w := o.Work(); units.Percent(w) != units.Percent(o.Utilisation) {
-				over = units.Percent(w) + " (its run-queue waits at each wake left out: a busy process does not wake)"
-			}
-			pr.Model += fmt.Sprintf("; capped by the %s, %s busy today: it saturates at today's drain / %s", stageNoun(o.Name), units.Percent(o.Utilisation), over)
+			_, how := capOf(p, o)
+			pr.Model += fmt.Sprintf("; capped by the %s, %s busy today: %s", stageNoun(o.Name), units.Percent(o.Utilisation), how)
 			if of, ok := others[o.Name]; ok {
 				pr.Model += fmt.Sprintf(", times %.2f", of)
-			}
-			if o.Utilisation < minUtil {
-				pr.Model += " (a rough bound: so idle a stage says little about its capacity)"
 			}
 		}
 		if l, ok := stage(p, classify.StageLink); ok && st.Name != classify.StageLink && !l.Known() {
@@ -160,6 +154,28 @@ func capacity(p Path, st classify.Stage) float64 {
 		return p.Drain / st.Utilisation
 	}
 	return p.Drain
+}
+
+// capOf is the rate at which a stage other than the one changed saturates,
+// and how that was found: today's drain over its work, or an idle apply
+// worker's classify.IdleApplyCapacity.
+func capOf(p Path, o classify.Stage) (float64, string) {
+	c := p.Drain / o.Work()
+	how := "that"
+	if w := o.Work(); units.Percent(w) != units.Percent(o.Utilisation) {
+		how = units.Percent(w) + " (its run-queue waits at each wake left out: a busy process does not wake)"
+	}
+	how = "it saturates at today's drain / " + how
+	if o.Utilisation < minUtil {
+		how += " (a rough bound: so idle a stage says little about its capacity)"
+	}
+	if p.Setup != nil {
+		if b := classify.IdleApplyCapacity(o, p.Drain, p.Setup.SubWALPerSent); b > 0 {
+			return b, fmt.Sprintf("busy, it writes %.2fx the WAL it is sent at about %.0f ms a MB (the lab's, as in disable-trigger), so it saturates at %s (today's drain / its share of the window would say %s: an idle worker's wakes cost it more per byte)",
+				p.Setup.SubWALPerSent, ApplyCostPerWAL*1e9, units.FormatRate(b), units.FormatRate(c))
+		}
+	}
+	return c, how
 }
 
 // catchUp is the backlog over the net drain: -1 when the path would still
