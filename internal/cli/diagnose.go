@@ -31,6 +31,9 @@ func (o *diagnoseOptions) Validate() error {
 		if o.Publisher != "" || o.Subscriber != "" || o.save != "" {
 			return Usagef("--from-samples re-classifies a saved recording without servers: drop --publisher, --subscriber and --save-samples")
 		}
+		if err := diagnose.ValidateLink(o.Link); err != nil {
+			return Usage(err)
+		}
 		return nil
 	}
 	if o.Publisher == "" {
@@ -131,6 +134,8 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.save, "save-samples", "", "also write the raw samples (JSON) to this file")
 	f.StringVar(&o.fromSamples, "from-samples", "", "re-classify samples saved with --save-samples, without servers")
+	f.Var(&o.Link.Now, "link-rate", "the link's rate today (100Mbit/s, 12MB/s), for --what-if-link: lagscope measures the WAL it carries, not the bytes on the wire")
+	f.Var(&o.Link.To, "what-if-link", "also predict the drain with a link of this rate where the link limits (with --link-rate): 1Gbit/s, 125MB/s")
 	o.Tick = time.Second
 	return c
 }
@@ -142,7 +147,7 @@ func diagnoseFromSamples(cmd *cobra.Command, o *diagnoseOptions) error {
 		return Usagef("--from-samples: %v", err)
 	}
 	defer f.Close()
-	rep, err := diagnose.FromSamples(f, o.Slot, o.Subscription, o.NoProc)
+	rep, err := diagnose.FromSamples(f, o.Slot, o.Subscription, o.NoProc, o.Link)
 	if err != nil {
 		return Usagef("--from-samples %s: %v", o.fromSamples, err)
 	}

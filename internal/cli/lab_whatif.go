@@ -60,6 +60,7 @@ each run. The models and this machine's results: docs/whatif.md.
 Changes:
 ` + changeHelp(),
 		Example: `  lagscope lab whatif --change link=2x --runs 3
+  lagscope lab whatif --change link=8MB/s --rate 3MB/s
   lagscope lab whatif apply-bound --change drop-extra-indexes --pg-version 16 --json
   lagscope lab whatif --change unstarve-walsender --runs 3 --html > unstarve.html`,
 		Args: cobra.MaximumNArgs(1),
@@ -139,8 +140,14 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 	defer p.Close()
 	defer load.Stop()
 	diag := func() (report.Report, error) {
-		rep, _, err := diagnose.Run(ctx, diagnose.Options{Publisher: p.ConnString(p.Pub), Subscriber: p.ConnString(p.Sub),
-			Duration: w.window, ProbeHz: 20, Tick: time.Second})
+		o := diagnose.Options{Publisher: p.ConnString(p.Pub), Subscriber: p.ConnString(p.Sub),
+			Duration: w.window, ProbeHz: 20, Tick: time.Second}
+		if ch.LinkTo > 0 {
+			// The operator's knowledge of the link: its rate today and
+			// the faster one.
+			o.Link = whatif.LinkRates{Now: p.Opts.LinkRate, To: ch.LinkTo}
+		}
+		rep, _, err := diagnose.Run(ctx, o)
 		if err != nil {
 			return rep, fmt.Errorf("diagnose: %w", err)
 		}

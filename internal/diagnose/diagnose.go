@@ -18,6 +18,7 @@ import (
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/trouble"
 	"github.com/lagscope/lagscope/internal/units"
+	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // Options for one diagnose run.
@@ -41,6 +42,9 @@ type Options struct {
 	// default a side read from /proc gets none, which halves diagnose's
 	// cost there.
 	AlwaysBurst bool
+	// Link is the link's rate today and a faster one the report predicts
+	// the drain for (--link-rate, --what-if-link).
+	Link whatif.LinkRates
 }
 
 // Validate checks the options.
@@ -61,6 +65,17 @@ func (o Options) Validate() error {
 	}
 	if o.ProbeHz != 0 && !(o.ProbeHz >= 1 && o.ProbeHz <= 100) { // NaN fails too
 		return fmt.Errorf("--probe-hz %g: use a rate between 1 and 100 (or 0, the default: 10 where /proc shows the server's processes, 20 where not)", o.ProbeHz)
+	}
+	return ValidateLink(o.Link)
+}
+
+// ValidateLink checks --link-rate and --what-if-link.
+func ValidateLink(l whatif.LinkRates) error {
+	switch {
+	case l.To > 0 && l.Now <= 0:
+		return fmt.Errorf("--what-if-link %s needs --link-rate, the link's rate today: lagscope measures the WAL it carries, not the bytes on the wire", l.To)
+	case l.To > 0 && l.To <= l.Now:
+		return fmt.Errorf("--what-if-link %s is not faster than --link-rate %s: give the faster link's rate", l.To, l.Now)
 	}
 	return nil
 }
@@ -102,7 +117,7 @@ func Run(ctx context.Context, o Options) (report.Report, *sample.Recording, erro
 	if ctx.Err() != nil && len(rec.Ticks) < 2 {
 		return report.Report{}, rec, ctx.Err()
 	}
-	return Build(rec, slots, o.ProbeHz), rec, nil
+	return BuildWith(rec, slots, o.ProbeHz, o.Link), rec, nil
 }
 
 // silentAtEnd names the side that did not answer the recording's last
@@ -146,6 +161,12 @@ func (o Options) SampleOptions(d time.Duration) sample.Options {
 // Build turns a recording into a report: one classified path per slot
 // (restricted to slots when not empty). It is pure.
 func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report {
+	return BuildWith(rec, slots, probeHz, whatif.LinkRates{})
+}
+
+// BuildWith is Build with the link's rates the operator gave, for the
+// what-if line of a faster link.
+func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link whatif.LinkRates) report.Report {
 	r := report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope", ToolVersion: buildinfo.Version(), Start: rec.Start,
 		WindowS:   rec.End.Sub(rec.Start).Seconds(),
 		Publisher: server(rec, rec.Publisher, sample.Publisher), PositionsS: positionsSpan(rec)}
@@ -191,7 +212,7 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 			setup = withSetup(&p, rec, results, snaps)
 		}
 		p.Verdict = classify.Explain(p.Verdict, setup)
-		p.WhatIf = whatIf(&p, s, rec, results, snaps)
+		p.WhatIf = whatIf(&p, s, rec, results, snaps, link)
 		// Lists are arrays in the JSON, empty rather than null.
 		if p.Evidence == nil {
 			p.Evidence = []string{}

@@ -7,14 +7,18 @@ import (
 
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // FromSamples re-classifies a saved recording without any server: the same
 // recording always gives the same report. slot or subscription ("" = all)
 // restrict it to one path, as --slot and --subscription do live; noProc
 // drops the recording's /proc figures first, as if it had been made with
-// --no-proc.
-func FromSamples(r io.Reader, slot, subscription string, noProc bool) (report.Report, error) {
+// --no-proc; link are the link's rates for the what-if of a faster link.
+func FromSamples(r io.Reader, slot, subscription string, noProc bool, link whatif.LinkRates) (report.Report, error) {
+	if err := ValidateLink(link); err != nil {
+		return report.Report{}, err
+	}
 	rec, err := sample.ReadRecording(r)
 	if err != nil {
 		return report.Report{}, err
@@ -26,7 +30,7 @@ func FromSamples(r io.Reader, slot, subscription string, noProc bool) (report.Re
 	if err != nil {
 		return report.Report{}, err
 	}
-	return Build(rec, slots, rec.ProbeHz()), nil
+	return BuildWith(rec, slots, rec.ProbeHz(), link), nil
 }
 
 // recordedSlots resolves --slot / --subscription against the slots and

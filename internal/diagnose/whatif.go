@@ -12,10 +12,11 @@ import (
 var remedyChecks = []string{"extra-subscriber-indexes", "replica-triggers", "full-identity-no-index", "binary-transfer"}
 
 // whatIf predicts what each remedy that applies to p would buy, from the
-// window's stages and rates and, when it was read, the pair's setup.
-func whatIf(p *report.Path, s measure.Summary, rec *sample.Recording, results []audit.Result, snaps *audit.Snapshots) []whatif.Prediction {
+// window's stages and rates, when it was read the pair's setup, and the
+// link's rates when the operator gave them.
+func whatIf(p *report.Path, s measure.Summary, rec *sample.Recording, results []audit.Result, snaps *audit.Snapshots, link whatif.LinkRates) []whatif.Prediction {
 	in := whatif.Path{Verdict: p.Name, Limit: p.Limit, Stages: p.Stages, Drain: s.Progress(), Generated: s.Generated,
-		Backlog: s.Lag.Total, Walsender: s.Walsender, Apply: s.Apply, PubCPUs: rec.Publisher.CPUs}
+		Backlog: s.Lag.Total, Walsender: s.Walsender, Apply: s.Apply, PubCPUs: rec.Publisher.CPUs, Link: link}
 	if rec.Subscriber != nil {
 		in.SubCPUs = rec.Subscriber.CPUs
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/sleep"
+	"github.com/lagscope/lagscope/internal/units"
 )
 
 // A Change is one remedy the lab makes on a pair held in a scenario's
@@ -23,6 +24,9 @@ type Change struct {
 	// Apply makes the change on the pair, while the backlog drains; load
 	// is the scenario's running load (nil when none runs).
 	Apply func(ctx context.Context, p *Pair, load *Load) error
+	// LinkTo is the rate of a link=RATE change: the report is asked for
+	// the drain over a link of that rate (diagnose --what-if-link).
+	LinkTo units.ByteRate
 	// More, when set, queues more backlog behind the state's own before
 	// its subscriptions are enabled: a state whose backlog is small in
 	// bytes (a slow apply of few changes) would drain in a fraction of a
@@ -61,6 +65,10 @@ var Changes = []Change{
 			}
 			p.Proxy.SetRate(2 * p.Opts.LinkRate)
 			return nil
+		}},
+	{Name: "link=RATE", Summary: "the link's rate set to RATE (8MB/s, 100Mbit/s: faster than --rate); the report is told both rates (diagnose --link-rate, --what-if-link)", Scenarios: []string{"network"},
+		Apply: func(context.Context, *Pair, *Load) error {
+			return errors.New("give the link's new rate: link=8MB/s")
 		}},
 	{Name: "drop-extra-indexes", Summary: "the subscriber's extra indexes on hot dropped", Scenarios: []string{"apply-bound", "sub-cpu-io"},
 		Apply: func(ctx context.Context, p *Pair, _ *Load) error {
@@ -173,7 +181,14 @@ func AllChanges() []Change { return append(slices.Clip(Changes), Control) }
 // fits the scenario ("" picks the change's default scenario).
 func LookupChange(name, scenario string) (Change, string, error) {
 	for _, c := range AllChanges() {
-		if c.Name != name {
+		switch {
+		case c.Name == "link=RATE" && (name == c.Name || strings.HasPrefix(name, "link=") && strings.HasSuffix(name, "/s")):
+			r, err := units.ParseByteRate(strings.TrimPrefix(name, "link="))
+			if err != nil || r <= 0 {
+				return Change{}, "", fmt.Errorf("--change %s: give the rate the link is set to, as link=8MB/s or link=100Mbit/s", name)
+			}
+			c = linkTo(c, r)
+		case c.Name != name:
 			continue
 		}
 		if scenario == "" {
@@ -200,3 +215,21 @@ func ChangeNames() []string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// linkTo is the link=RATE change c made for rate r: it sets the proxy's
+// rate to r at once.
+func linkTo(c Change, r units.ByteRate) Change {
+	c.Name, c.LinkTo = "link="+r.String(), r
+	c.Summary = fmt.Sprintf("the link's rate set to %s (the proxy's rate, at once)", r)
+	c.Apply = func(_ context.Context, p *Pair, _ *Load) error {
+		if p.Proxy == nil || p.Opts.LinkRate <= 0 {
+			return errors.New("the pair has no rate-limited link: use the network scenario")
+		}
+		if r <= p.Opts.LinkRate {
+			return fmt.Errorf("link=%s is not faster than the pair's link, %s: give a higher rate or a lower --rate", r, p.Opts.LinkRate)
+		}
+		p.Proxy.SetRate(r)
+		return nil
+	}
+	return c
+}

@@ -69,6 +69,17 @@ var Remedies = []Remedy{
 			}
 			return 2, fmt.Sprintf("the link carried the drain, %s; twice as fast, it carries twice that", units.FormatRate(p.Drain)), true
 		}},
+	{Change: "link=RATE", Remedy: "a faster link", Stage: classify.StageLink,
+		factor: func(p Path, _ classify.Stage) (float64, string, bool) {
+			if p.Limit != classify.StageLink || p.Link.Now <= 0 || p.Link.To <= p.Link.Now {
+				return 0, "", false
+			}
+			f := float64(p.Link.To) / float64(p.Link.Now)
+			return f, fmt.Sprintf("the link carried the drain, %s of WAL, at %s; at %s it carries %.2fx that", units.FormatRate(p.Drain), p.Link.Now, p.Link.To, f), true
+		},
+		label: func(p Path) (string, string) {
+			return LinkChange(p.Link.To), fmt.Sprintf("a link of %s (today %s)", p.Link.To, p.Link.Now)
+		}},
 	{Change: "unstarve-walsender", Remedy: "a CPU the walsender does not share (fewer busy processes on the publisher's cores, or more cores)", Stage: classify.StageWalsender,
 		factor: func(p Path, st classify.Stage) (float64, string, bool) {
 			return unstarve(p, st, "walsender")
@@ -117,11 +128,14 @@ var Remedies = []Remedy{
 }
 
 // Names says whether change (a prediction's Change) is this remedy's: its
-// Change, or for a remedy that carries a number ("split=N") the same with
-// the number ("split=2").
+// Change, or for a remedy that carries a number ("split=N", "link=RATE")
+// the same with the number ("split=2", "link=8MB/s").
 func (r Remedy) Names(change string) bool {
 	if base, ok := strings.CutSuffix(r.Change, "=N"); ok {
 		return change == r.Change || strings.HasPrefix(change, base+"=")
+	}
+	if base, ok := strings.CutSuffix(r.Change, "=RATE"); ok {
+		return change == r.Change || strings.HasPrefix(change, base+"=") && strings.HasSuffix(change, "/s")
 	}
 	return change == r.Change
 }
@@ -202,3 +216,6 @@ func binaryFactor(p Path, st classify.Stage) (float64, string, bool) {
 	return st.Utilisation / (st.Utilisation - extra*p.Drain*w), fmt.Sprintf("the apply worker's CPU per MB of WAL it writes, %.0f ms, is %.0f ms above binary transfer's in the lab (about %.0f ms, a 2-vCPU VM): at most that is the input functions', which binary transfer saves",
 		per*1e9, extra*1e9, ApplyCostPerWAL*1e9), true
 }
+
+// LinkChange is the change's name for a link of rate r: "link=8MB/s".
+func LinkChange(r units.ByteRate) string { return "link=" + r.String() }

@@ -27,6 +27,16 @@ type Path struct {
 	// PubCPUs and SubCPUs are the CPUs of the servers' hosts (0 when /proc
 	// was not read there).
 	PubCPUs, SubCPUs int
+	// Link is the link's rate today and a faster one to predict for, as
+	// the operator gave them (zero: not given; lagscope measures WAL, not
+	// the bytes on the wire).
+	Link LinkRates
+}
+
+// LinkRates are the link's rate today (Now) and the rate of a faster link
+// to predict the drain for (To), in bytes on the wire a second.
+type LinkRates struct {
+	Now, To units.ByteRate
 }
 
 // Setup are the setup's facts that bear on a remedy, for this path's

@@ -183,3 +183,23 @@ func TestBinaryIsNotPredictedBesideATrigger(t *testing.T) {
 		}
 	}
 }
+
+func TestAFasterLinkOfAGivenRateIsCappedByTheNextLimit(t *testing.T) {
+	in := Path{Limit: classify.StageLink, Drain: 8e6, Link: LinkRates{Now: 3e6, To: 4.5e6},
+		Stages: []classify.Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 0.5, 0, 0)}}
+	got := Plan(in)
+	if strings.Join(changes(got), ",") != "link=2x,link=4.5MB/s" {
+		t.Fatalf("predicted %v, want link=2x and link=4.5MB/s", changes(got))
+	}
+	if p := got[1]; p.Drain != 12e6 || p.LimitedBy != classify.StageLink || !Remedies[1].Names(p.Change) || Remedies[0].Names(p.Change) {
+		t.Errorf("%s: want 12 MB/s (1.5x), limited by the link, named by link=RATE only", p)
+	}
+	in.Link.To = 9e6
+	if p := Plan(in)[1]; p.Drain != 16e6 || p.LimitedBy != classify.StageApply {
+		t.Errorf("%s: want 16 MB/s, capped by the apply worker", p)
+	}
+	in.Link = LinkRates{To: 9e6}
+	if got := changes(Plan(in)); len(got) != 1 {
+		t.Errorf("predicted %v without today's rate: want link=2x alone", got)
+	}
+}
