@@ -1,14 +1,12 @@
 package whatif
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/recordings"
-	"github.com/lagscope/lagscope/internal/sample"
 )
 
 // notOwnWork are the lab states whose apply worker spends its time on
@@ -30,15 +28,11 @@ func TestApplyCostPerWALHoldsOnRecordings(t *testing.T) {
 		if e.Verdict != "subscriber-apply-cpu" || notOwnWork[e.State] {
 			continue
 		}
-		b, err := os.ReadFile(e.File)
+		rec, err := recordings.Read(filepath.Dir(e.File), strings.TrimSuffix(filepath.Base(e.File), ".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rec sample.Recording
-		if err := json.Unmarshal(b, &rec); err != nil {
-			t.Fatal(err)
-		}
-		ins := classify.Inputs(&rec, nil)
+		ins := classify.Inputs(rec, nil)
 		var slots []string
 		for _, in := range ins {
 			slots = append(slots, in.Slot)
