@@ -118,8 +118,8 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 const NextLimitFrom = 0.1
 
 // nextLimit picks, among the stages other than the limit, the measured one
-// with the highest utilisation: past the limit it saturates first, at
-// 1/utilisation times today's rate.
+// with the highest utilisation: past the limit it saturates first, at its
+// headroom times today's rate (headroomIn).
 func nextLimit(limit string, st []Stage, in Input) *NextLimit {
 	var best *Stage
 	for i := range st {
@@ -140,7 +140,7 @@ func nextLimit(limit string, st []Stage, in Input) *NextLimit {
 	n.Text = fmt.Sprintf("next limit: the %s, %s busy or waiting on its own resources", stageNoun(best.Name), pct(best.Utilisation))
 	switch w := best.Work(); {
 	case calibrated:
-		n.Text += fmt.Sprintf(" (an idle worker's wakes cost it more per byte: busy, it writes %.1fx the WAL it is sent at about %.0f ms a MB, this project's lab machine's figure)", in.SubWALPerSent, ApplyCostPerWAL*1e9)
+		n.Text += fmt.Sprintf(" (an idle worker's wakes cost it more per byte: busy, it writes %.1fx the WAL it is sent at about %.0f ms a MB, measured in lagscope's lab on a 2-vCPU VM)", in.SubWALPerSent, ApplyCostPerWAL*1e9)
 	case pct(best.Utilisation-w) != pct(0):
 		n.Text += fmt.Sprintf(" (%s of it waiting to be scheduled at its wakes, which a busy process does not have)", pct(best.Utilisation-w))
 	}

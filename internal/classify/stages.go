@@ -49,7 +49,9 @@ type Stage struct {
 	// link, whose capacity lagscope does not measure).
 	Utilisation float64 `json:"utilisation" jsonschema:"nullable"`
 	// Headroom is how much faster the path could run before this stage
-	// saturates (1 / Utilisation); 0 when unknown or when this is the limit.
+	// saturates (1 / Work, or an idle apply worker's capacity from the WAL
+	// it writes: IdleApplyCapacity); 0 when unknown or when this is the
+	// limit.
 	Headroom float64 `json:"headroom,omitempty"`
 	// Probes is the number of wait-event observations behind the shares.
 	Probes int `json:"probes" jsonschema:"nullable"`
@@ -94,18 +96,35 @@ func (s Stage) Work() float64 {
 // faster core takes less, so the figures it gives are this machine's.
 const ApplyCostPerWAL = 30e-3 / 1e6
 
+// IdleWakeCost is the most an idle apply worker's time per byte of WAL
+// written may be for its wakes alone: 2 ApplyCostPerWAL (the lab saw
+// 32-58 ms per MB at 2 MB/s). Beyond it the time goes to something else (a
+// trigger computing took 345-366 ms per MB, the scans of FULL rows without
+// an index more), which the calibrated cost knows nothing of.
+const IdleWakeCost = 2 * ApplyCostPerWAL
+
+// ApplyCostOf is an apply stage's time per byte of WAL the subscriber
+// wrote, seconds: its work over the drain (bytes sent a second) times the
+// WAL written per byte sent; 0 when either is unknown.
+func ApplyCostOf(s Stage, drain, subWALPerSent float64) float64 {
+	if !s.Known() || s.Utilisation <= 0 || drain <= 0 || subWALPerSent <= 0 {
+		return 0
+	}
+	return s.Work() / (drain * subWALPerSent)
+}
+
 // IdleApplyCapacity is the rate, bytes sent per second, at which an apply
 // stage under IdleWork busy saturates when the subscriber's WAL per byte
 // sent was read: that WAL written at ApplyCostPerWAL, where that is more
-// than drain / Work (an idle worker's time per byte carries the cost of its
-// wakes: 32-58 ms per MB of WAL written at 2 MB/s in the lab). 0 when it
-// does not apply.
+// than drain / Work and its time per byte is within IdleWakeCost (an idle
+// worker's time per byte carries the cost of its wakes). 0 when it does
+// not apply.
 func IdleApplyCapacity(s Stage, drain, subWALPerSent float64) float64 {
-	if s.Name != StageApply || !s.Known() || s.Utilisation <= 0 || s.Utilisation >= IdleWork || subWALPerSent <= 0 || drain <= 0 {
+	if s.Name != StageApply || s.Utilisation >= IdleWork {
 		return 0
 	}
-	if c := 1 / (ApplyCostPerWAL * subWALPerSent); c > drain/s.Work() {
-		return c
+	if k := ApplyCostOf(s, drain, subWALPerSent); k > ApplyCostPerWAL && k <= IdleWakeCost {
+		return 1 / (ApplyCostPerWAL * subWALPerSent)
 	}
 	return 0
 }

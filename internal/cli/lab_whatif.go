@@ -83,6 +83,9 @@ Changes:
 			if err != nil {
 				return err
 			}
+			if ch.LinkTo > 0 && ch.LinkTo <= ro.Pair.LinkRate {
+				return Usagef("--change %s is not faster than the pair's link, --rate %s: give a higher rate or a lower --rate", w.change, ro.Pair.LinkRate)
+			}
 			s = ch.For(s)
 			ro.Duration, ro.Log = w.duration, cmd.ErrOrStderr()
 			var runs []whatif.Check
@@ -170,7 +173,7 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 	}
 	// The control, and a change the report offers without a figure, are
 	// measured against today's drain (their ratio is the change's factor).
-	today := max(p1.DecodedMBps, p1.ConfirmedMBps) * 1e6
+	today := p1.DrainRate()
 	switch {
 	case ch.Name == lab.Control.Name:
 		pred = &whatif.Prediction{Change: ch.Name, Remedy: "nothing changed", Drain: today, Speedup: 1, Model: "today's drain: nothing changes"}
@@ -225,10 +228,9 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 // applyCost is the apply worker's time per MB of WAL the subscriber wrote
 // in the path's window, ms (0 when unknown).
 func applyCost(p report.Path) float64 {
-	drain := max(p.DecodedMBps, p.ConfirmedMBps)
 	for _, s := range p.Stages {
-		if s.Name == classify.StageApply && s.Known() && drain > 0 && p.SubWALPerSent > 0 {
-			return 1e3 * s.Work() / (drain * p.SubWALPerSent)
+		if s.Name == classify.StageApply {
+			return 1e9 * classify.ApplyCostOf(s, p.DrainRate(), p.SubWALPerSent)
 		}
 	}
 	return 0

@@ -17,7 +17,7 @@ func TestWhatIfLinkNeedsTodaysRate(t *testing.T) {
 	}{
 		{[]string{"--what-if-link", "8MB/s"}, ExitUsage, "needs --link-rate"},
 		{[]string{"--what-if-link", "2MB/s", "--link-rate", "3MB/s"}, ExitUsage, "not faster than --link-rate 3MB/s"},
-		{[]string{"--what-if-link", "8MB/s", "--link-rate", "3MB/s"}, ExitFinding, "link=8MB/s: a link of 8MB/s (today 3MB/s): drains about 13.8 MB/s"},
+		{[]string{"--what-if-link", "8MB/s", "--link-rate", "3MB/s"}, ExitFinding, "link=8MB/s: a link of 8.0 MB/s (today 3.0 MB/s): drains about 13.8 MB/s"},
 	}
 	for _, c := range cases {
 		out, code, _ := run(t, append([]string{"diagnose", "--from-samples", rec}, c.args...)...)

@@ -16,7 +16,7 @@ var remedyChecks = []string{"extra-subscriber-indexes", "replica-triggers", "ful
 // link's rates when the operator gave them.
 func whatIf(p *report.Path, s measure.Summary, rec *sample.Recording, results []audit.Result, snaps *audit.Snapshots, link whatif.LinkRates) []whatif.Prediction {
 	in := whatif.Path{Verdict: p.Name, Limit: p.Limit, Stages: p.Stages, Drain: s.Progress(), Generated: s.Generated,
-		Backlog: s.Lag.Total, Walsender: s.Walsender, Apply: s.Apply, PubCPUs: rec.Publisher.CPUs, Link: link}
+		Backlog: s.Lag.Total, Walsender: s.Walsender, Apply: s.Apply, PubCPUs: rec.Publisher.CPUs, Link: link, SubWALPerSent: p.SubWALPerSent}
 	if rec.Subscriber != nil {
 		in.SubCPUs = rec.Subscriber.CPUs
 	}
@@ -25,7 +25,7 @@ func whatIf(p *report.Path, s measure.Summary, rec *sample.Recording, results []
 		// are a remedy too, once it has a CPU.
 		ps := scope(p, results, snaps, remedyChecks)
 		in.Setup = &whatif.Setup{ExtraIndexes: ps.found["extra-subscriber-indexes"], Trigger: ps.found["replica-triggers"],
-			FullNoIndex: ps.found["full-identity-no-index"], SubWALPerSent: p.SubWALPerSent, TextTransfer: ps.found["binary-transfer"]}
+			FullNoIndex: ps.found["full-identity-no-index"], TextTransfer: ps.found["binary-transfer"]}
 		// The rows the subscriber's sequential scans read per row changed,
 		// over the path's tables (each FULL update without an index scans).
 		var read, changed int64

@@ -54,7 +54,7 @@ func TestEveryPredictionIsCappedAndFitsTheSetup(t *testing.T) {
 			if snaps != nil {
 				found = scope(&p, results, snaps, remedyChecks).found
 			}
-			drain := max(p.DecodedMBps, p.ConfirmedMBps) * 1e6
+			drain := p.DrainRate()
 			for _, w := range p.WhatIf {
 				if check := bySetup[w.Change]; check != "" && !found[check] {
 					t.Errorf("%s: %s offered without a %s finding for this path", name, w.Change, check)

@@ -182,7 +182,7 @@ func AllChanges() []Change { return append(slices.Clip(Changes), Control) }
 func LookupChange(name, scenario string) (Change, string, error) {
 	for _, c := range AllChanges() {
 		switch {
-		case c.Name == "link=RATE" && (name == c.Name || strings.HasPrefix(name, "link=") && strings.HasSuffix(name, "/s")):
+		case c.Name == "link=RATE" && strings.HasPrefix(name, "link=") && name != "link=2x":
 			r, err := units.ParseByteRate(strings.TrimPrefix(name, "link="))
 			if err != nil || r <= 0 {
 				return Change{}, "", fmt.Errorf("--change %s: give the rate the link is set to, as link=8MB/s or link=100Mbit/s", name)

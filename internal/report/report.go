@@ -120,6 +120,11 @@ type Path struct {
 	Series *measure.Series `json:"series,omitempty"`
 }
 
+// DrainRate is the path's drain in the window, bytes/s: the faster of its
+// decoding and its confirmations (the planner's drain for the rates a
+// report keeps).
+func (p Path) DrainRate() float64 { return max(p.DecodedMBps, p.ConfirmedMBps) * 1e6 }
+
 // Finding reports whether any path is not caught up: a verdict other than
 // caught-up or a table's initial copy in progress (a consumer that confirms
 // late and an inconclusive window are findings: lag an operator must look

@@ -27,6 +27,9 @@ type Path struct {
 	// PubCPUs and SubCPUs are the CPUs of the servers' hosts (0 when /proc
 	// was not read there).
 	PubCPUs, SubCPUs int
+	// SubWALPerSent is the WAL the subscriber wrote per byte sent in the
+	// window (0 when unknown).
+	SubWALPerSent float64
 	// Link is the link's rate today and a faster one to predict for, as
 	// the operator gave them (zero: not given; lagscope measures WAL, not
 	// the bytes on the wire).
@@ -50,9 +53,6 @@ type Setup struct {
 	// FullNoIndex: a REPLICA IDENTITY FULL table the apply worker has no
 	// usable index for (full-identity-no-index).
 	FullNoIndex bool
-	// SubWALPerSent is the WAL the subscriber wrote per byte sent (0 when
-	// unknown).
-	SubWALPerSent float64
 	// RowsReadPerChange is the rows the subscriber's sequential scans read
 	// per row changed on its tables in the window (0 when not read).
 	RowsReadPerChange float64
@@ -179,11 +179,9 @@ func capOf(p Path, o classify.Stage) (float64, string) {
 	if o.Utilisation < minUtil {
 		how += " (a rough bound: so idle a stage says little about its capacity)"
 	}
-	if p.Setup != nil {
-		if b := classify.IdleApplyCapacity(o, p.Drain, p.Setup.SubWALPerSent); b > 0 {
-			return b, fmt.Sprintf("busy, it writes %.2fx the WAL it is sent at about %.0f ms a MB (the lab's, as in disable-trigger), so it saturates at %s (today's drain / its share of the window would say %s: an idle worker's wakes cost it more per byte)",
-				p.Setup.SubWALPerSent, ApplyCostPerWAL*1e9, units.FormatRate(b), units.FormatRate(c))
-		}
+	if b := classify.IdleApplyCapacity(o, p.Drain, p.SubWALPerSent); b > 0 {
+		return b, fmt.Sprintf("busy, it writes %.1fx the WAL it is sent at about %.0f ms a MB (measured in lagscope's lab on a 2-vCPU VM), so it saturates at %s (today's drain / its share of the window would say %s: an idle worker's wakes cost it more per byte)",
+			p.SubWALPerSent, ApplyCostPerWAL*1e9, units.FormatRate(b), units.FormatRate(c))
 	}
 	return c, how
 }

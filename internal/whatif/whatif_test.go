@@ -55,11 +55,11 @@ func TestPlan(t *testing.T) {
 				Stages: []classify.Stage{st("walsender", 0.01, 0, 0), unknownLink, st("apply", 1, 0, 0.9)}},
 			want: []string{"disable-trigger"}, drain: 1e6, limitedBy: classify.StageApply},
 		{name: "without the trigger the apply worker's capacity is the WAL it writes at the calibrated cost",
-			in: Path{Limit: classify.StageApply, Drain: 0.15e6, Apply: apply, Setup: &Setup{Trigger: true, SubWALPerSent: 1.2},
+			in: Path{Limit: classify.StageApply, Drain: 0.15e6, Apply: apply, SubWALPerSent: 1.2, Setup: &Setup{Trigger: true},
 				Stages: []classify.Stage{st("walsender", 0.004, 0, 0), unknownLink, st("apply", 1, 0, 0.9)}},
 			want: []string{"disable-trigger"}, drain: 1 / (ApplyCostPerWAL * 1.2), limitedBy: classify.StageApply},
 		{name: "a trigger that burns CPU is predicted from the WAL written, capped by the walsender",
-			in: Path{Limit: classify.StageApply, Drain: 1e6, Setup: &Setup{Trigger: true, SubWALPerSent: 1.25},
+			in: Path{Limit: classify.StageApply, Drain: 1e6, SubWALPerSent: 1.25, Setup: &Setup{Trigger: true},
 				Stages: []classify.Stage{st("walsender", 0.05, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"disable-trigger"}, drain: 20e6, limitedBy: classify.StageWalsender},
 		{name: "a trigger that burns CPU is offered but not predicted without the subscriber's WAL",
@@ -67,15 +67,15 @@ func TestPlan(t *testing.T) {
 				Stages: []classify.Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"disable-trigger"}, notPredicts: true},
 		{name: "an apply worker already faster than the calibrated cost gets no figure for its trigger",
-			in: Path{Limit: classify.StageApply, Drain: 40e6, Setup: &Setup{Trigger: true, SubWALPerSent: 1.25},
+			in: Path{Limit: classify.StageApply, Drain: 40e6, SubWALPerSent: 1.25, Setup: &Setup{Trigger: true},
 				Stages: []classify.Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"disable-trigger"}, notPredicts: true},
 		{name: "extra indexes are predicted from the subscriber's WAL per byte sent, capped by the walsender",
-			in: Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{ExtraIndexes: true, SubWALPerSent: 3.1},
+			in: Path{Limit: classify.StageApply, Drain: 10e6, SubWALPerSent: 3.1, Setup: &Setup{ExtraIndexes: true},
 				Stages: []classify.Stage{st("walsender", 0.5, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"drop-extra-indexes"}, drain: 20e6, limitedBy: classify.StageWalsender},
 		{name: "no extra index, no prediction for dropping them",
-			in: Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{SubWALPerSent: 3.1},
+			in: Path{Limit: classify.StageApply, Drain: 10e6, SubWALPerSent: 3.1, Setup: &Setup{},
 				Stages: []classify.Stage{st("walsender", 0.5, 0, 0), unknownLink, st("apply", 1, 0, 0)}}},
 		{name: "an index for FULL is predicted from the rows each change scanned, capped by the walsender",
 			in: Path{Limit: classify.StageApply, Drain: 0.1e6, Setup: &Setup{FullNoIndex: true, RowsReadPerChange: 500000},
@@ -86,16 +86,16 @@ func TestPlan(t *testing.T) {
 				Stages: []classify.Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"binary=on"}, notPredicts: true},
 		{name: "an apply worker at binary transfer's cost per WAL byte gains nothing from binary",
-			in: Path{Limit: classify.StageApply, Drain: 16e6, Setup: &Setup{TextTransfer: true, SubWALPerSent: 2.4},
+			in: Path{Limit: classify.StageApply, Drain: 16e6, SubWALPerSent: 2.4, Setup: &Setup{TextTransfer: true},
 				Stages: []classify.Stage{st("walsender", 0.4, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"binary=on"}, drain: 16e6, limitedBy: classify.StageApply},
 		{name: "an apply worker's CPU beyond binary transfer's cost is what binary saves",
 			// 1 / (10 MB/s * 2) = 50 ms per MB of WAL, 20 above 30: 1 / (1 - 20/50)
-			in: Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{TextTransfer: true, SubWALPerSent: 2},
+			in: Path{Limit: classify.StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &Setup{TextTransfer: true},
 				Stages: []classify.Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"binary=on"}, drain: 10e6 / 0.6, limitedBy: classify.StageApply},
 		{name: "binary is not predicted beside a trigger: the excess is not the input functions' alone",
-			in: Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{TextTransfer: true, Trigger: true, SubWALPerSent: 2},
+			in: Path{Limit: classify.StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &Setup{TextTransfer: true, Trigger: true},
 				Stages: []classify.Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"disable-trigger", "binary=on"}, drain: 1 / (ApplyCostPerWAL * 2), limitedBy: classify.StageApply},
 		{name: "a subscription in binary is not offered binary",
@@ -168,19 +168,26 @@ func TestASleepingTriggersPredictionIsALowerBound(t *testing.T) {
 	if !p.AtLeast || !strings.Contains(p.String(), "drains at least") || !strings.Contains(p.String(), "caught up in at most") {
 		t.Errorf("%s: want a lower bound (the sleep's own CPU counts as work)", p)
 	}
-	in.Setup.SubWALPerSent = 1.2
+	in.SubWALPerSent = 1.2
 	if p := Plan(in)[0]; p.AtLeast || !strings.Contains(p.String(), "drains about") {
 		t.Errorf("%s: with the subscriber's WAL read, want a figure, not a bound", p)
 	}
 }
 
 func TestBinaryIsNotPredictedBesideATrigger(t *testing.T) {
-	in := Path{Limit: classify.StageApply, Drain: 10e6, Setup: &Setup{TextTransfer: true, Trigger: true, SubWALPerSent: 2},
+	in := Path{Limit: classify.StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &Setup{TextTransfer: true, Trigger: true},
 		Stages: []classify.Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}}
+	offered := false
 	for _, p := range Plan(in) {
-		if p.Change == "binary=on" && (p.NotPredicted == "" || p.Drain != 0) {
-			t.Errorf("%s: want binary=on offered without a figure beside a trigger", p)
+		if p.Change == "binary=on" {
+			offered = true
+			if p.NotPredicted == "" || p.Drain != 0 {
+				t.Errorf("%s: want binary=on offered without a figure beside a trigger", p)
+			}
 		}
+	}
+	if !offered {
+		t.Error("binary=on not offered to a subscription in text")
 	}
 }
 
@@ -201,5 +208,20 @@ func TestAFasterLinkOfAGivenRateIsCappedByTheNextLimit(t *testing.T) {
 	in.Link = LinkRates{To: 9e6}
 	if got := changes(Plan(in)); len(got) != 1 {
 		t.Errorf("predicted %v without today's rate: want link=2x alone", got)
+	}
+	if !Remedies[1].Names("link=100Mbps") || Remedies[1].Names(LinkTwice) {
+		t.Error("link=RATE names link=100Mbps and not link=2x")
+	}
+}
+
+// An idle apply worker whose time per WAL byte is far past its wakes'
+// cost (a trigger computing beside a link that limits) is not taken at the
+// calibrated cost: its cap stays today's drain over its work.
+func TestAnIdleApplyWorkerBusyWithATriggerKeepsItsOwnCap(t *testing.T) {
+	in := Path{Limit: classify.StageLink, Drain: 1e6, SubWALPerSent: 1.2, Link: LinkRates{Now: 1e6, To: 10e6},
+		Stages: []classify.Stage{st("walsender", 0.05, 0, 0), unknownLink, st("apply", 0.42, 0, 0)}}
+	p := Plan(in)[1]
+	if want := 1e6 / 0.42; p.LimitedBy != classify.StageApply || p.Drain/want > 1.001 || p.Drain/want < 0.999 {
+		t.Errorf("%s: want capped by the apply worker at %.2f MB/s (350 ms a MB of WAL is not its wakes)", p, want/1e6)
 	}
 }
