@@ -256,3 +256,51 @@ func TestTheRecordedVersionsRuleOutRemediesWithoutASetup(t *testing.T) {
 		}
 	}
 }
+
+// A large transaction sent whole (big-txn on 16.14) read with a setup whose
+// subscription has streaming = off is offered streaming = parallel in its
+// what-if lines, without a figure; not where it streams already, nor with a
+// 15 subscriber.
+func TestALargeTransactionIsOfferedParallelStreaming(t *testing.T) {
+	rec, err := recordings.Read("../classify/testdata", "big-txn-pg16-diag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := os.ReadFile("../audit/testdata/misconfigured-pg16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	offered := func(streaming string, major int) bool {
+		t.Helper()
+		var s map[string]any
+		if err := json.Unmarshal(snaps, &s); err != nil {
+			t.Fatal(err)
+		}
+		sub := s["subscriber"].(map[string]any)
+		sub["subscriptions"].([]any)[0].(map[string]any)["streaming"] = streaming
+		sub["version"] = map[string]any{"Major": major, "Minor": 0}
+		rec.Setup, _ = json.Marshal(s)
+		p := Build(rec, nil, 20).Paths[0]
+		if p.Name != classify.LargeTransaction {
+			t.Fatalf("verdict %s", p.Name)
+		}
+		for _, w := range p.WhatIf {
+			if w.Change == "streaming=parallel" {
+				if w.NotPredicted == "" {
+					t.Errorf("%s: want offered without a figure", w)
+				}
+				return true
+			}
+		}
+		return false
+	}
+	if !offered("off", 16) {
+		t.Error("streaming = off on 16: streaming=parallel not offered")
+	}
+	if offered("on", 16) {
+		t.Error("streaming = on: streaming=parallel offered")
+	}
+	if offered("off", 15) {
+		t.Error("a 15 subscriber: streaming=parallel offered")
+	}
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // remedyChecks are the checks whose findings make a remedy apply.
-var remedyChecks = []string{"extra-subscriber-indexes", "replica-triggers", "full-identity-no-index", "binary-transfer"}
+var remedyChecks = []string{"extra-subscriber-indexes", "replica-triggers", "full-identity-no-index", "binary-transfer", "streaming-off"}
 
 // whatIf predicts what each remedy that applies to p would buy, from the
 // window's stages and rates, when it was read the pair's setup, and the
@@ -25,7 +25,9 @@ func whatIf(p *report.Path, s measure.Summary, rec *sample.Recording, results []
 		// are a remedy too, once it has a CPU.
 		ps := scope(p, results, snaps, remedyChecks)
 		in.Setup = &whatif.Setup{ExtraIndexes: ps.found["extra-subscriber-indexes"], Trigger: ps.found["replica-triggers"],
-			FullNoIndex: ps.found["full-identity-no-index"], TextTransfer: ps.found["binary-transfer"]}
+			FullNoIndex: ps.found["full-identity-no-index"], TextTransfer: ps.found["binary-transfer"],
+			StreamingOff: ps.found["streaming-off"],
+			Parallel:     snaps.Subscriber != nil && snaps.Subscriber.Version.Major >= 16 && (snaps.Publisher == nil || snaps.Publisher.Version.Major >= 16)}
 		// The rows the subscriber's sequential scans read per row changed,
 		// over the path's tables (each FULL update without an index scans).
 		var read, changed int64

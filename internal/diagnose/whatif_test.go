@@ -31,7 +31,7 @@ func TestEveryPredictionIsCappedAndFitsTheSetup(t *testing.T) {
 		t.Fatal(err)
 	}
 	bySetup := map[string]string{"drop-extra-indexes": "extra-subscriber-indexes", "disable-trigger": "replica-triggers", "index-for-full": "full-identity-no-index",
-		"binary=on": "binary-transfer"}
+		"binary=on": "binary-transfer", "streaming=parallel": "streaming-off"}
 	changed := func(change string) string {
 		for _, r := range whatif.Remedies {
 			if r.Names(change) {

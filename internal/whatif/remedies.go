@@ -125,6 +125,16 @@ var Remedies = []Remedy{
 		}},
 	{Change: "binary=on", Remedy: "binary = true on the subscription (values travel in binary: no type output and input functions)", Stage: classify.StageApply,
 		factor: binaryFactor},
+	// A large transaction sent whole at its commit: streaming = parallel
+	// overlaps its decoding, sending and applying. Offered, not predicted:
+	// a window sees one of them at a time.
+	{Change: "streaming=parallel", Remedy: "streaming = parallel on the subscription (a large transaction is sent while it is decoded and applied by a parallel worker as it arrives)", Stage: classify.StageApply,
+		factor: func(p Path, _ classify.Stage) (float64, string, bool) {
+			if p.Verdict != classify.LargeTransaction || p.Setup == nil || !p.Setup.StreamingOff || !p.Setup.Parallel {
+				return 0, "", false
+			}
+			return 0, "its gain is the overlap of decoding and applying the transaction, and the spill to disk it avoids; without streaming this window sees one of them at a time (the walsender decodes it before anything is sent, the apply worker applies it after), so neither's share of the catch-up is known", true
+		}},
 	splitRemedy,
 }
 

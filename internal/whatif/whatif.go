@@ -58,6 +58,9 @@ type Setup struct {
 	RowsReadPerChange float64
 	// TextTransfer: the subscription has binary = false (binary-transfer).
 	TextTransfer bool
+	// StreamingOff: the subscription has streaming = off (streaming-off);
+	// Parallel: both servers are 16 or newer (streaming = parallel).
+	StreamingOff, Parallel bool
 	// TableChanges are the rows each of the subscription's tables changed
 	// in the window, for the tables that changed (nil when not read).
 	TableChanges []int64
