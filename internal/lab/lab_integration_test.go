@@ -596,8 +596,8 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		if p.Txn == nil || p.Txn.Phase != want {
 			t.Fatalf("large transaction %+v, want phase %s", p.Txn, want)
 		}
-		if scenario == "big-txn" && p.Limit != classify.StageApply {
-			t.Errorf("limit %q, want the apply worker", p.Limit)
+		if scenario == "big-txn" && p.Limit != classify.StageApply && !readingSpillLimits(p) {
+			t.Errorf("limit %q, want the apply worker (or the walsender reading the spilled transaction back while the apply worker waits for it)", p.Limit)
 		}
 		if scenario == "big-txn-decoding" && p.Limit != classify.StageWalsender {
 			t.Errorf("limit %q, want the walsender", p.Limit)
@@ -693,4 +693,23 @@ func checkConflictFinding(t *testing.T, scenario string, rec *sample.Recording) 
 		}
 	}
 	t.Errorf("no apply-errors finding names %s", kind)
+}
+
+// readingSpillLimits says whether the walsender limited a large
+// transaction's sending by reading its spilled part back from disk: its
+// ReorderBufferRead waits 15% of the window or more while the apply worker
+// waited for data 10% or more. The lab spills big-txn's transaction (64 kB
+// of logical_decoding_work_mem); on 18.4, late in a full make test, one run
+// of nine read it back that slowly (ReorderBufferRead 22%, the apply worker
+// waiting 16%, 84% busy) where eight alone did not (apply 95-100% busy).
+func readingSpillLimits(p report.Path) bool {
+	if p.Limit != classify.StageWalsender {
+		return false
+	}
+	for _, st := range p.Stages {
+		if st.Name == classify.StageApply {
+			return p.Walsender.WaitShares["ReorderBufferRead"] >= 0.15 && st.Starved >= 0.1
+		}
+	}
+	return false
 }
