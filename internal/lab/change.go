@@ -60,11 +60,7 @@ func (c Change) For(s Scenario) Scenario {
 var Changes = []Change{
 	{Name: "link=2x", Summary: "the link's rate doubled (the proxy's rate, at once)", Scenarios: []string{"network"},
 		Apply: func(_ context.Context, p *Pair, _ *Load) error {
-			if p.Proxy == nil || p.Opts.LinkRate <= 0 {
-				return errors.New("the pair has no rate-limited link: use the network scenario")
-			}
-			p.Proxy.SetRate(2 * p.Opts.LinkRate)
-			return nil
+			return p.setLinkRate(2 * p.Opts.LinkRate)
 		}},
 	{Name: "link=RATE", Summary: "the link's rate set to RATE (8MB/s, 100Mbit/s: faster than --rate); the report is told both rates (diagnose --link-rate, --what-if-link)", Scenarios: []string{"network"},
 		Apply: func(context.Context, *Pair, *Load) error {
@@ -222,14 +218,19 @@ func linkTo(c Change, r units.ByteRate) Change {
 	c.Name, c.LinkTo = "link="+r.String(), r
 	c.Summary = fmt.Sprintf("the link's rate set to %s (the proxy's rate, at once)", r)
 	c.Apply = func(_ context.Context, p *Pair, _ *Load) error {
-		if p.Proxy == nil || p.Opts.LinkRate <= 0 {
-			return errors.New("the pair has no rate-limited link: use the network scenario")
-		}
-		if r <= p.Opts.LinkRate {
+		if p.Opts.LinkRate > 0 && r <= p.Opts.LinkRate {
 			return fmt.Errorf("link=%s is not faster than the pair's link, %s: give a higher rate or a lower --rate", r, p.Opts.LinkRate)
 		}
-		p.Proxy.SetRate(r)
-		return nil
+		return p.setLinkRate(r)
 	}
 	return c
+}
+
+// setLinkRate sets the pair's rate-limited link to r at once.
+func (p *Pair) setLinkRate(r units.ByteRate) error {
+	if p.Proxy == nil || p.Opts.LinkRate <= 0 {
+		return errors.New("the pair has no rate-limited link: use the network scenario")
+	}
+	p.Proxy.SetRate(r)
+	return nil
 }
