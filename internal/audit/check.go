@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // Severity is how bad a finding is.
@@ -72,8 +74,11 @@ type Finding struct {
 	Found string `json:"found"`
 	// Why says why it matters, with the measured cost where one is known.
 	Why string `json:"why"`
-	// Fix is the SQL or setting that fixes it.
+	// Fix says what fixes it, in prose: no statement is written into it.
 	Fix string `json:"fix"`
+	// Run are the statements and commands of the fix, in order, each built by
+	// the quoting layer and naming exactly the objects of the finding.
+	Run []quote.Statement `json:"run,omitempty"`
 }
 
 // Status is the outcome of one check.

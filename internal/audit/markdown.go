@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // Markdown writes the report for a ticket or a pull request: a summary table,
@@ -21,6 +23,9 @@ func Markdown(w io.Writer, r Report) error {
 	for _, f := range findings {
 		fmt.Fprintf(b, "\n### %s: %s (%s)\n\n", f.Severity, f.Check, mdCell(strings.Join(f.Objects, ", ")))
 		fmt.Fprintf(b, "**Found:** %s\n\n**Why it matters:** %s\n\n**Fix:** %s\n", f.Found, f.Why, f.Fix)
+		if len(f.Run) > 0 {
+			b.WriteString("\n" + quote.Block(f.Run))
+		}
 	}
 	for _, st := range []struct {
 		status Status

@@ -28,6 +28,11 @@ func Text(w io.Writer, r Report) error {
 		wrap(b, "  found  ", f.Found)
 		wrap(b, "  why    ", f.Why)
 		wrap(b, "  fix    ", f.Fix)
+		for _, st := range f.Run {
+			for _, l := range st.Lines() {
+				b.WriteString("    " + l + "\n") // never folded: it is pasted
+			}
+		}
 	}
 	for _, st := range []struct {
 		status Status

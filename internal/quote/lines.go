@@ -1,0 +1,66 @@
+package quote
+
+import "strings"
+
+// Lines are the statement as a person reads it, one per line, never folded:
+// a comment naming where it runs and its note (-- for SQL, # for the shell),
+// then the statement itself; a withheld statement is a comment saying why.
+func (s Statement) Lines() []string {
+	c := "-- "
+	if s.Kind == ShellKind {
+		c = "# "
+	}
+	var head []string
+	if s.On != "" {
+		head = append(head, "on the "+s.On)
+	}
+	if s.Note != "" {
+		head = append(head, s.Note)
+	}
+	var out []string
+	if len(head) > 0 {
+		out = append(out, c+strings.Join(head, "; "))
+	}
+	if s.Withheld != "" {
+		return append(out, c+"(not printed: "+s.Withheld+")")
+	}
+	return append(out, s.Text)
+}
+
+// Fence is the Markdown fence for a code block holding lines: three backticks,
+// or one more than the longest run of backticks in them.
+func Fence(lines []string) string {
+	longest := 0
+	for _, l := range lines {
+		run := 0
+		for _, r := range l {
+			if r == '`' {
+				run++
+				longest = max(longest, run)
+			} else {
+				run = 0
+			}
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// Block is a list of statements as Markdown: a fenced block per language.
+func Block(sts []Statement) string {
+	var b strings.Builder
+	for i := 0; i < len(sts); {
+		j := i
+		var lines []string
+		for ; j < len(sts) && sts[j].Kind == sts[i].Kind; j++ {
+			lines = append(lines, sts[j].Lines()...)
+		}
+		lang := "sql"
+		if sts[i].Kind == ShellKind {
+			lang = "sh"
+		}
+		f := Fence(lines)
+		b.WriteString(f + lang + "\n" + strings.Join(lines, "\n") + "\n" + f + "\n")
+		i = j
+	}
+	return b.String()
+}
