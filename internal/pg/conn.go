@@ -61,17 +61,7 @@ func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
 		cfg.ConnectTimeout = DefaultConnectTimeout
 	}
 	cfg.ConnectTimeout = min(cfg.ConnectTimeout, MaxConnectTimeout)
-	rp := cfg.RuntimeParams
-	rp["application_name"] = "lagscope"
-	rp["default_transaction_read_only"] = "on"
-	rp["statement_timeout"] = fmt.Sprint(DefaultStatementTimeout.Milliseconds())
-	rp["lock_timeout"] = "1000"
-	rp["idle_in_transaction_session_timeout"] = "10000"
-	// No JIT: a catalog read whose estimated cost passes jit_above_cost
-	// (the subscribed tables' counters, read every tick) would compile
-	// each time, on the server lagscope observes (builds with LLVM, such as
-	// Debian's, have it on by default).
-	rp["jit"] = "off"
+	observe(cfg.RuntimeParams)
 	// Prepared statements (pgx's default statement cache): the wait-event probe
 	// runs 20 times a second, and parsing and planning it each time would be
 	// most of its cost on the server.
@@ -81,18 +71,18 @@ func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
 	if err != nil {
 		return nil, connectFailure{fmt.Errorf("connect to %s (%s): %w", role, describe(cfg), &RedactedError{Err: err, Text: connErrText(err, dsn, cfg, limit)})}
 	}
-	var num int
+	var got Session
 	qctx, cancel := WithAnswerTimeout(ctx, ReadTimeout)
 	defer cancel()
-	if err := c.QueryRow(qctx, Marker+"SELECT current_setting('server_version_num')::int").Scan(&num); err != nil {
+	if err := c.QueryRow(qctx, sessionSQL).Scan(&got.VersionNum, &got.ReadOnly, &got.StandardStrings); err != nil {
 		c.Close(context.Background())
-		return nil, connectFailure{fmt.Errorf("read %s server version: %w", role, RedactErr(Unanswered(qctx, err)))}
+		return nil, connectFailure{fmt.Errorf("read %s session (server version, read-only): %w", role, RedactErr(Unanswered(qctx, err)))}
 	}
-	v := pgversion.FromNum(num)
-	if v.Major < 13 {
+	if err := got.Check(role); err != nil {
 		c.Close(context.Background())
-		return nil, connectFailure{fmt.Errorf("%s runs PostgreSQL %s: lagscope needs 13 or newer", role, v)}
+		return nil, connectFailure{err}
 	}
+	v := pgversion.FromNum(got.VersionNum)
 	return &Conn{Conn: c, Role: role, Version: v, Local: local}, nil
 }
 
