@@ -25,6 +25,9 @@ type link struct {
 }
 
 // links pairs every subscription relation with its local and remote table.
+// The local table is the relation's OID (srrelid); the remote one is the
+// publisher's table of the same schema and name, as the apply worker maps
+// them. Names are compared as they are, never as quoted text.
 func links(s Snapshots) []link {
 	var out []link
 	if s.Subscriber == nil {
@@ -33,9 +36,9 @@ func links(s Snapshots) []link {
 	for i := range s.Subscriber.Subscriptions {
 		sub := &s.Subscriber.Subscriptions[i]
 		for _, rel := range sub.Relations {
-			l := link{Sub: sub, Rel: rel, Local: s.Subscriber.table(rel.Table)}
+			l := link{Sub: sub, Rel: rel, Local: s.Subscriber.relTable(rel)}
 			if s.Publisher != nil {
-				l.Remote, l.RemoteColumns = s.Publisher.published(rel.Table, sub.Publications)
+				l.Remote, l.RemoteColumns = s.Publisher.published(rel, l.Local, sub.Publications)
 			}
 			out = append(out, l)
 		}
@@ -43,7 +46,22 @@ func links(s Snapshots) []link {
 	return out
 }
 
-// table finds a subscriber table by qualified name.
+// relTable finds the local table of a subscription relation: by OID, or by
+// its quoted name in a snapshot written before relations carried OIDs.
+func (s *Subscriber) relTable(rel SubscriptionRel) *Table {
+	if rel.OID == 0 {
+		return s.table(rel.Table)
+	}
+	for i := range s.Tables {
+		if s.Tables[i].OID == rel.OID {
+			return &s.Tables[i]
+		}
+	}
+	return nil
+}
+
+// table finds a subscriber table by qualified name (as Table.Qualified
+// spells it).
 func (s *Subscriber) table(name string) *Table {
 	for i := range s.Tables {
 		if s.Tables[i].Qualified() == name {
@@ -53,26 +71,54 @@ func (s *Subscriber) table(name string) *Table {
 	return nil
 }
 
-// leaves returns the leaf partitions of a partitioned table t, or t itself.
+// leaves returns the leaf partitions of a partitioned table t (at any
+// depth), or t itself.
 func (s *Subscriber) leaves(t *Table) []*Table {
 	if t.Kind != "partitioned table" {
 		return []*Table{t}
 	}
+	byOID := tablesByOID(s.Tables)
 	var out []*Table
 	for i := range s.Tables {
-		if s.Tables[i].PartitionOf == t.Qualified() && s.Tables[i].Kind != "partitioned table" {
-			out = append(out, &s.Tables[i])
+		x := &s.Tables[i]
+		if x.Kind != "partitioned table" && below(x, t, byOID) {
+			out = append(out, x)
 		}
 	}
 	return out
 }
 
-// published returns the publisher's table name as published by any of pubs,
-// with the union of its published columns.
-func (p *Publisher) published(name string, pubs []string) (*Table, map[string]bool) {
+// below reports whether x is a partition of t at any depth: by the
+// parents' OIDs, or in a snapshot written before tables carried them, by
+// the root's name.
+func below(x, t *Table, byOID map[uint32]*Table) bool {
+	if x.Parent == 0 {
+		return x.PartitionOf != "" && x.PartitionOf == t.Qualified()
+	}
+	for p, n := x.Parent, 0; p != 0 && n <= len(byOID); n++ {
+		if p == t.OID {
+			return true
+		}
+		up := byOID[p]
+		if up == nil {
+			return false
+		}
+		p = up.Parent
+	}
+	return false
+}
+
+// published returns the publisher's table that any of pubs publishes under
+// the names of the subscription relation rel (whose local table, when
+// read, is local), with the union of its published columns.
+func (p *Publisher) published(rel SubscriptionRel, local *Table, pubs []string) (*Table, map[string]bool) {
+	schema, name := rel.Schema, rel.Name
+	if name == "" && local != nil {
+		schema, name = local.Schema, local.Name
+	}
 	for i := range p.Tables {
 		t := &p.Tables[i]
-		if t.Qualified() != name {
+		if name != "" && (t.Schema != schema || t.Name != name) || name == "" && t.Qualified() != rel.Table {
 			continue
 		}
 		cols := map[string]bool{}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,7 +31,7 @@ type reader struct {
 }
 
 func newReader(ctx context.Context, c *pg.Conn) (*reader, error) {
-	if _, err := c.Exec(ctx, pg.Marker+"SET statement_timeout = "+strconv.FormatInt(StatementTimeout.Milliseconds(), 10)); err != nil {
+	if _, err := c.Exec(ctx, pg.Marker+"SELECT set_config('statement_timeout', $1, false)", strconv.FormatInt(StatementTimeout.Milliseconds(), 10)); err != nil {
 		return nil, fmt.Errorf("%s: set statement_timeout: %w", c.Role, pg.RedactErr(err))
 	}
 	return &reader{q: c, major: c.Version.Major, unreadable: map[Section]string{}}, nil
@@ -55,28 +54,12 @@ func (r *reader) section(s Section, need string, read func() error) error {
 		r.unreadable[s] = "needs " + need + " (" + pe.Message + ")"
 	case "57014": // query_canceled: statement_timeout
 		r.unreadable[s] = fmt.Sprintf("timed out after %s (%s)", StatementTimeout, pe.Message)
+	case "55P03": // lock_not_available: lock_timeout
+		r.unreadable[s] = fmt.Sprintf("gave up after waiting %s for a lock a DDL statement held (%s): check again", pg.LockTimeout, pe.Message)
 	default:
 		r.unreadable[s] = "could not be read: " + pe.Message
 	}
 	return nil
-}
-
-// oidArray is a literal oid[] for a list of OIDs (numbers only: safe to inline).
-func oidArray(oids []uint32) string {
-	s := make([]string, len(oids))
-	for i, o := range oids {
-		s[i] = strconv.FormatUint(uint64(o), 10)
-	}
-	return "'{" + strings.Join(s, ",") + "}'::oid[]"
-}
-
-// quoteList is a SQL list of string literals for constant names.
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = "'" + strings.ReplaceAll(n, "'", "''") + "'"
-	}
-	return strings.Join(q, ", ")
 }
 
 // settingNames are the settings the checks read, on either side.
@@ -96,7 +79,7 @@ func (r *reader) readBasics(ctx context.Context, taken *time.Time, db *string, i
 	}
 	*set = Settings{}
 	return r.section(sec, "pg_read_all_settings (pg_monitor)", func() error {
-		rows, _ := r.q.Query(ctx, pg.Marker+"SELECT name, setting, coalesce(unit, '') FROM pg_settings WHERE name IN ("+quoteList(settingNames)+")")
+		rows, _ := r.q.Query(ctx, pg.Marker+"SELECT name, setting, coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)", settingNames)
 		var name string
 		var s Setting
 		_, err := pgx.ForEachRow(rows, []any{&name, &s.Value, &s.Unit}, func() error {
@@ -107,29 +90,29 @@ func (r *reader) readBasics(ctx context.Context, taken *time.Time, db *string, i
 	})
 }
 
-// readTables reads the tables with the given OIDs: kind, partitioning,
-// replica identity, size and DML counters, columns and indexes.
-func (r *reader) readTables(ctx context.Context, oids []uint32) ([]Table, error) {
-	if len(oids) == 0 {
-		return nil, nil
-	}
-	list := oidArray(oids)
-	rows, _ := r.q.Query(ctx, pg.Marker+`SELECT c.oid, n.nspname, c.relname, c.relkind::text, c.relreplident::text,
-  CASE WHEN c.relispartition THEN (SELECT quote_ident(rn.nspname) || '.' || quote_ident(rc.relname)
-    FROM pg_class rc JOIN pg_namespace rn ON rn.oid = rc.relnamespace WHERE rc.oid = pg_partition_root(c.oid)) ELSE '' END,
-  coalesce((SELECT CASE pt.partstrat WHEN 'h' THEN 'hash' WHEN 'r' THEN 'range' WHEN 'l' THEN 'list' END
-    FROM pg_partitioned_table pt WHERE pt.partrelid = coalesce(pg_partition_root(c.oid), c.oid)), ''),
-  CASE WHEN c.relkind = 'p' THEN (SELECT count(*) FROM pg_partition_tree(c.oid) WHERE isleaf)::int ELSE 0 END,
-  c.reltuples::float8, pg_relation_size(c.oid),
+// tablesSQL reads the tables $1 from pg_class and pg_stat_all_tables,
+// without locking them: the size is relpages (as of the last VACUUM,
+// ANALYZE or CREATE INDEX) times the block size, an estimate, where
+// pg_relation_size would take an AccessShareLock on each table.
+const tablesSQL = pg.Marker + `SELECT c.oid, n.nspname, c.relname, c.relkind::text, c.relreplident::text,
+  c.reltuples::float8, greatest(c.relpages, 0)::int8 * current_setting('block_size')::int8,
   coalesce(s.n_tup_ins, 0), coalesce(s.n_tup_upd, 0), coalesce(s.n_tup_del, 0)
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_stat_all_tables s ON s.relid = c.oid
-WHERE c.oid = ANY(`+list+`) ORDER BY n.nspname, c.relname`)
+WHERE c.oid = ANY($1) ORDER BY n.nspname, c.relname`
+
+// readTables reads the tables with the given OIDs: kind, replica identity,
+// size and DML counters, columns and indexes, and their places in f (which
+// holds them: their partition parents, roots and leaf counts).
+func (r *reader) readTables(ctx context.Context, oids []uint32, f forest) ([]Table, error) {
+	if len(oids) == 0 {
+		return nil, nil
+	}
+	rows, _ := r.q.Query(ctx, tablesSQL, oids)
 	tables, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Table, error) {
 		var t Table
 		var kind, ident string
-		err := row.Scan(&t.OID, &t.Schema, &t.Name, &kind, &ident, &t.PartitionOf, &t.Strategy, &t.Partitions,
-			&t.Rows, &t.Bytes, &t.Inserts, &t.Updates, &t.Deletes)
+		err := row.Scan(&t.OID, &t.Schema, &t.Name, &kind, &ident, &t.Rows, &t.Bytes, &t.Inserts, &t.Updates, &t.Deletes)
 		t.Kind = map[string]string{"r": "table", "p": "partitioned table"}[kind]
 		if t.Kind == "" {
 			t.Kind = "relation " + kind
@@ -140,11 +123,12 @@ WHERE c.oid = ANY(`+list+`) ORDER BY n.nspname, c.relname`)
 	if err != nil {
 		return nil, fmt.Errorf("tables: %w", err)
 	}
+	f.place(tables)
 	byOID := tablesByOID(tables)
-	if err := r.readColumns(ctx, list, byOID); err != nil {
+	if err := r.readColumns(ctx, oids, byOID); err != nil {
 		return nil, err
 	}
-	if err := r.readIndexes(ctx, list, byOID); err != nil {
+	if err := r.readIndexes(ctx, oids, byOID); err != nil {
 		return nil, err
 	}
 	return tables, nil
@@ -159,9 +143,9 @@ func tablesByOID(tables []Table) map[uint32]*Table {
 	return m
 }
 
-func (r *reader) readColumns(ctx context.Context, list string, byOID map[uint32]*Table) error {
+func (r *reader) readColumns(ctx context.Context, oids []uint32, byOID map[uint32]*Table) error {
 	rows, _ := r.q.Query(ctx, pg.Marker+`SELECT a.attrelid, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.atthasdef OR a.attidentity <> '', a.attgenerated::text
-FROM pg_attribute a WHERE a.attrelid = ANY(`+list+`) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attrelid, a.attnum`)
+FROM pg_attribute a WHERE a.attrelid = ANY($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attrelid, a.attnum`, oids)
 	var rel uint32
 	var c Column
 	_, err := pgx.ForEachRow(rows, []any{&rel, &c.Num, &c.Name, &c.Type, &c.NotNull, &c.HasDefault, &c.Generated}, func() error {
@@ -182,7 +166,7 @@ FROM pg_attribute a WHERE a.attrelid = ANY(`+list+`) AND a.attnum > 0 AND NOT a.
 // the stored type (a default btree or hash operator class, directly, through
 // a binary-coercible cast, a domain's base type, or the polymorphic class of
 // arrays, enums, ranges and records), and amgettuple.
-const indexSQL = `SELECT i.indrelid, i.indexrelid, ic.relname, am.amname, i.indisprimary, i.indisunique, i.indisreplident,
+const indexSQL = pg.Marker + `SELECT i.indrelid, i.indexrelid, ic.relname, am.amname, i.indisprimary, i.indisunique, i.indisreplident,
   i.indimmediate, i.indisvalid, i.indislive, coalesce(pg_get_expr(i.indpred, i.indrelid, true), ''),
   array(SELECT k.n::int FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(n, o) WHERE k.o <= i.indnkeyatts ORDER BY k.o),
   array(SELECT pg_get_indexdef(i.indexrelid, k, true) FROM generate_series(1, i.indnkeyatts::int) k),
@@ -202,10 +186,10 @@ const indexSQL = `SELECT i.indrelid, i.indexrelid, ic.relname, am.amname, i.indi
     FROM pg_attribute a JOIN pg_type bt ON bt.oid = a.atttypid WHERE a.attrelid = i.indexrelid AND a.attnum > 0 ORDER BY a.attnum),
   pg_index_has_property(i.indexrelid, 'index_scan'), pg_get_indexdef(i.indexrelid)
 FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
-WHERE i.indrelid = ANY(%s) ORDER BY i.indrelid, i.indexrelid`
+WHERE i.indrelid = ANY($1) ORDER BY i.indrelid, i.indexrelid`
 
-func (r *reader) readIndexes(ctx context.Context, list string, byOID map[uint32]*Table) error {
-	rows, _ := r.q.Query(ctx, pg.Marker+fmt.Sprintf(indexSQL, list))
+func (r *reader) readIndexes(ctx context.Context, oids []uint32, byOID map[uint32]*Table) error {
+	rows, _ := r.q.Query(ctx, indexSQL, oids)
 	var rel uint32
 	var ix Index
 	var attnums []int
@@ -268,7 +252,7 @@ func (r *reader) readTriggers(ctx context.Context, tables []Table) error {
 	}
 	rows, _ := r.q.Query(ctx, pg.Marker+`SELECT t.tgrelid, t.tgname, t.tgenabled::text, p.oid::regprocedure::text, t.tgtype::int
 FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
-WHERE t.tgrelid = ANY(`+oidArray(oids)+`) AND NOT t.tgisinternal ORDER BY t.tgrelid, t.tgname`)
+WHERE t.tgrelid = ANY($1) AND NOT t.tgisinternal ORDER BY t.tgrelid, t.tgname`, oids)
 	var rel uint32
 	var tg Trigger
 	var enabled string

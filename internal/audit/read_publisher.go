@@ -115,29 +115,41 @@ FROM pg_publication ORDER BY pubname`)
 	return err
 }
 
-// pubRow is a row of pg_publication_tables.
+// pubRow is a row of pg_publication_tables with its table's OID.
 type pubRow struct {
-	schema, table string
-	entry         PubEntry
+	oid   uint32
+	entry PubEntry
 }
 
-// readPublishedTables reads pg_publication_tables, then the tables.
-func (r *reader) readPublishedTables(ctx context.Context, p *Publisher) error {
-	// 15+: the view names the published columns and the row filter; the
-	// explicit column list is pg_publication_rel.prattrs.
-	q := `SELECT pt.pubname, pt.schemaname, pt.tablename, '{}'::text[], false, ''
-FROM pg_publication_tables pt ORDER BY 2, 3, 1`
-	if r.major >= 15 {
-		q = `SELECT pt.pubname, pt.schemaname, pt.tablename, coalesce(pt.attnames::text[], '{}'),
+// publishedSQL lists pg_publication_tables with each table's OID, found
+// by its names in the catalogs on the server (never by a name quoted and
+// parsed back). From 15 the view names the published columns and the row
+// filter; the explicit column list is pg_publication_rel.prattrs.
+const (
+	publishedSQL = pg.Marker + `SELECT pt.pubname, c.oid, '{}'::text[], false, ''
+FROM pg_publication_tables pt
+JOIN pg_namespace n ON n.nspname = pt.schemaname JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename
+ORDER BY pt.schemaname, pt.tablename, pt.pubname`
+	published15SQL = pg.Marker + `SELECT pt.pubname, c.oid, coalesce(pt.attnames::text[], '{}'),
   EXISTS (SELECT 1 FROM pg_publication_rel pr JOIN pg_publication pb ON pb.oid = pr.prpubid
-    WHERE pb.pubname = pt.pubname AND pr.prrelid = format('%I.%I', pt.schemaname, pt.tablename)::regclass AND pr.prattrs IS NOT NULL),
+    WHERE pb.pubname = pt.pubname AND pr.prrelid = c.oid AND pr.prattrs IS NOT NULL),
   coalesce(pt.rowfilter, '')
-FROM pg_publication_tables pt ORDER BY 2, 3, 1`
+FROM pg_publication_tables pt
+JOIN pg_namespace n ON n.nspname = pt.schemaname JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename
+ORDER BY pt.schemaname, pt.tablename, pt.pubname`
+)
+
+// readPublishedTables reads pg_publication_tables, then the tables and the
+// roots of the published partitions.
+func (r *reader) readPublishedTables(ctx context.Context, p *Publisher) error {
+	q := publishedSQL
+	if r.major >= 15 {
+		q = published15SQL
 	}
-	rows, _ := r.q.Query(ctx, pg.Marker+q)
+	rows, _ := r.q.Query(ctx, q)
 	entries, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (pubRow, error) {
 		var x pubRow
-		err := row.Scan(&x.entry.Publication, &x.schema, &x.table, &x.entry.Columns, &x.entry.ColumnList, &x.entry.RowFilter)
+		err := row.Scan(&x.entry.Publication, &x.oid, &x.entry.Columns, &x.entry.ColumnList, &x.entry.RowFilter)
 		return x, err
 	})
 	if err != nil {
@@ -146,28 +158,32 @@ FROM pg_publication_tables pt ORDER BY 2, 3, 1`
 	if len(entries) == 0 {
 		return nil
 	}
-	// The OIDs of the published tables, by name.
-	var names []string
+	var published []uint32
+	seen := map[uint32]bool{}
 	for _, e := range entries {
-		names = append(names, qualify(e.schema, e.table))
+		if !seen[e.oid] {
+			seen[e.oid] = true
+			published = append(published, e.oid)
+		}
 	}
-	// The published tables and, for partitions, their roots.
-	rows, _ = r.q.Query(ctx, pg.Marker+`WITH pub AS (SELECT DISTINCT to_regclass(n)::oid AS oid FROM unnest(ARRAY[`+quoteList(names)+`]) n WHERE to_regclass(n) IS NOT NULL)
-SELECT oid FROM pub UNION SELECT pg_partition_root(oid)::oid FROM pub WHERE pg_partition_root(oid) IS NOT NULL`)
-	oids, err := pgx.CollectRows(rows, pgx.RowTo[uint32])
+	f, err := r.readForest(ctx, published)
 	if err != nil {
 		return err
 	}
-	tables, err := r.readTables(ctx, oids)
+	oids := append([]uint32{}, published...)
+	for _, o := range published {
+		if root := f.root(o); !seen[root] {
+			seen[root] = true
+			oids = append(oids, root)
+		}
+	}
+	tables, err := r.readTables(ctx, oids, f)
 	if err != nil {
 		return err
 	}
-	byName := map[string]*Table{}
-	for i := range tables {
-		byName[tables[i].Qualified()] = &tables[i]
-	}
+	byOID := tablesByOID(tables)
 	for _, e := range entries {
-		t := byName[qualify(e.schema, e.table)]
+		t := byOID[e.oid]
 		if t == nil {
 			continue
 		}

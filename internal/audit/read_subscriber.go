@@ -160,15 +160,17 @@ func (r *reader) readSubRels(ctx context.Context, s *Subscriber) error {
 	for _, x := range s.Subscriptions {
 		oids = append(oids, x.OID)
 	}
-	rows, _ := r.q.Query(ctx, pg.Marker+`SELECT sr.srsubid, quote_ident(n.nspname) || '.' || quote_ident(c.relname), sr.srsubstate::text
+	rows, _ := r.q.Query(ctx, pg.Marker+`SELECT sr.srsubid, sr.srrelid, n.nspname, c.relname, sr.srsubstate::text
 FROM pg_subscription_rel sr JOIN pg_class c ON c.oid = sr.srrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE sr.srsubid = ANY(`+oidArray(oids)+`) ORDER BY 2`)
+WHERE sr.srsubid = ANY($1) ORDER BY n.nspname, c.relname`, oids)
 	var subid uint32
 	var rel SubscriptionRel
-	_, err := pgx.ForEachRow(rows, []any{&subid, &rel.Table, &rel.State}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&subid, &rel.OID, &rel.Schema, &rel.Name, &rel.State}, func() error {
+		x := rel
+		x.Table = Table{Schema: x.Schema, Name: x.Name}.Qualified()
 		for i := range s.Subscriptions {
 			if s.Subscriptions[i].OID == subid {
-				s.Subscriptions[i].Relations = append(s.Subscriptions[i].Relations, rel)
+				s.Subscriptions[i].Relations = append(s.Subscriptions[i].Relations, x)
 			}
 		}
 		return nil
@@ -176,26 +178,23 @@ WHERE sr.srsubid = ANY(`+oidArray(oids)+`) ORDER BY 2`)
 	return err
 }
 
-// readSubTables reads the subscribed tables with their partition trees and
-// ancestors (a partitioned table applies through its leaves' indexes).
+// readSubTables reads the subscribed tables (by OID) with their partition
+// ancestors and descendants (a partitioned table applies through its
+// leaves' indexes).
 func (r *reader) readSubTables(ctx context.Context, s *Subscriber) error {
-	var names []string
+	var subscribed []uint32
 	for _, x := range s.Subscriptions {
 		for _, rel := range x.Relations {
-			names = append(names, rel.Table)
+			subscribed = append(subscribed, rel.OID)
 		}
 	}
-	if len(names) == 0 {
+	if len(subscribed) == 0 {
 		return nil
 	}
-	rows, _ := r.q.Query(ctx, pg.Marker+`WITH rel AS (SELECT DISTINCT to_regclass(n) AS oid FROM unnest(ARRAY[`+quoteList(names)+`]) n WHERE to_regclass(n) IS NOT NULL)
-SELECT rel.oid::oid FROM rel
-UNION SELECT t.relid::oid FROM rel, pg_partition_tree(rel.oid) t
-UNION SELECT a.relid::oid FROM rel, pg_partition_ancestors(rel.oid) a`)
-	oids, err := pgx.CollectRows(rows, pgx.RowTo[uint32])
+	f, err := r.readForest(ctx, subscribed)
 	if err != nil {
 		return err
 	}
-	s.Tables, err = r.readTables(ctx, oids)
+	s.Tables, err = r.readTables(ctx, f.around(subscribed), f)
 	return err
 }

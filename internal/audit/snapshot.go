@@ -201,24 +201,31 @@ type Table struct {
 	// Kind is "table" or "partitioned table".
 	Kind string `json:"kind"`
 	// PartitionOf is the qualified name of the partition root when the table
-	// is a partition.
+	// is a partition (spelled as the root's Qualified).
 	PartitionOf string `json:"partition_of,omitempty"`
+	// Parent is the OID of the partitioned table the table is a partition
+	// of (pg_inherits); 0 when it is not a partition, or in a snapshot
+	// written before it was read.
+	Parent uint32 `json:"parent,omitempty"`
 	// Strategy is the partitioning strategy (hash, range, list) of the table
 	// when it is partitioned, or of its root when it is a partition.
 	Strategy string `json:"strategy,omitempty"`
 	// Partitions counts the leaf partitions of a partitioned table.
 	Partitions int `json:"partitions,omitempty"`
 	// ReplicaIdentity is default, nothing, full or index.
-	ReplicaIdentity string     `json:"replica_identity"`
-	Columns         []Column   `json:"columns"`
-	Indexes         []Index    `json:"indexes"` // in OID order, as the server lists them
-	Triggers        []Trigger  `json:"triggers,omitempty"`
-	Rows            float64    `json:"rows"`  // reltuples; -1 when never analysed
-	Bytes           int64      `json:"bytes"` // pg_relation_size
-	Inserts         int64      `json:"inserts"`
-	Updates         int64      `json:"updates"`
-	Deletes         int64      `json:"deletes"`
-	Published       []PubEntry `json:"published,omitempty"` // publisher side only
+	ReplicaIdentity string    `json:"replica_identity"`
+	Columns         []Column  `json:"columns"`
+	Indexes         []Index   `json:"indexes"` // in OID order, as the server lists them
+	Triggers        []Trigger `json:"triggers,omitempty"`
+	Rows            float64   `json:"rows"` // reltuples; -1 when never analysed
+	// Bytes is an estimate of the table's size: relpages (as of its last
+	// VACUUM, ANALYZE or CREATE INDEX; 0 before any) times the block size,
+	// read without a lock where pg_relation_size would take one.
+	Bytes     int64      `json:"bytes"`
+	Inserts   int64      `json:"inserts"`
+	Updates   int64      `json:"updates"`
+	Deletes   int64      `json:"deletes"`
+	Published []PubEntry `json:"published,omitempty"` // publisher side only
 }
 
 // Qualified is schema.name, quoted where needed.
@@ -327,7 +334,15 @@ type SubscriptionStats struct {
 
 // SubscriptionRel is one table of a subscription with its state.
 type SubscriptionRel struct {
-	Table string `json:"table"` // qualified local name
+	// Table is the local table's qualified name, spelled as Table.Qualified
+	// spells it.
+	Table string `json:"table"`
+	// OID is the local table's OID (srrelid); Schema and Name are its
+	// names, unquoted (what the publisher's table is matched by). All
+	// three are empty in a snapshot written before they were read.
+	OID    uint32 `json:"oid,omitempty"`
+	Schema string `json:"schema,omitempty"`
+	Name   string `json:"name,omitempty"`
 	// State is the srsubstate letter: i, d, f, s or r.
 	State string `json:"state"`
 }

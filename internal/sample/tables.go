@@ -111,15 +111,18 @@ func (b BackendIO) Plus(o BackendIO) BackendIO {
 // view is read in a LATERAL subquery that cannot be flattened (OFFSET 0),
 // so that its relid qual reaches below its GROUP BY: one index lookup in
 // pg_class per subscribed table instead of the counters of every table
-// (EXPLAIN on 15.18, as a pg_monitor role). pg_partition_tree lists a
-// partitioned table and its partitions, and nothing for a plain table
-// (15.18): that one stands for itself.
-const applyTablesSQL = pg.Marker + `SELECT s.relid::bigint, s.schemaname::text, s.relname::text, x.subs,
+// (EXPLAIN on 15.18, as a pg_monitor role). The leaves come from
+// pg_inherits, walked down from each subscribed table: pg_partition_tree
+// would lock every partition at every tick. A plain table is its own leaf.
+const applyTablesSQL = pg.Marker + `WITH RECURSIVE tree(sub, relid, partitioned) AS (
+	SELECT r.srsubid, r.srrelid, c.relkind = 'p' FROM pg_subscription_rel r JOIN pg_class c ON c.oid = r.srrelid
+	UNION ALL
+	SELECT t.sub, i.inhrelid, c.relkind = 'p' FROM tree t JOIN pg_inherits i ON i.inhparent = t.relid JOIN pg_class c ON c.oid = i.inhrelid
+	WHERE t.partitioned)
+SELECT s.relid::bigint, s.schemaname::text, s.relname::text, x.subs,
 	s.n_tup_ins, s.n_tup_upd, s.n_tup_del, s.n_tup_hot_upd, coalesce(s.seq_scan, 0), coalesce(s.seq_tup_read, 0),
 	coalesce(s.idx_scan, 0), coalesce(s.idx_tup_fetch, 0)
-FROM (SELECT coalesce(t.relid, r.srrelid::regclass) AS relid, array_agg(DISTINCT r.srsubid::bigint) AS subs
-	FROM pg_subscription_rel r LEFT JOIN LATERAL pg_partition_tree(r.srrelid) t ON true
-	WHERE t.relid IS NULL OR t.isleaf GROUP BY 1) x
+FROM (SELECT relid, array_agg(DISTINCT sub::bigint) AS subs FROM tree WHERE NOT partitioned GROUP BY 1) x
 CROSS JOIN LATERAL (SELECT * FROM pg_stat_user_tables u WHERE u.relid = x.relid OFFSET 0) s
 ORDER BY s.relid`
 
