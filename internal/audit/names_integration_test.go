@@ -9,7 +9,7 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
-// crafted is a table name that leaves a ” literal when the name is
+// crafted is a table name that breaks out of its quoted literal when it is
 // inlined with its quotes doubled and standard_conforming_strings is off
 // (\' then escapes the first quote of the pair): the list the readers
 // once built became a call of canary(), and the rest of the line a comment.
