@@ -200,7 +200,9 @@ const indexSQL = `SELECT i.indrelid, i.indexrelid, ic.relname, am.amname, i.indi
           OR (t.typtype = 'm' AND oc.opcintype::regtype::text = 'anymultirange')
           OR (t.typtype = 'c' AND oc.opcintype::regtype::text = 'record')))
     FROM pg_attribute a JOIN pg_type bt ON bt.oid = a.atttypid WHERE a.attrelid = i.indexrelid AND a.attnum > 0 ORDER BY a.attnum),
-  pg_index_has_property(i.indexrelid, 'index_scan'), pg_get_indexdef(i.indexrelid)
+  pg_index_has_property(i.indexrelid, 'index_scan'), pg_get_indexdef(i.indexrelid),
+  EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid),
+  (SELECT s.idx_scan FROM pg_stat_all_indexes s WHERE s.indexrelid = i.indexrelid)
 FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
 WHERE i.indrelid = ANY(%s) ORDER BY i.indrelid, i.indexrelid`
 
@@ -212,7 +214,8 @@ func (r *reader) readIndexes(ctx context.Context, list string, byOID map[uint32]
 	var defs, types []string
 	var translate, equality []bool
 	_, err := pgx.ForEachRow(rows, []any{&rel, &ix.OID, &ix.Name, &ix.AM, &ix.Primary, &ix.Unique, &ix.ReplicaIdentity,
-		&ix.Immediate, &ix.Valid, &ix.Live, &ix.Predicate, &attnums, &defs, &translate, &types, &equality, &ix.GetTuple, &ix.Definition}, func() error {
+		&ix.Immediate, &ix.Valid, &ix.Live, &ix.Predicate, &attnums, &defs, &translate, &types, &equality, &ix.GetTuple, &ix.Definition,
+		&ix.Constraint, &ix.Scans}, func() error {
 		t := byOID[rel]
 		if t == nil {
 			return nil
@@ -220,6 +223,10 @@ func (r *reader) readIndexes(ctx context.Context, list string, byOID map[uint32]
 		x := ix
 		x.Keys = nil
 		x.Attributes = nil
+		if ix.Scans != nil {
+			n := *ix.Scans
+			x.Scans = &n
+		}
 		for k, n := range attnums {
 			key := IndexKey{Attnum: n}
 			if k < len(defs) {
