@@ -60,7 +60,8 @@ var failoverSafety = Check{
 				f.Fix = fmt.Sprintf("Make subscription %s a failover subscription: disable it, set failover = true, enable it again.", id(sub.Name))
 				f.Run = []quote.Statement{
 					quote.SQL("ALTER SUBSCRIPTION %I DISABLE;", sub.Name).OnServer(onSubscriber),
-					quote.SQL("ALTER SUBSCRIPTION %I SET (failover = true);", sub.Name).OnServer(onSubscriber),
+					quote.SQL("ALTER SUBSCRIPTION %I SET (failover = true);", sub.Name).OnServer(onSubscriber).
+						WithNote("once the publisher has released the slot: if it says the slot is active, wait a moment and run it again"),
 					quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", sub.Name).OnServer(onSubscriber),
 				}
 			}
