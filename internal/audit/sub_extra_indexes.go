@@ -88,8 +88,10 @@ func extraIndexFinding(t Table, lk Lookup) (Finding, bool) {
 	if len(drop) > 0 {
 		fix += ": " + strings.Join(drop, ", ") + " had no scan since statistics were reset (check that this covers the " +
 			"subscriber's whole business cycle, reports included, first)"
+	} else if len(used)+len(enforce) == 0 {
+		fix += "; lagscope proposes no drop: it has no scan counts for them"
 	} else {
-		fix += ": none of them is unused, so lagscope proposes no drop"
+		fix += "; lagscope proposes no drop: none of them is both plain and unused"
 	}
 	fix += "."
 	var left []string
