@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // columnMismatch: published columns missing on the subscriber, of another
@@ -36,14 +38,20 @@ var columnMismatch = Check{
 				local := s.Subscriber.table(remote.Qualified())
 				if local == nil {
 					out = append(out, Finding{
-						Objects: []string{"table " + remote.Qualified(), "subscription " + sub.Name},
+						Objects: []string{"table " + remote.Qualified(), "subscription " + id(sub.Name)},
 						Found: fmt.Sprintf("Table %s is published by %s (subscribed by %s) but does not exist on the subscriber.",
-							remote.Qualified(), strings.Join(pubs, ", "), sub.Name),
+							remote.Qualified(), ids(pubs), id(sub.Name)),
 						Why: "Its changes cannot be applied: ALTER SUBSCRIPTION ... REFRESH PUBLICATION fails, and if the " +
 							"subscription already lists it the apply worker stops with \"logical replication target relation " +
 							"... does not exist\".",
-						Fix: fmt.Sprintf("Create it on the subscriber (pg_dump --schema-only -t %s on the publisher), then "+
-							"ALTER SUBSCRIPTION %s REFRESH PUBLICATION;", remote.Qualified(), ident(sub.Name)),
+						Fix: fmt.Sprintf("Create it on the subscriber from the publisher's definition (dump its schema with the "+
+							"command below, adding the publisher's connection options, and load the output into the subscriber's "+
+							"database), then refresh subscription %s's publications.", id(sub.Name)),
+						Run: []quote.Statement{
+							quote.Command("pg_dump", "--schema-only", "-t", quote.DumpPattern(remote.Schema, remote.Name)).
+								WithNote("on a host that reaches the publisher, with its connection options added; load the output into the subscriber's database"),
+							quote.SQL("ALTER SUBSCRIPTION %I REFRESH PUBLICATION;", sub.Name).OnServer(onSubscriber),
+						},
 					})
 					continue
 				}
@@ -62,7 +70,8 @@ func compareColumns(sub Subscription, remote, local Table, published map[string]
 	for _, c := range local.Columns {
 		localCols[c.Name] = c
 	}
-	var missing, differ, unfilled, fixes []string
+	var missing, differ, unfilled []string
+	var fixes []quote.Statement
 	sev := Warning
 	for _, rc := range remote.Columns {
 		if !published[rc.Name] {
@@ -71,12 +80,15 @@ func compareColumns(sub Subscription, remote, local Table, published map[string]
 		lc, ok := localCols[rc.Name]
 		switch {
 		case !ok:
-			missing = append(missing, rc.Name+" "+rc.Type)
-			fixes = append(fixes, fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s;", local.Qualified(), ident(rc.Name), rc.Type))
+			missing = append(missing, id(rc.Name)+" "+rc.Type)
+			// The type is the publisher's format_type text: SQL the server printed.
+			fixes = append(fixes, quote.SQL("ALTER TABLE %I ADD COLUMN %I %s;", local.qname(), rc.Name, quote.Raw(rc.Type)).
+				OnServer(onSubscriber).WithNote(lockNote+"; brief: a column without a default does not rewrite the table"))
 			sev = Error
 		case lc.Type != rc.Type:
-			differ = append(differ, fmt.Sprintf("%s is %s on the publisher, %s here", rc.Name, rc.Type, lc.Type))
-			fixes = append(fixes, fmt.Sprintf("ALTER TABLE %s ALTER COLUMN %s TYPE %s;", local.Qualified(), ident(rc.Name), rc.Type))
+			differ = append(differ, fmt.Sprintf("%s is %s on the publisher, %s here", id(rc.Name), rc.Type, lc.Type))
+			fixes = append(fixes, quote.SQL("ALTER TABLE %I ALTER COLUMN %I TYPE %s;", local.qname(), rc.Name, quote.Raw(rc.Type)).
+				OnServer(onSubscriber).WithNote(lockNote+"; most type changes rewrite the whole table (and its indexes) under that lock, which has no concurrent form"))
 			if sub.Binary {
 				sev = Error
 			}
@@ -84,8 +96,9 @@ func compareColumns(sub Subscription, remote, local Table, published map[string]
 	}
 	for _, lc := range local.Columns {
 		if lc.NotNull && !lc.HasDefault && lc.Generated == "" && !published[lc.Name] {
-			unfilled = append(unfilled, lc.Name)
-			fixes = append(fixes, fmt.Sprintf("ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL; -- or SET DEFAULT ...", local.Qualified(), ident(lc.Name)))
+			unfilled = append(unfilled, id(lc.Name))
+			fixes = append(fixes, quote.SQL("ALTER TABLE %I ALTER COLUMN %I DROP NOT NULL;", local.qname(), lc.Name).
+				OnServer(onSubscriber).WithNote(lockNote+"; or give the column a default instead"))
 			sev = Error
 		}
 	}
@@ -110,9 +123,11 @@ func compareColumns(sub Subscription, remote, local Table, published map[string]
 	}
 	return Finding{
 		Severity: sev,
-		Objects:  []string{"table " + local.Qualified(), "subscription " + sub.Name},
-		Found:    fmt.Sprintf("Table %s (subscription %s): %s.", local.Qualified(), sub.Name, strings.Join(found, "; ")),
+		Objects:  []string{"table " + local.Qualified(), "subscription " + id(sub.Name)},
+		Found:    fmt.Sprintf("Table %s (subscription %s): %s.", local.Qualified(), id(sub.Name), strings.Join(found, "; ")),
 		Why:      why + ".",
-		Fix:      strings.Join(fixes, " ") + " -- on the subscriber",
+		Fix: "On the subscriber, add the missing columns with the publisher's types, change the differing types to the " +
+			"publisher's, and let the NOT NULL columns the publisher does not send be NULL (or give them a default).",
+		Run: fixes,
 	}, true
 }

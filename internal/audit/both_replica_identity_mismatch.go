@@ -57,9 +57,9 @@ func remoteIdentity(t Table, published map[string]bool) (map[string]bool, string
 	for _, c := range ix.keyColumns() {
 		key[c] = true
 	}
-	desc := "DEFAULT (primary key " + strings.Join(ix.keyColumns(), ", ") + ")"
+	desc := "DEFAULT (primary key " + ids(ix.keyColumns()) + ")"
 	if t.ReplicaIdentity == "index" {
-		desc = "USING INDEX " + ix.Name + " (" + strings.Join(ix.keyColumns(), ", ") + ")"
+		desc = "USING INDEX " + id(ix.Name) + " (" + ids(ix.keyColumns()) + ")"
 	}
 	return key, desc
 }
@@ -72,11 +72,11 @@ func localIdentityDesc(t Table) string {
 	case ix == nil:
 		return strings.ToUpper(t.ReplicaIdentity) + " (no key)"
 	case t.ReplicaIdentity == "index" && ix.ReplicaIdentity:
-		return "USING INDEX " + ix.Name + " (" + strings.Join(ix.keyColumns(), ", ") + ")"
+		return "USING INDEX " + id(ix.Name) + " (" + ids(ix.keyColumns()) + ")"
 	case t.ReplicaIdentity == "default":
-		return "DEFAULT (primary key " + strings.Join(ix.keyColumns(), ", ") + ")"
+		return "DEFAULT (primary key " + ids(ix.keyColumns()) + ")"
 	}
-	return strings.ToUpper(t.ReplicaIdentity) + ", primary key " + strings.Join(ix.keyColumns(), ", ")
+	return strings.ToUpper(t.ReplicaIdentity) + ", primary key " + ids(ix.keyColumns())
 }
 
 // compareIdentity follows logicalrep_rel_mark_updatable(): UPDATE and DELETE
@@ -85,7 +85,7 @@ func localIdentityDesc(t Table) string {
 // the remote identity is FULL.
 func compareIdentity(l link, t Table, changes bool, remoteKey map[string]bool, remoteDesc string) (Finding, bool) {
 	localDesc := localIdentityDesc(t)
-	f := Finding{Objects: []string{"table " + t.Qualified(), "subscription " + l.Sub.Name}}
+	f := Finding{Objects: []string{"table " + t.Qualified(), "subscription " + id(l.Sub.Name)}}
 	found := fmt.Sprintf("Table %s: publisher REPLICA IDENTITY %s, subscriber %s.", t.Qualified(), remoteDesc, localDesc)
 	ix := identityOrPK(t)
 	var uncovered []string
@@ -105,20 +105,17 @@ func compareIdentity(l link, t Table, changes bool, remoteKey map[string]bool, r
 		f.Found = found + " The subscriber has no key to find rows by and the publisher does not send whole rows."
 		f.Why = "Every replicated UPDATE and DELETE stops the apply worker: \"logical replication target relation ... " +
 			"has neither REPLICA IDENTITY index nor PRIMARY KEY and published relation does not have REPLICA IDENTITY FULL\"."
-		f.Fix = fmt.Sprintf("Give the subscriber's table the publisher's key: ALTER TABLE %s ADD PRIMARY KEY (%s);",
-			t.Qualified(), strings.Join(sortedKeys(remoteKey), ", "))
-		if len(remoteKey) == 0 {
-			f.Fix = fmt.Sprintf("Give the table the same primary key on both sides: ALTER TABLE %s ADD PRIMARY KEY (<columns>); "+
-				"(or REPLICA IDENTITY FULL on the publisher, with an index on the subscriber: see full-identity-no-index)", t.Qualified())
-		}
+		f.Fix = fmt.Sprintf("Give the subscriber's table the publisher's key (%s) as its primary key: the unique index built "+
+			"concurrently first, then attached as the key.", ids(sortedKeys(remoteKey)))
+		f.Run = addPrimaryKey(onSubscriber, t, sortedKeys(remoteKey))
 	case changes && len(uncovered) > 0:
 		f.Severity = Error
-		f.Found = found + fmt.Sprintf(" The publisher does not send %s as part of the old row's identity.", strings.Join(uncovered, ", "))
+		f.Found = found + fmt.Sprintf(" The publisher does not send %s as part of the old row's identity.", ids(uncovered))
 		f.Why = "Every replicated UPDATE and DELETE stops the apply worker: \"publisher did not send replica identity " +
 			"column expected by the logical replication target relation\"."
-		f.Fix = fmt.Sprintf("Make the subscriber find rows by the columns the publisher sends (e.g. ALTER TABLE %s REPLICA "+
-			"IDENTITY USING INDEX <a unique index on %s>), or widen the publisher's identity.", t.Qualified(),
-			strings.Join(sortedKeys(remoteKey), ", "))
+		f.Fix = fmt.Sprintf("Make the subscriber find rows by the columns the publisher sends: make a unique index on %s "+
+			"(NOT NULL columns) the replica identity of %s, or widen the publisher's identity to cover %s.",
+			ids(sortedKeys(remoteKey)), t.Qualified(), ids(uncovered))
 	case ix == nil && l.Remote.ReplicaIdentity == "full":
 		return f, false // how such a table is applied is full-identity-no-index's finding
 	case remoteDesc != localDesc:
@@ -126,8 +123,7 @@ func compareIdentity(l link, t Table, changes bool, remoteKey map[string]bool, r
 		f.Found = found
 		f.Why = "Apply works, but the two sides identify rows differently: after a switchover, or when the subscriber " +
 			"publishes onwards, the other identity applies, with its own WAL volume and lookup cost."
-		f.Fix = fmt.Sprintf("If the tables are meant to be interchangeable, give both the same key and identity "+
-			"(ALTER TABLE %s REPLICA IDENTITY ...).", t.Qualified())
+		f.Fix = fmt.Sprintf("If the tables are meant to be interchangeable, give %s the same key and replica identity on both sides.", t.Qualified())
 	default:
 		return f, false
 	}

@@ -102,4 +102,23 @@ func TestIntegrationFailoverSafety(t *testing.T) {
 	if !synced {
 		t.Errorf("the check passed, but the standby's lab_sub is not a synced, ready copy")
 	}
+
+	t.Log("an idle physical slot: not proposed for synchronized_standby_slots, and taken out of it by the printed fix")
+	e.pub("SELECT pg_create_physical_replication_slot('sb_idle', true)")
+	e.mustNotFind("failover-safety", "", 0)
+	e.pub("ALTER SYSTEM SET synchronized_standby_slots = 'sb1,sb_idle'", "SELECT pg_reload_conf()")
+	f = e.mustFind("failover-safety", "slot sb_idle", 5*time.Second)
+	var texts []string
+	for _, st := range f.Run {
+		if st.On != onPublisher || st.Withheld != "" || strings.Contains(st.Text, "sb_idle") {
+			t.Fatalf("statement %+v: want one for the publisher, never naming the idle slot", st)
+		}
+		texts = append(texts, st.Text)
+	}
+	if len(texts) == 0 || texts[0] != "ALTER SYSTEM SET synchronized_standby_slots = 'sb1';" {
+		t.Fatalf("fix %q: want synchronized_standby_slots set to the connected standby's slot only", texts)
+	}
+	e.pub(texts...)
+	e.mustNotFind("failover-safety", "", 5*time.Second)
+	e.pub("SELECT pg_drop_replication_slot('sb_idle')")
 }

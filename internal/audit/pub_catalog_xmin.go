@@ -1,6 +1,10 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/quote"
+)
 
 // oldCatalogXmin: a slot's catalog_xmin holds back vacuum of the catalogs.
 var oldCatalogXmin = Check{
@@ -30,14 +34,14 @@ var oldCatalogXmin = Check{
 			}
 			out = append(out, Finding{
 				Severity: sev,
-				Objects:  []string{"slot " + sl.Name},
+				Objects:  []string{"slot " + id(sl.Name)},
 				Found: fmt.Sprintf("Slot %s (%s) has a catalog_xmin %d transactions old (%.0f%% of autovacuum_freeze_max_age = %d).",
-					sl.Name, state, sl.CatalogXminAge, 100*float64(sl.CatalogXminAge)/float64(freeze), freeze),
+					id(sl.Name), state, sl.CatalogXminAge, 100*float64(sl.CatalogXminAge)/float64(freeze), freeze),
 				Why: "VACUUM cannot remove or freeze system-catalog rows newer than a slot's catalog_xmin: the catalogs bloat, " +
 					"anti-wraparound vacuums of them cannot finish past autovacuum_freeze_max_age, and at about 2 billion " +
 					"the server stops assigning transaction IDs.",
-				Fix: fmt.Sprintf("Let its consumer catch up (an active, caught-up slot advances catalog_xmin), or drop the slot: "+
-					"SELECT pg_drop_replication_slot('%s');", sl.Name),
+				Fix: "Let its consumer catch up (an active, caught-up slot advances catalog_xmin), or drop the slot if its consumer is gone.",
+				Run: []quote.Statement{dropSlot(sl.Name)},
 			})
 		}
 		return out

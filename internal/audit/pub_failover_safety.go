@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // failoverSafety: whether the publisher's logical slots survive a failover
@@ -47,12 +49,23 @@ var failoverSafety = Check{
 			if len(physical) == 0 && s.Standby == nil {
 				continue // no standby to fail over to
 			}
-			out = append(out, Finding{
-				Objects: []string{"slot " + sl.Name},
-				Found:   fmt.Sprintf("Slot %s is not a failover slot (failover = false): no standby keeps a copy of it.", sl.Name),
+			f := Finding{
+				Objects: []string{"slot " + id(sl.Name)},
+				Found:   fmt.Sprintf("Slot %s is not a failover slot (failover = false): no standby keeps a copy of it.", id(sl.Name)),
 				Why:     "After a failover the promoted standby has no such slot: the subscription cannot connect, and the changes made from then on until it is re-created never reach the subscriber.",
-				Fix:     fmt.Sprintf("On the subscriber, for the subscription using slot %s: ALTER SUBSCRIPTION <name> DISABLE; ALTER SUBSCRIPTION <name> SET (failover = true); ALTER SUBSCRIPTION <name> ENABLE;", sl.Name),
-			})
+				Fix: fmt.Sprintf("On the subscriber, disable the subscription that uses slot %s (lagscope did not read it: the one "+
+					"whose slot_name is %s), set its failover option to true, and enable it again.", id(sl.Name), id(sl.Name)),
+			}
+			if sub := s.Subscriber.subscriptionForSlot(sl.Name); sub != nil {
+				f.Fix = fmt.Sprintf("Make subscription %s a failover subscription: disable it, set failover = true, enable it again.", id(sub.Name))
+				f.Run = []quote.Statement{
+					quote.SQL("ALTER SUBSCRIPTION %I DISABLE;", sub.Name).OnServer(onSubscriber),
+					quote.SQL("ALTER SUBSCRIPTION %I SET (failover = true);", sub.Name).OnServer(onSubscriber).
+						WithNote("once the publisher has released the slot: if it says the slot is active, wait a moment and run it again"),
+					quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", sub.Name).OnServer(onSubscriber),
+				}
+			}
+			out = append(out, f)
 		}
 		if len(failover) == 0 {
 			return out
@@ -60,31 +73,46 @@ var failoverSafety = Check{
 		listed := settingList(p.Settings, "synchronized_standby_slots")
 		if len(physical) == 0 {
 			out = append(out, Finding{
-				Objects: []string{"slot " + strings.Join(failover, ", ")},
+				Objects: []string{"slot " + ids(failover)},
 				Found:   fmt.Sprintf("%s is a failover slot, but no physical standby streams from a replication slot of the publisher.", plural(int64(len(failover)), "slot")),
 				Why:     "Slots are synchronised only to a standby that streams through a physical slot (primary_slot_name): without one, a failover loses the logical slots.",
-				Fix:     "SELECT pg_create_physical_replication_slot('<standby>'); on the publisher, then on the standby: ALTER SYSTEM SET primary_slot_name = '<standby>'; SELECT pg_reload_conf();",
+				Fix: "Create a physical replication slot for each standby on the publisher and set the standby's primary_slot_name " +
+					"to it, then reload the standby (lagscope cannot know the standbys' names).",
 			})
 		}
-		for _, ph := range physical {
+		// The setting lagscope proposes lists exactly the physical slots a
+		// standby is connected to now: an inactive slot in it would hold
+		// back every failover slot until its standby connects.
+		connected := activePhysicalSlots(p)
+		fixed := syncStandbySlots(connected)
+		for _, ph := range connected {
 			if !slices.Contains(listed, ph) {
 				out = append(out, Finding{
-					Objects: []string{"setting synchronized_standby_slots", "slot " + ph},
-					Found:   fmt.Sprintf("synchronized_standby_slots = '%s' does not list the standby slot %s.", strings.Join(listed, ","), ph),
+					Objects: []string{"setting synchronized_standby_slots", "slot " + id(ph)},
+					Found:   fmt.Sprintf("synchronized_standby_slots = '%s' does not list the slot %s of a connected standby.", strings.Join(listed, ","), id(ph)),
 					Why:     "The walsenders of failover slots may then send changes that the standby on that slot has not received: promoted, it would be behind its subscribers, and their slot copies ahead of the new primary's WAL.",
-					Fix:     fmt.Sprintf("ALTER SYSTEM SET synchronized_standby_slots = '%s'; SELECT pg_reload_conf(); -- on the publisher", strings.Join(append(slices.Clone(listed), ph), ",")),
+					Fix:     fmt.Sprintf("List the physical slots of the standbys connected now (%s) in synchronized_standby_slots on the publisher, and reload it; slots no standby is connected to are left out.", ids(connected)),
+					Run:     fixed,
 				})
 			}
 		}
 		for _, l := range listed {
-			if !slices.Contains(physical, l) {
-				out = append(out, Finding{
-					Objects: []string{"setting synchronized_standby_slots"},
-					Found:   fmt.Sprintf("synchronized_standby_slots lists %s, which is not a physical slot of the publisher.", l),
-					Why:     "The walsenders of failover slots wait for every listed slot: a missing one holds back every subscriber of a failover slot (lagscope diagnose names it walsender-waits-standby).",
-					Fix:     fmt.Sprintf("ALTER SYSTEM SET synchronized_standby_slots = '%s'; SELECT pg_reload_conf(); -- on the publisher, without %s", strings.Join(slices.DeleteFunc(slices.Clone(listed), func(x string) bool { return x == l }), ","), l),
-				})
+			why := ""
+			switch {
+			case !slices.Contains(physical, l):
+				why = "which is not a physical slot of the publisher"
+			case !slices.Contains(connected, l):
+				why = "a physical slot no standby is connected to now"
+			default:
+				continue
 			}
+			out = append(out, Finding{
+				Objects: []string{"setting synchronized_standby_slots", "slot " + id(l)},
+				Found:   fmt.Sprintf("synchronized_standby_slots lists %s, %s.", id(l), why),
+				Why:     "The walsenders of failover slots wait for every listed slot: a missing or idle one holds back every subscriber of a failover slot (lagscope diagnose names it walsender-waits-standby).",
+				Fix:     fmt.Sprintf("List only the physical slots of the standbys connected now in synchronized_standby_slots on the publisher (%s), and reload it; add %s back once its standby streams again.", orNone(ids(connected)), id(l)),
+				Run:     fixed,
+			})
 		}
 		if s.Standby != nil {
 			out = append(out, standbyFindings(s.Standby, failover, physical)...)
@@ -103,7 +131,8 @@ func standbyFindings(sb *Standby, failover, physical []string) []Finding {
 				Objects: []string{"setting " + name + " (standby)"},
 				Found:   fmt.Sprintf("%s = %s on the standby.", name, v.Value),
 				Why:     why,
-				Fix:     fmt.Sprintf("ALTER SYSTEM SET %s = %s; SELECT pg_reload_conf(); -- on the standby", name, want),
+				Fix:     fmt.Sprintf("Set %s to %s on the standby and reload it.", name, want),
+				Run:     alterSystem(onStandby, name, want, false),
 			})
 		}
 	}
@@ -123,14 +152,15 @@ func standbyFindings(sb *Standby, failover, physical []string) []Finding {
 				Objects: []string{"setting primary_slot_name (standby)"},
 				Found:   "The standby streams without a replication slot (primary_slot_name is empty).",
 				Why:     "Slots are synchronised only to a standby that streams through a physical slot, listed in the primary's synchronized_standby_slots.",
-				Fix:     "SELECT pg_create_physical_replication_slot('<standby>'); -- on the publisher; then ALTER SYSTEM SET primary_slot_name = '<standby>'; SELECT pg_reload_conf(); -- on the standby",
+				Fix:     "Create a physical replication slot for this standby on the publisher, set the standby's primary_slot_name to it and reload the standby, then list the slot in the publisher's synchronized_standby_slots.",
 			})
 		} else if !slices.Contains(physical, v) {
 			out = append(out, Finding{
 				Objects: []string{"setting primary_slot_name (standby)"},
-				Found:   fmt.Sprintf("The standby's primary_slot_name is %s, which is not a physical slot of the publisher.", v),
+				Found:   fmt.Sprintf("The standby's primary_slot_name is %s, which is not a physical slot of the publisher.", id(v)),
 				Why:     "The standby cannot stream from a slot that does not exist: it does not follow the primary, and neither do its slot copies.",
-				Fix:     fmt.Sprintf("SELECT pg_create_physical_replication_slot('%s'); -- on the publisher", v),
+				Fix:     fmt.Sprintf("Create the physical slot %s on the publisher.", id(v)),
+				Run:     []quote.Statement{quote.SQL("SELECT pg_create_physical_replication_slot(%L);", v).OnServer(onPublisher)},
 			})
 		}
 	}
@@ -139,7 +169,7 @@ func standbyFindings(sb *Standby, failover, physical []string) []Finding {
 			Objects: []string{"setting primary_conninfo (standby)"},
 			Found:   "The standby's primary_conninfo names no database (dbname).",
 			Why:     "The slot sync worker connects to a database of the primary to read its slots: without dbname it does not start.",
-			Fix:     "Add dbname=<a database of the primary> to primary_conninfo on the standby (ALTER SYSTEM SET primary_conninfo = '... dbname=postgres'; SELECT pg_reload_conf();)",
+			Fix:     "Add dbname= and a database of the primary (postgres will do) to the standby's primary_conninfo, then reload the standby. lagscope does not print the setting: it does not keep the conninfo, which may hold a password.",
 		})
 	}
 	if _, bad := sb.Unreadable[StandbySlots]; bad {
@@ -161,10 +191,12 @@ func standbyFindings(sb *Standby, failover, physical []string) []Finding {
 			continue
 		}
 		out = append(out, Finding{
-			Objects: []string{"slot " + name},
-			Found:   fmt.Sprintf("Failover slot %s %s.", name, why),
+			Objects: []string{"slot " + id(name)},
+			Found:   fmt.Sprintf("Failover slot %s %s.", id(name), why),
 			Why:     "Only a synced, ready copy survives the standby's promotion: the subscription then connects to the new primary and goes on.",
-			Fix:     "Check the standby's log for the slot sync worker (\"slot sync worker\"), and the settings above; pg_sync_replication_slots() on the standby synchronises once by hand.",
+			Fix:     "Check the standby's log for the slot sync worker (\"slot sync worker\"), and the settings above; the statement below synchronises the slots once by hand.",
+			Run: []quote.Statement{quote.SQL("SELECT pg_sync_replication_slots();").OnServer(onStandby).
+				WithNote("once by hand; the slot sync worker keeps the copies in step when the settings are right")},
 		})
 	}
 	return out
@@ -180,14 +212,14 @@ func failoverBefore17(s Snapshots) []Finding {
 	}
 	var names []string
 	for _, sl := range logicalSlots(p) {
-		names = append(names, sl.Name)
+		names = append(names, id(sl.Name))
 	}
 	return []Finding{{
 		Objects: []string{"slot " + strings.Join(names, ", ")},
 		Found: fmt.Sprintf("PostgreSQL %d has no failover slots: a failover to the standby on %s loses %s.",
-			p.Version.Major, strings.Join(physical, ", "), plural(int64(len(names)), "logical slot")),
+			p.Version.Major, ids(physical), plural(int64(len(names)), "logical slot")),
 		Why: "A physical standby does not keep logical slots before 17: after its promotion each subscription's slot is missing, the subscription cannot connect, and the changes made until the slot is re-created never reach the subscriber. Re-creating the subscription with copy_data = true copies its tables again.",
-		Fix: "Upgrade the publisher to 17 or later for failover slots (ALTER SUBSCRIPTION ... SET (failover = true), synchronized_standby_slots, and sync_replication_slots on the standby); until then, plan for re-creating the subscriptions after a failover.",
+		Fix: "Upgrade the publisher to 17 or later for failover slots (a subscription's failover option, synchronized_standby_slots, and sync_replication_slots on the standby); until then, plan for re-creating the subscriptions after a failover.",
 	}}
 }
 
@@ -212,6 +244,36 @@ func physicalSlots(p *Publisher) []string {
 		}
 	}
 	return out
+}
+
+// activePhysicalSlots names the physical slots a standby streams from now.
+func activePhysicalSlots(p *Publisher) []string {
+	var out []string
+	for _, sl := range p.Slots {
+		if sl.Type == "physical" && sl.Active {
+			out = append(out, sl.Name)
+		}
+	}
+	return out
+}
+
+// syncStandbySlots sets synchronized_standby_slots to slots on the
+// publisher (reset when there are none). Slot names are [a-z0-9_] only, so
+// the list is one literal.
+func syncStandbySlots(slots []string) []quote.Statement {
+	if len(slots) == 0 {
+		return []quote.Statement{quote.SQL("ALTER SYSTEM RESET synchronized_standby_slots;").OnServer(onPublisher).
+			WithNote("no standby is connected through a slot now"), quote.SQL("SELECT pg_reload_conf();").OnServer(onPublisher)}
+	}
+	return alterSystem(onPublisher, "synchronized_standby_slots", strings.Join(slots, ","), false)
+}
+
+// orNone is s, or "none" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // tablesyncSlot is a tablesync worker's slot: pg_<suboid>_sync_<relid>_<sysid>.

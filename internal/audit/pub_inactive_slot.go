@@ -1,6 +1,10 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/quote"
+)
 
 // inactiveSlot: a slot nobody reads keeps WAL until the disk fills.
 var inactiveSlot = Check{
@@ -24,21 +28,29 @@ var inactiveSlot = Check{
 			if sl.Database != "" {
 				kind += ", database " + sl.Database
 			}
-			found := fmt.Sprintf("Slot %s (%s) is inactive and retains %s of WAL; %s.", sl.Name, kind, byteSize(sl.Retained(p.CurrentLSN)), when)
-			fix := fmt.Sprintf("Reconnect its consumer, or drop it if nobody will: SELECT pg_drop_replication_slot('%s');", sl.Name)
+			found := fmt.Sprintf("Slot %s (%s) is inactive and retains %s of WAL; %s.", id(sl.Name), kind, byteSize(sl.Retained(p.CurrentLSN)), when)
+			fix := "Reconnect its consumer, or drop the slot if nobody will read it again."
+			run := []quote.Statement{dropSlot(sl.Name)}
 			if sub := s.Subscriber.subscriptionForSlot(sl.Name); sub != nil {
 				if !sub.Enabled {
-					found += fmt.Sprintf(" Its subscription %s is disabled.", sub.Name)
+					found += fmt.Sprintf(" Its subscription %s is disabled.", id(sub.Name))
 				}
-				fix = fmt.Sprintf("On the subscriber: ALTER SUBSCRIPTION %s ENABLE; (or DROP SUBSCRIPTION %s; if it is abandoned, which drops the slot)", ident(sub.Name), ident(sub.Name))
+				fix = fmt.Sprintf("Enable its subscription %s on the subscriber; or, if the subscription is abandoned, drop it "+
+					"(which drops the slot too).", id(sub.Name))
+				run = []quote.Statement{
+					quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", sub.Name).OnServer(onSubscriber),
+					quote.SQL("DROP SUBSCRIPTION %I;", sub.Name).OnServer(onSubscriber).
+						WithNote("instead, only if the subscription is abandoned: drops it and its slot; its tables stop receiving changes"),
+				}
 			}
 			out = append(out, Finding{
-				Objects: []string{"slot " + sl.Name},
+				Objects: []string{"slot " + id(sl.Name)},
 				Found:   found,
 				Why: "An inactive slot keeps every WAL segment from its restart_lsn, and a logical slot also keeps catalog " +
 					"rows from its catalog_xmin, until a consumer confirms progress. Unless max_slot_wal_keep_size " +
 					"bounds it, the retained WAL grows until the publisher's disk is full and it stops.",
 				Fix: fix,
+				Run: run,
 			})
 		}
 		return out

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // noReplicaIdentity: UPDATE and DELETE fail on a published table without one.
@@ -33,20 +35,26 @@ var noReplicaIdentity = Check{
 				sev = Error
 				seen = fmt.Sprintf("it has had %d updates and %d deletes since statistics were reset", t.Updates, t.Deletes)
 			}
-			fix := fmt.Sprintf("ALTER TABLE %s ADD PRIMARY KEY (<columns that identify a row>); -- or, as a last resort, "+
-				"ALTER TABLE %s REPLICA IDENTITY FULL; (see replica-identity-full)", t.Qualified(), t.Qualified())
+			fix := "Give the table a primary key on the columns that identify a row (lagscope cannot know which: build a unique " +
+				"index on them concurrently, then make it the primary key). Only as a last resort make the identity FULL " +
+				"(see replica-identity-full)."
+			run := []quote.Statement{quote.SQL("ALTER TABLE %I REPLICA IDENTITY FULL;", t.qname()).OnServer(onPublisher).
+				WithNote("last resort, only if no key can be given; " + lockNote)}
 			if ix := t.uniqueNotNull(); ix != nil {
-				fix = fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY USING INDEX %s;", t.Qualified(), ident(ix.Name))
+				fix = fmt.Sprintf("Make its unique index %s on NOT NULL columns the replica identity.", id(ix.Name))
+				run = []quote.Statement{quote.SQL("ALTER TABLE %I REPLICA IDENTITY USING INDEX %I;", t.qname(), ix.Name).
+					OnServer(onPublisher).WithNote(lockNote)}
 			}
 			out = append(out, Finding{
 				Severity: sev,
 				Objects:  []string{"table " + t.Qualified()},
 				Found: fmt.Sprintf("Table %s is published for UPDATE/DELETE (%s) with %s; %s.",
-					t.Qualified(), strings.Join(pubs, ", "), state, seen),
+					t.Qualified(), ids(pubs), state, seen),
 				Why: "Without a replica identity the publisher cannot log which row changed: every UPDATE and DELETE on the " +
 					"table fails on the publisher with \"cannot update table ... because it does not have a replica identity " +
 					"and publishes updates\".",
 				Fix: fix,
+				Run: run,
 			})
 		}
 		return out

@@ -2,7 +2,10 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // partitionedPublication: a partitioned table published as its partitions.
@@ -41,17 +44,51 @@ var partitionedPublication = Check{
 					continue
 				}
 				out = append(out, Finding{
-					Objects: []string{"table " + root.Qualified(), "publication " + pub.Name},
+					Objects: []string{"table " + root.Qualified(), "publication " + id(pub.Name)},
 					Found: fmt.Sprintf("Partitioned table %s (%s, %d partitions) is published by %s as its partitions "+
-						"(publish_via_partition_root = false): %s.", root.Qualified(), root.Strategy, root.Partitions, pub.Name, strings.Join(leaves, ", ")),
+						"(publish_via_partition_root = false): %s.", root.Qualified(), root.Strategy, root.Partitions, id(pub.Name), strings.Join(leaves, ", ")),
 					Why: "Each partition is replicated as a table of its own: the subscriber needs tables with the same " +
 						"partition names, a new partition needs ALTER SUBSCRIPTION ... REFRESH PUBLICATION, re-partitioning " +
 						"either side breaks replication, and the partitions still share one walsender and one apply worker.",
-					Fix: fmt.Sprintf("To replicate into a table of any layout on the subscriber: ALTER PUBLICATION %s SET "+
-						"(publish_via_partition_root = true); then ALTER SUBSCRIPTION <name> REFRESH PUBLICATION; on the subscriber.", ident(pub.Name)),
+					Fix: fmt.Sprintf("To replicate into a table of any layout on the subscriber: publish %s via the partition root, "+
+						"then refresh the publication of every subscription to %s on the subscriber%s.", id(pub.Name), id(pub.Name), subsOf(s, pub.Name)),
+					Run: append([]quote.Statement{quote.SQL("ALTER PUBLICATION %I SET (publish_via_partition_root = true);", pub.Name).OnServer(onPublisher).
+						WithNote("changes every table of the publication, not only this one")}, refreshPublication(s, pub.Name)...),
 				})
 			}
 		}
 		return out
 	},
+}
+
+// subscribersTo are the subscriptions of the subscriber snapshot that
+// subscribe to publication pub (nil without a subscriber snapshot).
+func subscribersTo(s Snapshots, pub string) []string {
+	if s.Subscriber == nil {
+		return nil
+	}
+	var out []string
+	for _, sub := range s.Subscriber.Subscriptions {
+		if slices.Contains(sub.Publications, pub) {
+			out = append(out, sub.Name)
+		}
+	}
+	return out
+}
+
+// subsOf names them for prose: " (a, b)", or what to look for when unknown.
+func subsOf(s Snapshots, pub string) string {
+	if subs := subscribersTo(s, pub); len(subs) > 0 {
+		return " (" + ids(subs) + ")"
+	}
+	return " (lagscope did not read a subscriber of it: each subscription whose publications include it)"
+}
+
+// refreshPublication refreshes every known subscription to pub.
+func refreshPublication(s Snapshots, pub string) []quote.Statement {
+	var out []quote.Statement
+	for _, sub := range subscribersTo(s, pub) {
+		out = append(out, quote.SQL("ALTER SUBSCRIPTION %I REFRESH PUBLICATION;", sub).OnServer(onSubscriber))
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // rowFilter: row filters cost publisher CPU and constrain UPDATE/DELETE.
@@ -25,14 +27,15 @@ var rowFilter = Check{
 				pub := p.publication(e.Publication)
 				f := Finding{
 					Severity: Info,
-					Objects:  []string{"publication " + e.Publication, "table " + t.Qualified()},
+					Objects:  []string{"publication " + id(e.Publication), "table " + t.Qualified()},
 					Found: fmt.Sprintf("Publication %s publishes %s WHERE %s; the table had %d inserts, %d updates and %d deletes "+
-						"since statistics were reset.", e.Publication, t.Qualified(), e.RowFilter, t.Inserts, t.Updates, t.Deletes),
+						"since statistics were reset.", id(e.Publication), t.Qualified(), e.RowFilter, t.Inserts, t.Updates, t.Deletes),
 					Why: "The walsender evaluates the filter for every change of the table in every slot that uses the " +
 						"publication - for an UPDATE on both the old and the new row, turning it into an INSERT or DELETE when " +
 						"the row crosses the filter. That CPU is spent in the single decoding process of each slot.",
-					Fix: "Keep the filter to cheap comparisons on the row's own columns (no function calls); if lagscope diagnose " +
-						fmt.Sprintf("names walsender-decode-cpu, simplify it: ALTER PUBLICATION %s SET TABLE %s WHERE (<simpler>);", ident(e.Publication), t.Qualified()),
+					Fix: "Keep the filter to cheap comparisons on the row's own columns (no function calls). If lagscope diagnose " +
+						"names walsender-decode-cpu, simplify it: " + refilterHow,
+					Run: refilter(e, t),
 				}
 				if pub != nil && (pub.Update || pub.Delete) && t.ReplicaIdentity != "full" {
 					key := map[string]bool{}
@@ -49,11 +52,12 @@ var rowFilter = Check{
 					}
 					if len(outside) > 0 {
 						f.Severity = Error
-						f.Found += fmt.Sprintf(" The filter uses %s, which the replica identity does not cover, and the publication publishes UPDATE/DELETE.", strings.Join(outside, ", "))
+						f.Found += fmt.Sprintf(" The filter uses %s, which the replica identity does not cover, and the publication publishes UPDATE/DELETE.", ids(outside))
 						f.Why = "PostgreSQL rejects every UPDATE and DELETE on the table (\"cannot update table ...: column used in the " +
 							"publication WHERE expression is not part of the replica identity\"): the old row would not carry the column. " + f.Why
-						f.Fix = fmt.Sprintf("Filter on identity columns only, or publish only inserts from this publication "+
-							"(ALTER PUBLICATION %s SET (publish = 'insert')), or widen the identity.", ident(e.Publication))
+						f.Fix = fmt.Sprintf("Filter on identity columns only: %s Or widen the table's replica identity to cover %s "+
+							"(see replica-identity-full). Publishing only inserts from %s would fix it too, but for every table "+
+							"of the publication, not only this one.", refilterHow, ids(outside), id(e.Publication))
 					}
 				}
 				out = append(out, f)
@@ -61,6 +65,31 @@ var rowFilter = Check{
 		}
 		return out
 	},
+}
+
+// refilterHow says how to use refilter's statements.
+const refilterHow = "the statements below drop this table from the publication and add it back with its column list " +
+	"and the filter it has now, in one transaction, leaving the publication's other tables as they are: edit the WHERE " +
+	"clause of the ADD TABLE statement to the new filter before running them."
+
+// refilter changes the row filter of table t in the publication of e and
+// nothing else: DROP TABLE and ADD TABLE (with t's column list and current
+// filter, for the operator to edit) in one transaction. ALTER PUBLICATION
+// ... SET TABLE would replace the publication's whole table list.
+func refilter(e PubEntry, t Table) []quote.Statement {
+	add := quote.SQL("ALTER PUBLICATION %I ADD TABLE %I WHERE (%s);", e.Publication, t.qname(), quote.Raw(e.RowFilter))
+	if e.ColumnList {
+		add = quote.SQL("ALTER PUBLICATION %I ADD TABLE %I (%I) WHERE (%s);", e.Publication, t.qname(), e.Columns, quote.Raw(e.RowFilter))
+	}
+	return []quote.Statement{
+		quote.SQL("BEGIN;").OnServer(onPublisher).WithNote("one transaction: the publication's other tables stay published as they are"),
+		quote.SQL("ALTER PUBLICATION %I DROP TABLE %I;", e.Publication, t.qname()).OnServer(onPublisher).
+			WithNote("fails, changing nothing, if the table is published through its partitioned parent or its schema: change the filter there"),
+		add.OnServer(onPublisher).WithNote("the filter it has now: edit it to the new one. The new filter applies to changes " +
+			"from the commit on; rows already on the subscriber are neither copied nor removed again (resynchronise the " +
+			"table if they must match)"),
+		quote.SQL("COMMIT;").OnServer(onPublisher),
+	}
 }
 
 // filterColumns returns the table columns a row filter's text names: bare

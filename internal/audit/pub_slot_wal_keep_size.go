@@ -28,7 +28,8 @@ var slotWALKeepSize = Check{
 		if n == 0 {
 			return nil
 		}
-		fix := "ALTER SYSTEM SET max_slot_wal_keep_size = '<what the WAL disk can hold, e.g. 50GB>'; SELECT pg_reload_conf();"
+		fix := "Set max_slot_wal_keep_size on the publisher to what its WAL disk can hold beside its other WAL, then reload " +
+			"it (lagscope cannot see the disk, so it prints no value)."
 		if p.Version.Major >= 18 {
 			fix += " On 18 idle_replication_slot_timeout also invalidates slots idle for too long."
 		}

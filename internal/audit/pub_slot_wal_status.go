@@ -1,6 +1,10 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/quote"
+)
 
 // slotWALStatus: wal_status extended, unreserved or lost; invalidated slots.
 var slotWALStatus = Check{
@@ -14,15 +18,21 @@ var slotWALStatus = Check{
 		var out []Finding
 		for _, sl := range p.Slots {
 			retained := byteSize(sl.Retained(p.CurrentLSN))
-			recreate := fmt.Sprintf("Drop the slot and resynchronise its consumer: for a subscription, on the subscriber ALTER SUBSCRIPTION <name> DISABLE; "+
-				"ALTER SUBSCRIPTION <name> SET (slot_name = NONE); DROP SUBSCRIPTION <name>; then SELECT pg_drop_replication_slot('%s'); "+
-				"on the publisher and create the subscription again (copy_data = true).", sl.Name)
+			recreate := fmt.Sprintf("Drop the slot and resynchronise its consumer. For a subscription (lagscope did not read "+
+				"the subscriber that owns %s): on the subscriber disable it, detach it from the slot (slot_name = NONE) and drop "+
+				"it; then drop the slot on the publisher and create the subscription again with copy_data = true.", id(sl.Name))
+			recreateRun := []quote.Statement{dropSlot(sl.Name)}
 			if sub := s.Subscriber.subscriptionForSlot(sl.Name); sub != nil {
-				recreate = fmt.Sprintf("On the subscriber: ALTER SUBSCRIPTION %[1]s DISABLE; ALTER SUBSCRIPTION %[1]s SET (slot_name = NONE); "+
-					"DROP SUBSCRIPTION %[1]s; on the publisher: SELECT pg_drop_replication_slot('%[2]s'); then create the subscription "+
-					"again with copy_data = true (or resynchronise the tables another way).", ident(sub.Name), sl.Name)
+				recreate = fmt.Sprintf("Drop subscription %s (detached from its slot) on the subscriber and the slot on the "+
+					"publisher, then create the subscription again with copy_data = true (or resynchronise the tables another way).", id(sub.Name))
+				recreateRun = []quote.Statement{
+					quote.SQL("ALTER SUBSCRIPTION %I DISABLE;", sub.Name).OnServer(onSubscriber),
+					quote.SQL("ALTER SUBSCRIPTION %I SET (slot_name = NONE);", sub.Name).OnServer(onSubscriber),
+					quote.SQL("DROP SUBSCRIPTION %I;", sub.Name).OnServer(onSubscriber).WithNote("its tables receive nothing until it is created again"),
+					recreateRun[0],
+				}
 			}
-			f := Finding{Objects: []string{"slot " + sl.Name}}
+			f := Finding{Objects: []string{"slot " + id(sl.Name)}}
 			switch {
 			case sl.WALStatus == "lost" || sl.InvalidationReason != "":
 				reason := ""
@@ -30,26 +40,30 @@ var slotWALStatus = Check{
 					reason = " (invalidated: " + sl.InvalidationReason + ")"
 				}
 				f.Severity = Error
-				f.Found = fmt.Sprintf("Slot %s has wal_status = %s%s.", sl.Name, orDash(sl.WALStatus), reason)
+				f.Found = fmt.Sprintf("Slot %s has wal_status = %s%s.", id(sl.Name), orDash(sl.WALStatus), reason)
 				f.Why = "The slot no longer has the WAL (or catalog rows) its consumer needs: the consumer can never continue " +
 					"from it, and every change since is missing on the subscriber until it is resynchronised."
-				f.Fix = recreate
+				f.Fix, f.Run = recreate, recreateRun
 			case sl.WALStatus == "unreserved":
 				f.Severity = Error
 				f.Found = fmt.Sprintf("Slot %s has wal_status = unreserved: it retains %s, more than max_slot_wal_keep_size = %s.",
-					sl.Name, retained, p.Settings.Show("max_slot_wal_keep_size"))
+					id(sl.Name), retained, p.Settings.Show("max_slot_wal_keep_size"))
 				f.Why = "The WAL it needs will be removed at the next checkpoint; the slot is then lost and its consumer " +
 					"must be resynchronised. Only if the consumer catches up first does it survive."
-				f.Fix = "Get its consumer running now (see inactive-slot), or raise the limit before the next checkpoint: " +
-					"ALTER SYSTEM SET max_slot_wal_keep_size = '<larger>'; SELECT pg_reload_conf();"
+				keep := roundUpGB(sl.Retained(p.CurrentLSN) * 3 / 2)
+				f.Fix = fmt.Sprintf("Get its consumer running now (see inactive-slot), or raise max_slot_wal_keep_size before the "+
+					"next checkpoint, above what the slot retains (to %s here), if the publisher's WAL disk can hold that much.", keep)
+				f.Run = alterSystem(onPublisher, "max_slot_wal_keep_size", keep, false)
+				f.Run[0] = f.Run[0].WithNote("only if the WAL disk holds " + keep + " more")
 			case sl.WALStatus == "extended":
 				f.Severity = Warning
 				f.Found = fmt.Sprintf("Slot %s has wal_status = extended: it retains %s, more than max_wal_size = %s.",
-					sl.Name, retained, p.Settings.Show("max_wal_size"))
+					id(sl.Name), retained, p.Settings.Show("max_wal_size"))
 				f.Why = "The slot holds WAL beyond what checkpoints would keep: its consumer is far behind or gone, and the " +
 					"publisher's WAL directory grows with every write until the consumer catches up."
 				f.Fix = "Find why its consumer is behind (lagscope diagnose) or reconnect it (see inactive-slot); drop the slot " +
-					fmt.Sprintf("if nobody reads it: SELECT pg_drop_replication_slot('%s');", sl.Name)
+					"if nobody reads it."
+				f.Run = []quote.Statement{dropSlot(sl.Name)}
 			default:
 				continue
 			}
@@ -64,4 +78,10 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// roundUpGB prints n bytes rounded up to whole gigabytes, at least 1GB.
+func roundUpGB(n int64) string {
+	gb := (n + 1<<30 - 1) >> 30
+	return fmt.Sprintf("%dGB", max(gb, 1))
 }

@@ -31,7 +31,8 @@ var slotsHeadroom = Check{
 			Why: "A new subscription needs a slot, and each table synchronisation worker creates a temporary one while it " +
 				"copies a table. With none free, CREATE SUBSCRIPTION and table copies fail with \"all replication slots " +
 				"are in use\".",
-			Fix: fmt.Sprintf("ALTER SYSTEM SET max_replication_slots = %d; -- then restart the publisher (or drop unused slots)", suggestMax(used)),
+			Fix: fmt.Sprintf("Raise max_replication_slots to %d (room for 4 more than in use) and restart the publisher, or drop slots nobody reads (see inactive-slot).", suggestMax(used)),
+			Run: alterSystemInt(onPublisher, "max_replication_slots", suggestMax(used), true),
 		}}
 	},
 }

@@ -3,7 +3,6 @@ package audit
 import (
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // slotsPerDatabase: each logical slot decodes all WAL of its database.
@@ -27,19 +26,19 @@ var slotsPerDatabase = Check{
 				continue
 			}
 			sort.Strings(slots)
-			objects := []string{"database " + db}
+			objects := []string{"database " + id(db)}
 			for _, sl := range slots {
-				objects = append(objects, "slot "+sl)
+				objects = append(objects, "slot "+id(sl))
 			}
 			out = append(out, Finding{
 				Objects: objects,
-				Found:   fmt.Sprintf("Database %s has %d logical slots: %s.", db, len(slots), strings.Join(slots, ", ")),
+				Found:   fmt.Sprintf("Database %s has %d logical slots: %s.", id(db), len(slots), ids(slots)),
 				Why: "Each logical slot has its own walsender that reads and decodes every transaction of the database, " +
 					"whatever its publication publishes (measured with 4 partitions, 4 publications, 4 subscriptions: each of 4 slots decoded every transaction, " +
 					fmt.Sprintf("about 1.59M each): %d slots cost %d times the decoding CPU and reorder-buffer memory.", len(slots), len(slots)),
 				Fix: "Subscriptions to the same subscriber database can usually be one subscription with several " +
-					"publications (CREATE SUBSCRIPTION ... PUBLICATION a, b); drop slots no consumer uses " +
-					"(SELECT pg_drop_replication_slot('<name>')). Keep separate slots where apply parallelism is worth the decoding.",
+					"publications; drop the slots no consumer uses (see inactive-slot, which names them). Keep separate " +
+					"slots where apply parallelism is worth the decoding.",
 			})
 		}
 		return out

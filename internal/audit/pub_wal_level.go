@@ -19,7 +19,8 @@ var walLevel = Check{
 			Found:   fmt.Sprintf("wal_level = %s on the publisher.", v.Value),
 			Why: "Logical decoding needs wal_level = logical: no logical slot can be created, so no subscription can " +
 				"start, and a server that has logical slots refuses to start with a lower level.",
-			Fix: "ALTER SYSTEM SET wal_level = logical; -- then restart the publisher",
+			Fix: "Set wal_level to logical on the publisher and restart it.",
+			Run: alterSystem(onPublisher, "wal_level", "logical", true),
 		}}
 	},
 }

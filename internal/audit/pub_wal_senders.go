@@ -43,7 +43,8 @@ var walSendersHeadroom = Check{
 				"(max_sync_workers_per_subscription, 2 by default) needs another one while it copies. With none free, " +
 				"new connections fail with \"number of requested standby connections exceeds max_wal_senders\" and " +
 				"consumers or table copies stall.",
-			Fix: fmt.Sprintf("ALTER SYSTEM SET max_wal_senders = %d; -- then restart the publisher", suggestMax(needed)),
+			Fix: fmt.Sprintf("Raise max_wal_senders to %d (room for 4 more than needed) and restart the publisher.", suggestMax(needed)),
+			Run: alterSystemInt(onPublisher, "max_wal_senders", suggestMax(needed), true),
 		}}
 	},
 }

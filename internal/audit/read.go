@@ -184,7 +184,9 @@ const indexSQL = pg.Marker + `SELECT i.indrelid, i.indexrelid, ic.relname, am.am
           OR (t.typtype = 'm' AND oc.opcintype::regtype::text = 'anymultirange')
           OR (t.typtype = 'c' AND oc.opcintype::regtype::text = 'record')))
     FROM pg_attribute a JOIN pg_type bt ON bt.oid = a.atttypid WHERE a.attrelid = i.indexrelid AND a.attnum > 0 ORDER BY a.attnum),
-  pg_index_has_property(i.indexrelid, 'index_scan'), pg_get_indexdef(i.indexrelid)
+  pg_index_has_property(i.indexrelid, 'index_scan'), pg_get_indexdef(i.indexrelid),
+  EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid),
+  (SELECT s.idx_scan FROM pg_stat_all_indexes s WHERE s.indexrelid = i.indexrelid)
 FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
 WHERE i.indrelid = ANY($1) ORDER BY i.indrelid, i.indexrelid`
 
@@ -196,7 +198,8 @@ func (r *reader) readIndexes(ctx context.Context, oids []uint32, byOID map[uint3
 	var defs, types []string
 	var translate, equality []bool
 	_, err := pgx.ForEachRow(rows, []any{&rel, &ix.OID, &ix.Name, &ix.AM, &ix.Primary, &ix.Unique, &ix.ReplicaIdentity,
-		&ix.Immediate, &ix.Valid, &ix.Live, &ix.Predicate, &attnums, &defs, &translate, &types, &equality, &ix.GetTuple, &ix.Definition}, func() error {
+		&ix.Immediate, &ix.Valid, &ix.Live, &ix.Predicate, &attnums, &defs, &translate, &types, &equality, &ix.GetTuple, &ix.Definition,
+		&ix.Constraint, &ix.Scans}, func() error {
 		t := byOID[rel]
 		if t == nil {
 			return nil
@@ -204,6 +207,10 @@ func (r *reader) readIndexes(ctx context.Context, oids []uint32, byOID map[uint3
 		x := ix
 		x.Keys = nil
 		x.Attributes = nil
+		if ix.Scans != nil {
+			n := *ix.Scans
+			x.Scans = &n
+		}
 		for k, n := range attnums {
 			key := IndexKey{Attnum: n}
 			if k < len(defs) {

@@ -12,7 +12,10 @@ import (
 )
 
 // SchemaVersion is bumped when Report's JSON shape changes incompatibly.
-const SchemaVersion = 1
+// Version 2: a finding's fix is prose and its statements are in run, each
+// built by the quoting layer; in version 1 the fix text held the statements
+// and there was no run. Both are read.
+const SchemaVersion = 2
 
 // ReportKind tells a check report from lagscope's other JSON outputs.
 const ReportKind = "check"
@@ -131,6 +134,16 @@ func ReadReport(rd io.Reader) (Report, error) {
 	}
 	if r.SchemaVersion > SchemaVersion {
 		return r, fmt.Errorf("check report schema %d is newer than this lagscope understands (%d): upgrade lagscope", r.SchemaVersion, SchemaVersion)
+	}
+	if r.SchemaVersion == 1 {
+		// A version 1 report's fix text is shown as it was; it had no
+		// statements of their own, and a run in such a file is not one
+		// lagscope wrote.
+		for i := range r.Results {
+			for j := range r.Results[i].Findings {
+				r.Results[i].Findings[j].Run = nil
+			}
+		}
 	}
 	return r, nil
 }

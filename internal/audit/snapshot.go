@@ -3,11 +3,11 @@ package audit
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/pgversion"
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // Snapshots is everything the checks read. Either side may be nil when it was
@@ -228,8 +228,8 @@ type Table struct {
 	Published []PubEntry `json:"published,omitempty"` // publisher side only
 }
 
-// Qualified is schema.name, quoted where needed.
-func (t Table) Qualified() string { return qualify(t.Schema, t.Name) }
+// Qualified is schema.name for prose, each part quoted as quote_ident does.
+func (t Table) Qualified() string { return quote.Qualified(t.Schema, t.Name) }
 
 // Column is a user column.
 type Column struct {
@@ -262,6 +262,13 @@ type Index struct {
 	// (amgettuple; pg_index_has_property(index, 'index_scan')).
 	GetTuple   bool   `json:"gettuple"`
 	Definition string `json:"definition"` // pg_get_indexdef
+	// Constraint reports whether a constraint depends on the index (a
+	// primary key, unique or exclusion constraint, or a foreign key that
+	// references it): dropping it would drop or break the constraint.
+	Constraint bool `json:"constraint,omitempty"`
+	// Scans is idx_scan of pg_stat_all_indexes: the index scans started on
+	// it since statistics were reset; nil when not read (older snapshots).
+	Scans *int64 `json:"scans,omitempty"`
 }
 
 // IndexKey is one key column of an index.
@@ -413,30 +420,7 @@ func showBytes(n int64) string {
 	return fmt.Sprintf("%dB", n)
 }
 
-// qualify prints schema.name with identifiers quoted where needed.
-func qualify(schema, name string) string {
-	if schema == "" {
-		return ident(name)
-	}
-	return ident(schema) + "." + ident(name)
-}
-
-// ident quotes an identifier when it is not a plain lower-case name.
-func ident(s string) string {
-	plain := s != ""
-	for i, r := range s {
-		if !(r >= 'a' && r <= 'z' || r == '_' || (i > 0 && r >= '0' && r <= '9')) {
-			plain = false
-			break
-		}
-	}
-	if plain && !reserved[s] {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
-// reserved are the reserved key words most likely to be used as names.
-var reserved = map[string]bool{"all": true, "user": true, "order": true, "group": true, "table": true,
-	"select": true, "where": true, "check": true, "column": true, "default": true, "end": true,
-	"limit": true, "offset": true, "primary": true, "references": true, "to": true, "from": true}
+// qualify is quote.Qualified, kept for the read code that still matches
+// pg_publication_tables rows by name (read_publisher.go); it goes when that
+// code matches relations by OID.
+func qualify(schema, name string) string { return quote.Qualified(schema, name) }

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // applyErrors: apply and sync errors, and (18+) conflicts.
@@ -36,10 +38,10 @@ var applyErrors = Check{
 			if st.StatsReset != nil {
 				period = "since " + st.StatsReset.UTC().Format("2006-01-02 15:04 UTC")
 			}
-			found := fmt.Sprintf("Subscription %s has had %s and %s %s.", sub.Name,
+			found := fmt.Sprintf("Subscription %s has had %s and %s %s.", id(sub.Name),
 				plural(st.ApplyErrors, "apply error"), plural(st.SyncErrors, "sync error"), period)
 			if st.ApplyErrors+st.SyncErrors == 0 {
-				found = fmt.Sprintf("Subscription %s has met %s %s.", sub.Name, plural(nconf, "conflict"), period)
+				found = fmt.Sprintf("Subscription %s has met %s %s.", id(sub.Name), plural(nconf, "conflict"), period)
 			}
 			if len(conflicts) > 0 {
 				found += " Conflicts: " + strings.Join(conflicts, ", ") + "."
@@ -55,17 +57,24 @@ var applyErrors = Check{
 				sev = Error
 				found += " No apply worker is running now: it is probably failing again."
 			}
+			var run []quote.Statement
+			if sub.OID != 0 {
+				// By OID: the server takes it, and no name is inlined.
+				run = append(run, quote.SQL("SELECT pg_stat_reset_subscription_stats(%d);", sub.OID).OnServer(onSubscriber).
+					WithNote(fmt.Sprintf("resets the counters of subscription %s (OID %d) once its cause is fixed", id(sub.Name), sub.OID)))
+			}
 			out = append(out, Finding{
 				Severity: sev,
-				Objects:  []string{"subscription " + sub.Name},
+				Objects:  []string{"subscription " + id(sub.Name)},
 				Found:    found,
 				Why: "An apply error stops the apply worker; it restarts after wal_retrieve_retry_interval (5 s by default) " +
 					"and retries the same transaction, so nothing is applied while the error repeats and the lag grows " +
 					"with every retry. Conflicts (18+) mean rows differ between the sides.",
 				Fix: fixFor(st.ApplyErrors+st.SyncErrors == 0) + fmt.Sprintf("Find the error in the subscriber's log (a unique violation, a missing table or column, a "+
-					"permission), fix the data or schema (or skip the transaction: ALTER SUBSCRIPTION %[1]s SKIP (lsn = ...)), "+
-					"then reset the counters: SELECT pg_stat_reset_subscription_stats(oid) FROM pg_subscription WHERE subname = '%[2]s';",
-					ident(sub.Name), sub.Name),
+					"permission) and fix the data or schema; or skip the failing transaction with subscription %s's SKIP option "+
+					"at the finish LSN the error's context names (lagscope cannot know it). Then reset the subscription's "+
+					"counters.", id(sub.Name)),
+				Run: run,
 			})
 		}
 		return out

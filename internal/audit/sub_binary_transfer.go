@@ -1,6 +1,10 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/quote"
+)
 
 // binaryTransfer: text transfer converts every value twice.
 var binaryTransfer = Check{
@@ -19,14 +23,16 @@ var binaryTransfer = Check{
 				continue
 			}
 			out = append(out, Finding{
-				Objects: []string{"subscription " + sub.Name},
-				Found:   fmt.Sprintf("Subscription %s has binary = false: every value travels as text.", sub.Name),
+				Objects: []string{"subscription " + id(sub.Name)},
+				Found:   fmt.Sprintf("Subscription %s has binary = false: every value travels as text.", id(sub.Name)),
 				Why: "Text transfer runs each column's output function on the publisher and its input function on the " +
 					"subscriber; binary = true skips both (measured: about 10% less subscriber CPU, 1% less in total). " +
 					"Caveats: the subscriber's column types must match the publisher's exactly, every type needs binary " +
 					"send/receive functions on both sides (cross-version and extension types can fail), and with a 16+ " +
 					"publisher the initial table copy is binary too.",
-				Fix: fmt.Sprintf("ALTER SUBSCRIPTION %s SET (binary = true); -- after checking the column types match (see column-mismatch)", ident(sub.Name)),
+				Fix: "Set binary = true on the subscription, after checking that the column types match (see column-mismatch).",
+				Run: []quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I SET (binary = true);", sub.Name).OnServer(onSubscriber).
+					WithNote("after checking the column types match (see column-mismatch)")},
 			})
 		}
 		return out

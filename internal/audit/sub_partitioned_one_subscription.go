@@ -57,14 +57,14 @@ var partitionedOneSubscription = Check{
 			}
 			n := len(r.parts) - 1
 			out = append(out, Finding{
-				Objects: []string{"table " + r.name, "subscription " + sub},
+				Objects: []string{"table " + r.name, "subscription " + id(sub)},
 				Found: fmt.Sprintf("Table %s is %s-partitioned (%d partitions) and all of it is received by one subscription, %s: "+
-					"one walsender decodes and one apply worker applies every partition's changes.", r.name, r.strategy, n, sub),
+					"one walsender decodes and one apply worker applies every partition's changes.", r.name, r.strategy, n, id(sub)),
 				Why: "Partitioning does not parallelise apply. Seed 000 (PostgreSQL 16, publisher idle): a table hash-partitioned " +
 					"in 4 under one subscription drained at 0.79x the rate of the plain table, the apply worker at 98% CPU in " +
 					"both; one subscription per partition drained at 1.85x.",
 				Fix: "Only if the apply worker is the bottleneck (lagscope diagnose: subscriber-apply-cpu): publish the partitions " +
-					"in separate publications (CREATE PUBLICATION p0 FOR TABLE <partition>; ...) and subscribe to each with its " +
+					"in separate publications (one partition, or a group of them, each) and subscribe to each with its " +
 					"own subscription. Each slot then decodes all the database's WAL (see slots-per-database), and a " +
 					"transaction touching several partitions is applied in separate, non-atomic pieces.",
 			})

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // replicaTriggers: ALWAYS and REPLICA triggers fire in the apply worker.
@@ -34,14 +36,15 @@ var replicaTriggers = Check{
 						level = "row"
 					}
 					out = append(out, Finding{
-						Objects: []string{"trigger " + tg.Name, "table " + t.Qualified()},
+						Objects: []string{"trigger " + id(tg.Name), "table " + t.Qualified()},
 						Found: fmt.Sprintf("Trigger %s on %s is ENABLE %s: a %s-level trigger on %s that runs %s for replicated changes.",
-							tg.Name, t.Qualified(), strings.ToUpper(tg.Enabled), level, strings.Join(tg.Events, "/"), tg.Function),
+							id(tg.Name), t.Qualified(), strings.ToUpper(tg.Enabled), level, strings.Join(tg.Events, "/"), tg.Function),
 						Why: "The apply worker runs with session_replication_role = replica, so ordinary triggers do not fire, but " +
 							"ALWAYS and REPLICA ones do - a row trigger once per replicated row, inside the single apply process. " +
 							"Its cost adds directly to apply time, and an error in it stops replication.",
-						Fix: fmt.Sprintf("If it need not run for replicated changes: ALTER TABLE %s ENABLE TRIGGER %s; "+
-							"(fires for local changes only)", t.Qualified(), ident(tg.Name)),
+						Fix: "If it need not run for replicated changes, enable it as an ordinary trigger: it then fires for local changes only.",
+						Run: []quote.Statement{quote.SQL("ALTER TABLE %I ENABLE TRIGGER %I;", t.qname(), tg.Name).OnServer(onSubscriber).
+							WithNote("takes a SHARE ROW EXCLUSIVE lock on the table: writes wait behind it, reads do not")},
 					})
 				}
 			}

@@ -1,6 +1,10 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/quote"
+)
 
 // streamingOff: large transactions are sent only at commit.
 var streamingOff = Check{
@@ -18,21 +22,25 @@ var streamingOff = Check{
 			if sub.Streaming != "off" {
 				continue
 			}
-			fix := fmt.Sprintf("ALTER SUBSCRIPTION %s SET (streaming = on);", ident(sub.Name))
+			fix := "Set streaming = on on the subscription."
+			run := []quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I SET (streaming = on);", sub.Name).OnServer(onSubscriber)}
 			parallel := s.Subscriber.Version.Major >= 16 && (s.Publisher == nil || s.Publisher.Version.Major >= 16)
 			if parallel {
-				fix += " -- or (streaming = parallel): large transactions are then applied while they arrive by " +
-					"parallel apply workers (max_parallel_apply_workers_per_subscription, from max_logical_replication_workers)"
+				fix = "Set streaming = on on the subscription, or parallel: large transactions are then applied while they " +
+					"arrive by parallel apply workers (max_parallel_apply_workers_per_subscription, taken from max_logical_replication_workers)."
+				run = append(run, quote.SQL("ALTER SUBSCRIPTION %I SET (streaming = parallel);", sub.Name).OnServer(onSubscriber).
+					WithNote("or, instead: parallel apply (16+ on both sides)"))
 			}
 			out = append(out, Finding{
-				Objects: []string{"subscription " + sub.Name},
-				Found:   fmt.Sprintf("Subscription %s has streaming = off.", sub.Name),
+				Objects: []string{"subscription " + id(sub.Name)},
+				Found:   fmt.Sprintf("Subscription %s has streaming = off.", id(sub.Name)),
 				Why: "Without streaming the publisher decodes a large transaction in full, spilling it to disk past " +
 					"logical_decoding_work_mem, and sends it only at commit: the subscriber starts applying it only then, " +
 					"so a long transaction adds its whole duration to the lag. With streaming = on the subscriber writes " +
 					"the streamed changes to files and applies them at commit; parallel (16+ on both sides) applies them " +
 					"as they arrive.",
 				Fix: fix,
+				Run: run,
 			})
 		}
 		return out

@@ -1,6 +1,10 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/quote"
+)
 
 // subscriptionStopped: a disabled subscription, or one without an apply worker.
 var subscriptionStopped = Check{
@@ -16,21 +20,22 @@ var subscriptionStopped = Check{
 			if s.Publisher != nil {
 				for _, sl := range s.Publisher.Slots {
 					if sl.Name == sub.Slot {
-						retains = fmt.Sprintf(" Its slot %s on the publisher retains %s of WAL.", sl.Name, byteSize(sl.Retained(s.Publisher.CurrentLSN)))
+						retains = fmt.Sprintf(" Its slot %s on the publisher retains %s of WAL.", id(sl.Name), byteSize(sl.Retained(s.Publisher.CurrentLSN)))
 					}
 				}
 			}
 			if !sub.Enabled {
-				found := fmt.Sprintf("Subscription %s is disabled.", sub.Name)
+				found := fmt.Sprintf("Subscription %s is disabled.", id(sub.Name))
 				if sub.DisableOnError {
 					found += " It has disable_on_error = true: an apply error may have disabled it (see the subscriber's log)."
 				}
 				out = append(out, Finding{
-					Objects: []string{"subscription " + sub.Name},
+					Objects: []string{"subscription " + id(sub.Name)},
 					Found:   found + retains,
 					Why: "Nothing is applied while it is disabled: the lag grows with every change on the publisher, and its " +
 						"slot keeps all that WAL on the publisher until it is enabled again.",
-					Fix: fmt.Sprintf("ALTER SUBSCRIPTION %s ENABLE;", ident(sub.Name)),
+					Fix: "Enable the subscription (after fixing what disabled it, if an error did).",
+					Run: []quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", sub.Name).OnServer(onSubscriber)},
 				})
 				continue
 			}
@@ -44,8 +49,8 @@ var subscriptionStopped = Check{
 				continue
 			}
 			out = append(out, Finding{
-				Objects: []string{"subscription " + sub.Name},
-				Found:   fmt.Sprintf("Subscription %s is enabled but no apply worker is running for it.%s", sub.Name, retains),
+				Objects: []string{"subscription " + id(sub.Name)},
+				Found:   fmt.Sprintf("Subscription %s is enabled but no apply worker is running for it.%s", id(sub.Name), retains),
 				Why: "Without its apply worker nothing is applied. An enabled subscription without one is usually failing " +
 					"and restarting (every wal_retrieve_retry_interval), or waiting for a free worker slot " +
 					"(max_logical_replication_workers).",

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // tablesNotReady: tables still synchronising (or stuck).
@@ -18,7 +20,7 @@ var tablesNotReady = Check{
 		var out []Finding
 		for _, sub := range s.Subscriber.Subscriptions {
 			var waiting []string
-			objects := []string{"subscription " + sub.Name}
+			objects := []string{"subscription " + id(sub.Name)}
 			for _, rel := range sub.Relations {
 				if rel.State == "r" {
 					continue
@@ -35,17 +37,20 @@ var tablesNotReady = Check{
 			}
 			fix := "Wait for the copy to finish; if a table does not progress, read the tablesync worker's error in the " +
 				"subscriber's log (see apply-errors: sync_error_count) and fix it."
+			var run []quote.Statement
 			if !sub.Enabled {
-				fix = fmt.Sprintf("A disabled subscription copies nothing: ALTER SUBSCRIPTION %s ENABLE; ", ident(sub.Name)) + fix
+				fix = "A disabled subscription copies nothing: enable it. " + fix
+				run = []quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", sub.Name).OnServer(onSubscriber)}
 			}
 			out = append(out, Finding{
 				Objects: objects,
-				Found: fmt.Sprintf("Subscription %s has %d of %d tables not ready: %s.", sub.Name, len(waiting),
+				Found: fmt.Sprintf("Subscription %s has %d of %d tables not ready: %s.", id(sub.Name), len(waiting),
 					len(sub.Relations), strings.Join(waiting, ", ")),
 				Why: "A table is ready only after its initial copy and catch-up. Until then a table synchronisation worker " +
 					"handles it (at most max_sync_workers_per_subscription at a time, each with its own temporary slot and " +
 					"walsender); a table that stays in one state is usually failing its copy.",
 				Fix: fix,
+				Run: run,
 			})
 		}
 		return out

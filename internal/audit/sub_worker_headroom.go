@@ -1,6 +1,10 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/quote"
+)
 
 // workerHeadroom: apply, tablesync and parallel apply workers come from
 // max_logical_replication_workers, itself within max_worker_processes; each
@@ -35,7 +39,9 @@ var workerHeadroom = Check{
 			perSub = pa
 		}
 		var out []Finding
-		restart := " -- then restart the subscriber"
+		raise := func(name string, to int64) (string, []quote.Statement) {
+			return fmt.Sprintf("Raise %s to %d and restart the subscriber.", name, to), alterSystemInt(onSubscriber, name, to, true)
+		}
 		switch want := enabled + perSub; {
 		case workers < enabled:
 			out = append(out, Finding{
@@ -43,8 +49,8 @@ var workerHeadroom = Check{
 				Objects:  []string{"setting max_logical_replication_workers"},
 				Found:    fmt.Sprintf("max_logical_replication_workers = %d for %s.", workers, plural(enabled, "enabled subscription")),
 				Why:      "Each enabled subscription needs its own apply worker: the ones beyond the limit apply nothing.",
-				Fix:      fmt.Sprintf("ALTER SYSTEM SET max_logical_replication_workers = %d;%s", want, restart),
 			})
+			out[len(out)-1].Fix, out[len(out)-1].Run = raise("max_logical_replication_workers", want)
 		case workers < want:
 			out = append(out, Finding{
 				Severity: Warning,
@@ -55,8 +61,8 @@ var workerHeadroom = Check{
 				Why: "Table copies (max_sync_workers_per_subscription) and parallel apply of streamed transactions " +
 					"(max_parallel_apply_workers_per_subscription) take workers from the same pool: without room they run " +
 					"one at a time or not at all, and new tables take longer to become ready.",
-				Fix: fmt.Sprintf("ALTER SYSTEM SET max_logical_replication_workers = %d;%s", want, restart),
 			})
+			out[len(out)-1].Fix, out[len(out)-1].Run = raise("max_logical_replication_workers", want)
 		}
 		if procs, ok := sub.Settings.Int("max_worker_processes"); ok && procs < workers+1 {
 			out = append(out, Finding{
@@ -64,8 +70,8 @@ var workerHeadroom = Check{
 				Objects:  []string{"setting max_worker_processes"},
 				Found:    fmt.Sprintf("max_worker_processes = %d is below max_logical_replication_workers + 1 (the launcher) = %d.", procs, workers+1),
 				Why:      "Logical replication workers are background workers: max_worker_processes caps them first, shared with parallel query and extensions.",
-				Fix:      fmt.Sprintf("ALTER SYSTEM SET max_worker_processes = %d;%s", workers+1+8, restart),
 			})
+			out[len(out)-1].Fix, out[len(out)-1].Run = raise("max_worker_processes", workers+1+8)
 		}
 		// Each apply and tablesync worker tracks its progress in a
 		// replication origin: up to 17 max_replication_slots caps them on the
@@ -77,8 +83,8 @@ var workerHeadroom = Check{
 				Objects:  []string{"setting " + origins},
 				Found:    fmt.Sprintf("%s = %d on the subscriber for %s and %d table synchronisation workers each.", origins, n, plural(enabled, "enabled subscription"), sync),
 				Why:      fmt.Sprintf("Every apply and tablesync worker needs a replication origin, and %s caps how many can be in use on the subscriber: workers beyond it fail to start.", origins),
-				Fix:      fmt.Sprintf("ALTER SYSTEM SET %s = %d;%s", origins, suggestMax(enabled+sync), restart),
 			})
+			out[len(out)-1].Fix, out[len(out)-1].Run = raise(origins, suggestMax(enabled+sync))
 		}
 		return out
 	},

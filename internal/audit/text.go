@@ -29,9 +29,11 @@ func Text(w io.Writer, r Report) error {
 		wrap(b, "  why    ", f.Why)
 		wrap(b, "  fix    ", f.Fix)
 		for _, st := range f.Run {
-			for _, l := range st.Lines() {
-				b.WriteString("    " + l + "\n") // never folded: it is pasted
+			lines := st.Lines()
+			for _, l := range lines[:len(lines)-1] {
+				wrapComment(b, l) // a comment: folded into comment lines
 			}
+			b.WriteString("    " + lines[len(lines)-1] + "\n") // never folded: it is pasted
 		}
 	}
 	for _, st := range []struct {
@@ -129,4 +131,23 @@ func wrap(b *strings.Builder, prefix, text string) {
 		empty = false
 	}
 	b.WriteString(strings.TrimRight(line, " ") + "\n")
+}
+
+// wrapComment folds a statement's comment line ("-- ..." or "# ...") to the
+// text width, each piece a comment line of its own.
+func wrapComment(b *strings.Builder, comment string) {
+	marker, text, _ := strings.Cut(comment, " ")
+	prefix := "    " + marker + " "
+	line := prefix
+	for _, word := range strings.Fields(text) {
+		if line != prefix && len(line)+1+len(word) > textWidth {
+			b.WriteString(line + "\n")
+			line = prefix
+		}
+		if line != prefix {
+			line += " "
+		}
+		line += word
+	}
+	b.WriteString(line + "\n")
 }
