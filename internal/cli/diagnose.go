@@ -130,6 +130,7 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
 	f.StringVar(&o.Subscription, "subscription", "", "diagnose only this subscription's slot")
 	f.BoolVar(&o.NoProc, "no-proc", false, "do not read /proc (as for servers on another host or in a container): CPU contention is then measured from inside the servers; with --from-samples, drop the recording's /proc figures")
 	f.BoolVar(&o.NoWaitSampling, "no-wait-sampling", false, "probe wait events with lagscope's own statements even where the pg_wait_sampling extension's history is readable")
+	f.BoolVar(&o.KeepQueryLiterals, "keep-query-literals", false, "keep the constants in the captured query text of lock blockers and open transactions (by default they are replaced with $1, $2, ... before anything is shown or saved; passwords are hidden either way)")
 	f.StringVar(&o.format, "format", "", "output format: text (default), markdown, json or html (one self-contained page with charts)")
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.save, "save-samples", "", "also write the raw samples (JSON) to this file")

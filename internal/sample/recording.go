@@ -281,7 +281,9 @@ type Blocker struct {
 	// seconds (0 when it has none or it is not visible).
 	XactAgeS float64 `json:"xact_age_s"`
 	// Query is the first 200 characters of the blocker's current or last
-	// statement, passwords replaced by '***'.
+	// statement, passwords hidden (sqltext.Redact) and, unless the run
+	// kept them (Options.KeepQueryLiterals), constants replaced with $n
+	// placeholders (sqltext.Normalize).
 	Query string `json:"query,omitempty"`
 }
 
