@@ -18,9 +18,10 @@ const Hidden = "'***'"
 //     PASSWORD /* c */ E'x', PASSWORD U&'x', PASSWORD $$x$$, OPTIONS
 //     (password 'x'), SET password = 'x' — replaced with '***';
 //   - a password in a connection string held in any other constant
-//     (password= and sslpassword=, bare or quoted, a URI's user info) and
-//     in a comment, as pg.Redact hides it, and any password lagscope
-//     was given (pg.Remember);
+//     (password= and sslpassword=, bare or quoted, a URI's user info), as
+//     pg.Redact hides it, and any password lagscope was given
+//     (pg.Remember);
+//   - both of these in a comment's text.
 //
 // A constant cut unterminated is hidden to the end of the text. Everything
 // else is kept as it is.
@@ -45,7 +46,7 @@ func Redact(s string) string {
 			b.WriteString(text)
 			continue
 		case comment:
-			b.WriteString(pg.Redact(text))
+			b.WriteString(redactComment(text))
 			continue
 		case literal:
 			if secretNext {
@@ -70,6 +71,16 @@ func Redact(s string) string {
 	return b.String()
 }
 
+// redactComment hides the passwords in a comment's text read as a
+// statement (/* password 'x' */) and as a connection string.
+func redactComment(text string) string {
+	open, body, end := text[:2], text[2:], ""
+	if open == "/*" && strings.HasSuffix(body, "*/") {
+		body, end = body[:len(body)-2], "*/"
+	}
+	return open + pg.Redact(Redact(body)) + end
+}
+
 // redactConstant returns the constant text (token t) with the passwords
 // of a connection string it holds hidden, quoted anew; unchanged when it
 // holds none.
@@ -87,6 +98,9 @@ func redactConstant(t token, text string) string {
 		return text
 	}
 	if lit, ok := quote.Literal(r); ok {
+		if t.open {
+			return strings.TrimSuffix(lit, "'") // cut as it was
+		}
 		return lit
 	}
 	return Hidden
