@@ -13,12 +13,13 @@ import (
 	"syscall"
 
 	"github.com/lagscope/lagscope/internal/cli"
+	"github.com/lagscope/lagscope/internal/safefile"
 )
 
 func main() {
 	if path := os.Getenv("LAGSCOPE_CPUPROFILE"); path != "" {
 		// For measuring lagscope's own overhead (docs/performance.md).
-		if f, err := os.Create(path); err == nil {
+		if f, err := safefile.Create(path); err == nil {
 			_ = pprof.StartCPUProfile(f)
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}

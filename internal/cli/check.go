@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/lagscope/lagscope/internal/audit"
+	"github.com/lagscope/lagscope/internal/safefile"
 	"github.com/spf13/cobra"
 )
 
@@ -145,7 +146,7 @@ func (o *checkOptions) report(cmd *cobra.Command) (audit.Report, error) {
 		if err != nil {
 			return audit.Report{}, err
 		}
-		if err := os.WriteFile(o.saveSnapshots, b, 0o644); err != nil {
+		if err := safefile.WriteFile(o.saveSnapshots, b); err != nil {
 			return audit.Report{}, fmt.Errorf("save snapshots: %w", err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/safefile"
 	"github.com/spf13/cobra"
 )
 
@@ -170,12 +171,14 @@ func renderDiagnosis(cmd *cobra.Command, rep report.Report, format string) error
 // errSilent is an error whose message is not printed (the output said it all).
 var errSilent = errors.New("")
 
+// saveJSON writes v as indented JSON to path, 0600 and renamed into place
+// (safefile).
 func saveJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", " ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := safefile.WriteFile(path, b); err != nil {
 		return fmt.Errorf("save samples: %w", err)
 	}
 	return nil
