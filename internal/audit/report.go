@@ -120,7 +120,8 @@ func Render(w io.Writer, r Report, format string) error {
 // JSON writes the report as indented JSON.
 func JSON(w io.Writer, r Report) error { return report.IndentedJSON(w, r) }
 
-// ReadReport loads a report saved with 'lagscope check --json'.
+// ReadReport loads a report saved with 'lagscope check --json' and checks
+// its check IDs, statuses, sides and severities against this lagscope's.
 func ReadReport(rd io.Reader) (Report, error) {
 	var r Report
 	if err := json.NewDecoder(rd).Decode(&r); err != nil {
@@ -132,10 +133,14 @@ func ReadReport(rd io.Reader) (Report, error) {
 	if r.SchemaVersion > SchemaVersion {
 		return r, fmt.Errorf("check report schema %d is newer than this lagscope understands (%d): upgrade lagscope", r.SchemaVersion, SchemaVersion)
 	}
+	if err := r.validate(); err != nil {
+		return Report{}, err
+	}
 	return r, nil
 }
 
-// ReadSnapshots loads snapshots saved with 'lagscope check --save-snapshots'.
+// ReadSnapshots loads snapshots saved with 'lagscope check --save-snapshots'
+// and checks their names and enumerated fields (Snapshots.Validate).
 func ReadSnapshots(rd io.Reader) (Snapshots, error) {
 	var s Snapshots
 	if err := json.NewDecoder(rd).Decode(&s); err != nil {
@@ -143,6 +148,9 @@ func ReadSnapshots(rd io.Reader) (Snapshots, error) {
 	}
 	if s.Publisher == nil && s.Subscriber == nil {
 		return s, fmt.Errorf("read snapshots: neither a publisher nor a subscriber snapshot in it")
+	}
+	if err := s.Validate(); err != nil {
+		return Snapshots{}, fmt.Errorf("read snapshots: %w", err)
 	}
 	return s, nil
 }

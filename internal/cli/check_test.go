@@ -140,8 +140,8 @@ func TestCheckOnRecordedSnapshots(t *testing.T) {
 func TestCheckExitsZeroWithoutErrorsOrWarnings(t *testing.T) {
 	rep := audit.Report{SchemaVersion: audit.SchemaVersion, Tool: "lagscope", Kind: audit.ReportKind,
 		Publisher: &audit.Server{Version: "16.14", Database: "app"},
-		Results: []audit.Result{{Check: "wal-level", Status: audit.StatusOK},
-			{Check: "binary-transfer", Status: audit.StatusFindings, Findings: []audit.Finding{{Check: "binary-transfer", Severity: audit.Info,
+		Results: []audit.Result{{Check: "wal-level", Side: audit.PublisherSide, Status: audit.StatusOK},
+			{Check: "binary-transfer", Side: audit.SubscriberSide, Status: audit.StatusFindings, Findings: []audit.Finding{{Check: "binary-transfer", Severity: audit.Info,
 				Objects: []string{"subscription s"}, Found: "binary = false", Why: "text transfer", Fix: "ALTER SUBSCRIPTION s SET (binary = true);"}}}},
 		Summary: audit.Summary{Infos: 1, OK: 1, WithFindings: 1}}
 	b, _ := json.Marshal(rep)
