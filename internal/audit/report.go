@@ -28,6 +28,8 @@ type Report struct {
 	Publisher   *Server   `json:"publisher,omitempty"`
 	Subscriber  *Server   `json:"subscriber,omitempty"`
 	Summary     Summary   `json:"summary"`
+	// RebuiltFrom is the file the report was rebuilt from (nil: read live).
+	RebuiltFrom *report.Source `json:"rebuilt_from,omitempty"`
 	// Results has one entry per check, in the order of All.
 	Results []Result `json:"results"`
 }

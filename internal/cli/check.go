@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/lagscope/lagscope/internal/audit"
+	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/safefile"
 	"github.com/spf13/cobra"
 )
@@ -117,8 +118,9 @@ func (o *checkOptions) report(cmd *cobra.Command) (audit.Report, error) {
 		defer f.Close()
 		rep, err := audit.ReadReport(f)
 		if err != nil {
-			return rep, Usage(err)
+			return rep, Usagef("--input %s: %v", o.input, err)
 		}
+		rep.RebuiltFrom = &report.Source{File: o.input, RecordedAt: rep.Taken}
 		return rep, nil
 	}
 	var snaps audit.Snapshots
@@ -129,7 +131,7 @@ func (o *checkOptions) report(cmd *cobra.Command) (audit.Report, error) {
 		}
 		defer f.Close()
 		if snaps, err = audit.ReadSnapshots(f); err != nil {
-			return audit.Report{}, Usage(err)
+			return audit.Report{}, Usagef("--from-snapshots %s: %v", o.snapshots, err)
 		}
 	} else {
 		var err error
@@ -150,5 +152,9 @@ func (o *checkOptions) report(cmd *cobra.Command) (audit.Report, error) {
 			return audit.Report{}, fmt.Errorf("save snapshots: %w", err)
 		}
 	}
-	return audit.NewReport(snaps, audit.Run(snaps, audit.All)), nil
+	rep := audit.NewReport(snaps, audit.Run(snaps, audit.All))
+	if o.snapshots != "" {
+		rep.RebuiltFrom = &report.Source{File: o.snapshots, RecordedAt: rep.Taken}
+	}
+	return rep, nil
 }

@@ -153,6 +153,7 @@ func diagnoseFromSamples(cmd *cobra.Command, o *diagnoseOptions) error {
 	if err != nil {
 		return Usagef("--from-samples %s: %v", o.fromSamples, err)
 	}
+	rep.RebuiltFrom = &report.Source{File: o.fromSamples, RecordedAt: rep.Start}
 	return renderDiagnosis(cmd, rep, o.format)
 }
 
@@ -223,9 +224,14 @@ classified by 'lagscope diagnose --from-samples FILE'.`,
 				rd = f
 			}
 			rep, err := report.Read(rd)
-			if err != nil {
-				return Usage(err)
+			name := input
+			if name == "" || name == "-" {
+				name = "standard input"
 			}
+			if err != nil {
+				return Usagef("%s: %v", name, err)
+			}
+			rep.RebuiltFrom = &report.Source{File: name, RecordedAt: rep.Start}
 			if err := report.Render(cmd.OutOrStdout(), rep, format); err != nil {
 				return Usage(err)
 			}

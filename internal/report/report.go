@@ -47,7 +47,9 @@ type Report struct {
 	Subscriber *Server  `json:"subscriber,omitempty"`
 	Paths      []Path   `json:"paths"`
 	Gaps       []string `json:"gaps,omitempty"`
-	Notes      []string `json:"notes,omitempty"`
+	// RebuiltFrom is the file the report was rebuilt from (nil: read live).
+	RebuiltFrom *Source  `json:"rebuilt_from,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
 }
 
 // Server describes an observed server.
