@@ -13,16 +13,19 @@ import (
 	"syscall"
 
 	"github.com/lagscope/lagscope/internal/cli"
+	"github.com/lagscope/lagscope/internal/safefile"
 )
 
 func main() {
+	endProfile := func() {}
 	if path := os.Getenv("LAGSCOPE_CPUPROFILE"); path != "" {
 		// For measuring lagscope's own overhead (docs/performance.md).
-		if f, err := os.Create(path); err == nil {
+		if f, err := safefile.Create(path); err == nil {
 			_ = pprof.StartCPUProfile(f)
-			defer func() { pprof.StopCPUProfile(); f.Close() }()
+			endProfile = func() { pprof.StopCPUProfile(); f.Close() } // Close renames it into place
 		}
 	}
+	defer endProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := cli.NewRoot().ExecuteContext(ctx)
 	stop()
@@ -31,7 +34,7 @@ func main() {
 	}
 	code := cli.ExitCode(err)
 	if code != 0 {
-		pprof.StopCPUProfile()
+		endProfile()
 		os.Exit(code)
 	}
 }

@@ -13,6 +13,9 @@ import (
 func Markdown(w io.Writer, r Report) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "## lagscope check\n\n%s: **%s**.\n", capitalise(serversLine(r)), summaryLine(r))
+	if r.RebuiltFrom != nil {
+		fmt.Fprintf(b, "\n> %s\n", r.RebuiltFrom.MarkdownLine())
+	}
 	findings := r.Findings()
 	if len(findings) > 0 {
 		b.WriteString("\n| severity | check | objects |\n|---|---|---|\n")

@@ -31,6 +31,8 @@ type Report struct {
 	Publisher   *Server   `json:"publisher,omitempty"`
 	Subscriber  *Server   `json:"subscriber,omitempty"`
 	Summary     Summary   `json:"summary"`
+	// RebuiltFrom is the file the report was rebuilt from (nil: read live).
+	RebuiltFrom *report.Source `json:"rebuilt_from,omitempty"`
 	// Results has one entry per check, in the order of All.
 	Results []Result `json:"results"`
 }
@@ -123,7 +125,8 @@ func Render(w io.Writer, r Report, format string) error {
 // JSON writes the report as indented JSON.
 func JSON(w io.Writer, r Report) error { return report.IndentedJSON(w, r) }
 
-// ReadReport loads a report saved with 'lagscope check --json'.
+// ReadReport loads a report saved with 'lagscope check --json' and checks
+// its check IDs, statuses, sides and severities against this lagscope's.
 func ReadReport(rd io.Reader) (Report, error) {
 	var r Report
 	if err := json.NewDecoder(rd).Decode(&r); err != nil {
@@ -134,6 +137,9 @@ func ReadReport(rd io.Reader) (Report, error) {
 	}
 	if r.SchemaVersion > SchemaVersion {
 		return r, fmt.Errorf("check report schema %d is newer than this lagscope understands (%d): upgrade lagscope", r.SchemaVersion, SchemaVersion)
+	}
+	if err := r.validate(); err != nil {
+		return Report{}, err
 	}
 	if r.SchemaVersion == 1 {
 		// A version 1 report's fix text is shown as it was; it had no
@@ -148,7 +154,8 @@ func ReadReport(rd io.Reader) (Report, error) {
 	return r, nil
 }
 
-// ReadSnapshots loads snapshots saved with 'lagscope check --save-snapshots'.
+// ReadSnapshots loads snapshots saved with 'lagscope check --save-snapshots'
+// and checks their names and enumerated fields (Snapshots.Validate).
 func ReadSnapshots(rd io.Reader) (Snapshots, error) {
 	var s Snapshots
 	if err := json.NewDecoder(rd).Decode(&s); err != nil {
@@ -156,6 +163,9 @@ func ReadSnapshots(rd io.Reader) (Snapshots, error) {
 	}
 	if s.Publisher == nil && s.Subscriber == nil {
 		return s, fmt.Errorf("read snapshots: neither a publisher nor a subscriber snapshot in it")
+	}
+	if err := s.Validate(); err != nil {
+		return Snapshots{}, fmt.Errorf("read snapshots: %w", err)
 	}
 	return s, nil
 }

@@ -15,6 +15,9 @@ const textWidth = 80
 func Text(w io.Writer, r Report) error {
 	b := &strings.Builder{}
 	b.WriteString("lagscope check\n")
+	if r.RebuiltFrom != nil {
+		wrap(b, "", r.RebuiltFrom.Line())
+	}
 	if r.Publisher != nil {
 		wrap(b, "publisher   ", fmt.Sprintf("PostgreSQL %s, database %s", r.Publisher.Version, r.Publisher.Database))
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/lagscope/lagscope/internal/audit"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/safefile"
 	"github.com/spf13/cobra"
 )
 
@@ -116,8 +118,9 @@ func (o *checkOptions) report(cmd *cobra.Command) (audit.Report, error) {
 		defer f.Close()
 		rep, err := audit.ReadReport(f)
 		if err != nil {
-			return rep, Usage(err)
+			return rep, Usagef("--input %s: %v", o.input, err)
 		}
+		rep.RebuiltFrom = &report.Source{File: o.input, RecordedAt: rep.Taken}
 		return rep, nil
 	}
 	var snaps audit.Snapshots
@@ -128,7 +131,7 @@ func (o *checkOptions) report(cmd *cobra.Command) (audit.Report, error) {
 		}
 		defer f.Close()
 		if snaps, err = audit.ReadSnapshots(f); err != nil {
-			return audit.Report{}, Usage(err)
+			return audit.Report{}, Usagef("--from-snapshots %s: %v", o.snapshots, err)
 		}
 	} else {
 		var err error
@@ -145,9 +148,13 @@ func (o *checkOptions) report(cmd *cobra.Command) (audit.Report, error) {
 		if err != nil {
 			return audit.Report{}, err
 		}
-		if err := os.WriteFile(o.saveSnapshots, b, 0o644); err != nil {
+		if err := safefile.WriteFile(o.saveSnapshots, b); err != nil {
 			return audit.Report{}, fmt.Errorf("save snapshots: %w", err)
 		}
 	}
-	return audit.NewReport(snaps, audit.Run(snaps, audit.All)), nil
+	rep := audit.NewReport(snaps, audit.Run(snaps, audit.All))
+	if o.snapshots != "" {
+		rep.RebuiltFrom = &report.Source{File: o.snapshots, RecordedAt: rep.Taken}
+	}
+	return rep, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -122,8 +123,12 @@ func TestCheckOnRecordedSnapshots(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &rep); err != nil || rep.SchemaVersion != audit.SchemaVersion || rep.Kind != "check" {
 		t.Fatalf("--json output is not a check report (%v): %.200s", err, js)
 	}
-	again, code := runCheck(t, "--input", writeFile(t, js))
-	if code != ExitFinding || again != text {
+	input := writeFile(t, js)
+	again, code := runCheck(t, "--input", input)
+	if !strings.Contains(again, "rebuilt from "+input) || !strings.Contains(text, "rebuilt from "+recorded) {
+		t.Errorf("a report rebuilt from a file does not say which:\n%s", again)
+	}
+	if code != ExitFinding || withoutSource(again) != withoutSource(text) {
 		t.Errorf("--input re-rendered (exit %d) differently:\n%s", code, again)
 	}
 
@@ -132,7 +137,7 @@ func TestCheckOnRecordedSnapshots(t *testing.T) {
 	if _, code := runCheck(t, "--from-snapshots", recorded, "--save-snapshots", saved); code != ExitFinding {
 		t.Fatalf("--save-snapshots exit code %d", code)
 	}
-	if out, _ := runCheck(t, "--from-snapshots", saved); out != text {
+	if out, _ := runCheck(t, "--from-snapshots", saved); withoutSource(out) != withoutSource(text) {
 		t.Errorf("saved snapshots render differently:\n%s", out)
 	}
 }
@@ -140,8 +145,8 @@ func TestCheckOnRecordedSnapshots(t *testing.T) {
 func TestCheckExitsZeroWithoutErrorsOrWarnings(t *testing.T) {
 	rep := audit.Report{SchemaVersion: audit.SchemaVersion, Tool: "lagscope", Kind: audit.ReportKind,
 		Publisher: &audit.Server{Version: "16.14", Database: "app"},
-		Results: []audit.Result{{Check: "wal-level", Status: audit.StatusOK},
-			{Check: "binary-transfer", Status: audit.StatusFindings, Findings: []audit.Finding{{Check: "binary-transfer", Severity: audit.Info,
+		Results: []audit.Result{{Check: "wal-level", Side: audit.PublisherSide, Status: audit.StatusOK},
+			{Check: "binary-transfer", Side: audit.SubscriberSide, Status: audit.StatusFindings, Findings: []audit.Finding{{Check: "binary-transfer", Severity: audit.Info,
 				Objects: []string{"subscription s"}, Found: "binary = false", Why: "text transfer", Fix: "ALTER SUBSCRIPTION s SET (binary = true);"}}}},
 		Summary: audit.Summary{Infos: 1, OK: 1, WithFindings: 1}}
 	b, _ := json.Marshal(rep)
@@ -153,3 +158,10 @@ func TestCheckExitsZeroWithoutErrorsOrWarnings(t *testing.T) {
 		t.Errorf("the info finding is not shown:\n%s", out)
 	}
 }
+
+// sourceLine is the header line of a report rebuilt from a file, wrapped
+// or not.
+var sourceLine = regexp.MustCompile(`(?s)rebuilt from .*?advises\n`)
+
+// withoutSource is a rendered report without the line naming its file.
+func withoutSource(s string) string { return sourceLine.ReplaceAllString(s, "") }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/safefile"
 	"github.com/spf13/cobra"
 )
 
@@ -130,6 +131,7 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
 	f.StringVar(&o.Subscription, "subscription", "", "diagnose only this subscription's slot")
 	f.BoolVar(&o.NoProc, "no-proc", false, "do not read /proc (as for servers on another host or in a container): CPU contention is then measured from inside the servers; with --from-samples, drop the recording's /proc figures")
 	f.BoolVar(&o.NoWaitSampling, "no-wait-sampling", false, "probe wait events with lagscope's own statements even where the pg_wait_sampling extension's history is readable")
+	f.BoolVar(&o.KeepQueryLiterals, "keep-query-literals", false, "keep the constants in the captured query text of lock blockers and open transactions (by default they are replaced with $1, $2, ... before anything is shown or saved; passwords are hidden either way)")
 	f.StringVar(&o.format, "format", "", "output format: text (default), markdown, json or html (one self-contained page with charts)")
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.save, "save-samples", "", "also write the raw samples (JSON) to this file")
@@ -151,6 +153,7 @@ func diagnoseFromSamples(cmd *cobra.Command, o *diagnoseOptions) error {
 	if err != nil {
 		return Usagef("--from-samples %s: %v", o.fromSamples, err)
 	}
+	rep.RebuiltFrom = &report.Source{File: o.fromSamples, RecordedAt: rep.Start}
 	return renderDiagnosis(cmd, rep, o.format)
 }
 
@@ -169,12 +172,14 @@ func renderDiagnosis(cmd *cobra.Command, rep report.Report, format string) error
 // errSilent is an error whose message is not printed (the output said it all).
 var errSilent = errors.New("")
 
+// saveJSON writes v as indented JSON to path, 0600 and renamed into place
+// (safefile).
 func saveJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", " ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := safefile.WriteFile(path, b); err != nil {
 		return fmt.Errorf("save samples: %w", err)
 	}
 	return nil
@@ -219,9 +224,14 @@ classified by 'lagscope diagnose --from-samples FILE'.`,
 				rd = f
 			}
 			rep, err := report.Read(rd)
-			if err != nil {
-				return Usage(err)
+			name := input
+			if name == "" || name == "-" {
+				name = "standard input"
 			}
+			if err != nil {
+				return Usagef("%s: %v", name, err)
+			}
+			rep.RebuiltFrom = &report.Source{File: name, RecordedAt: rep.Start}
 			if err := report.Render(cmd.OutOrStdout(), rep, format); err != nil {
 				return Usage(err)
 			}

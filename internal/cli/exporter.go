@@ -47,6 +47,9 @@ func (o *exporterOptions) Validate() error {
 		if o.Pairs, err = c.Monitors(os.Getenv); err != nil {
 			return Usagef("--config %s: %v", o.config, err)
 		}
+		for i := range o.Pairs {
+			o.Pairs[i].Diagnose.KeepQueryLiterals = d.KeepQueryLiterals
+		}
 	case d.Publisher == "":
 		return Usagef("give --publisher (and --subscriber) for one pair, or --config FILE for several")
 	default:
@@ -136,6 +139,7 @@ listen address), 3 the HTTP server failed.`,
 	f.StringVar(&o.pair.Diagnose.Subscriber, "subscriber", "", "subscriber connection string; omit for consumers that are not PostgreSQL subscribers")
 	f.StringVar(&o.pair.Diagnose.Slot, "slot", "", "watch only this slot")
 	f.StringVar(&o.pair.Diagnose.Subscription, "subscription", "", "watch only this subscription's slot")
+	f.BoolVar(&o.pair.Diagnose.KeepQueryLiterals, "keep-query-literals", false, "keep the constants in the captured query text of lock blockers and open transactions (by default they are replaced with $1, $2, ... before anything is shown or saved; passwords are hidden either way)")
 	f.BoolVar(&o.pair.Diagnose.NoProc, "no-proc", false, "do not read /proc (servers on another host or in a container)")
 	f.Float64Var(&o.pair.Diagnose.ProbeHz, "probe-hz", 0, "wait-event probes per second per server (default: 10 where this host's /proc shows the server's processes, which give their CPU and run-queue figures; 20 where it does not)")
 	f.DurationVar(&o.window, "window", monitor.DefaultWindow, "how much of the recent past each verdict weighs")

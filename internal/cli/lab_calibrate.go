@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/lagscope/lagscope/internal/calibration"
+	"github.com/lagscope/lagscope/internal/safefile"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/spf13/cobra"
 )
@@ -38,12 +39,12 @@ the file name (diag-<scenario>-pg<version>-... or <scenario>-pg<version>-...).`,
 			}
 			calibration.Sort(ps)
 			if svg != "" {
-				f, err := os.Create(svg)
+				f, err := safefile.Create(svg)
 				if err != nil {
 					return Usagef("--svg: %v", err)
 				}
 				if err := calibration.PlotSVG(f, ps); err != nil {
-					f.Close()
+					f.Abort()
 					return err
 				}
 				if err := f.Close(); err != nil {

@@ -2,7 +2,8 @@ package cli
 
 import (
 	"errors"
-	"os"
+
+	"github.com/lagscope/lagscope/internal/safefile"
 )
 
 // formats are the output formats of every command that renders a report.
@@ -26,17 +27,15 @@ func outputFormat(format string, asJSON bool) (string, error) {
 }
 
 // checkWritable says, before any work, whether path can be written: a
-// window of samples must not be lost to a typo in --save-samples. It leaves
-// no file behind.
+// window of samples must not be lost to a typo in --save-samples. It
+// neither opens nor creates path (a temporary file in its directory is
+// created and removed, as safefile will write it).
 func checkWritable(flag, path string) error {
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return Usagef("%s %s: %v", flag, path, errors.Unwrap(err))
-	}
-	f.Close()
-	if os.IsNotExist(statErr) {
-		os.Remove(path)
+	if err := safefile.CheckWritable(path); err != nil {
+		if u := errors.Unwrap(err); u != nil {
+			err = u
+		}
+		return Usagef("%s %s: %v", flag, path, err)
 	}
 	return nil
 }

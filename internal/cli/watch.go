@@ -68,6 +68,7 @@ with pg_monitor is enough. Exit codes: 0 quit (q, Ctrl-C), 2 usage error.`,
 	f.StringVar(&m.Diagnose.Subscriber, "subscriber", "", "subscriber connection string; omit for consumers that are not PostgreSQL subscribers")
 	f.StringVar(&m.Diagnose.Slot, "slot", "", "watch only this slot")
 	f.StringVar(&m.Diagnose.Subscription, "subscription", "", "watch only this subscription's slot")
+	f.BoolVar(&m.Diagnose.KeepQueryLiterals, "keep-query-literals", false, "keep the constants in the captured query text of lock blockers and open transactions (by default they are replaced with $1, $2, ... before anything is shown or saved; passwords are hidden either way)")
 	f.BoolVar(&m.Diagnose.NoProc, "no-proc", false, "do not read /proc (servers on another host or in a container)")
 	f.Float64Var(&m.Diagnose.ProbeHz, "probe-hz", 0, "wait-event probes per second per server (default: 10 where this host's /proc shows the server's processes, which give their CPU and run-queue figures; 20 where it does not)")
 	f.DurationVar(&m.Window, "window", monitor.DefaultWindow, "how much of the recent past each verdict weighs")

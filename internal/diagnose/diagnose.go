@@ -42,6 +42,11 @@ type Options struct {
 	// default a side read from /proc gets none, which halves diagnose's
 	// cost there.
 	AlwaysBurst bool
+	// KeepQueryLiterals keeps the constants in the captured query text of
+	// lock blockers and open transactions (--keep-query-literals); by
+	// default they are replaced with $n placeholders before anything is
+	// stored.
+	KeepQueryLiterals bool
 	// Link is the link's rate today and a faster one the report predicts
 	// the drain for (--link-rate, --what-if-link).
 	Link whatif.LinkRates
@@ -149,7 +154,8 @@ func (o Options) Connector() sample.Connector {
 
 // SampleOptions are the sampler's options for one window of d.
 func (o Options) SampleOptions(d time.Duration) sample.Options {
-	so := sample.Options{Duration: d, Tick: o.Tick, ProbeHz: o.ProbeHz, Subscriber: o.Subscriber != "", NoWaitSampling: o.NoWaitSampling, AlwaysBurst: o.AlwaysBurst}
+	so := sample.Options{Duration: d, Tick: o.Tick, ProbeHz: o.ProbeHz, Subscriber: o.Subscriber != "", NoWaitSampling: o.NoWaitSampling, AlwaysBurst: o.AlwaysBurst,
+		KeepQueryLiterals: o.KeepQueryLiterals}
 	if !o.NoProc {
 		if fs, err := proc.NewFS(""); err == nil {
 			so.Proc = fs

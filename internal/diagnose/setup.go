@@ -260,7 +260,8 @@ func scope(p *report.Path, results []audit.Result, snaps *audit.Snapshots, check
 	return s
 }
 
-// setupOf decodes a recording's setup (nil when it has none).
+// setupOf decodes a recording's setup (nil when it has none, or when it
+// does not read or holds names no server writes: audit.Snapshots.Validate).
 func setupOf(rec *sample.Recording) (*audit.Snapshots, []audit.Result) {
 	if len(rec.Setup) == 0 {
 		return nil, nil
@@ -268,6 +269,11 @@ func setupOf(rec *sample.Recording) (*audit.Snapshots, []audit.Result) {
 	var s audit.Snapshots
 	if err := json.Unmarshal(rec.Setup, &s); err != nil {
 		rec.SetupError = "the saved setup does not read: " + err.Error()
+		return nil, nil
+	}
+	if err := s.Validate(); err != nil {
+		// A recording read from a file: names no server could have written.
+		rec.SetupError = "the saved setup is refused: " + err.Error()
 		return nil, nil
 	}
 	return &s, audit.Run(s, audit.All)

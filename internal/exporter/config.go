@@ -134,7 +134,7 @@ func withPassword(pair, side, dsn, env string, getenv func(string) string) (stri
 		return "", fmt.Errorf("pair %s: %s connection string does not parse: use 'host=... dbname=... user=...' or postgres://host/db", pair, side)
 	}
 	if hasPassword(dsn) {
-		return "", fmt.Errorf("pair %s: the %s connection string holds a password: put it in ~/.pgpass or in a variable named by %s_password_env", pair, side, side)
+		return "", fmt.Errorf("pair %s: the %s connection string holds a password or sslpassword: put a password in ~/.pgpass or in a variable named by %s_password_env, a key's passphrase in PGSSLPASSWORD", pair, side, side)
 	}
 	if env == "" {
 		return dsn, nil
@@ -150,8 +150,9 @@ func withPassword(pair, side, dsn, env string, getenv func(string) string) (stri
 	return dsn + " password='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw) + "'", nil
 }
 
-// hasPassword says whether dsn itself spells a password (PGPASSWORD and
-// .pgpass are fine: they are not in the file).
+// hasPassword says whether dsn itself spells a password or an sslpassword
+// (the client key's passphrase, as secret as a password): PGPASSWORD,
+// PGSSLPASSWORD and .pgpass are fine, they are not in the file.
 func hasPassword(dsn string) bool {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)
@@ -159,13 +160,14 @@ func hasPassword(dsn string) bool {
 			return true // cannot tell: refuse rather than risk it
 		}
 		_, set := u.User.Password()
-		return set || u.Query().Has("password")
+		return set || u.Query().Has("password") || u.Query().Has("sslpassword")
 	}
 	return kvPassword.MatchString(dsn)
 }
 
-// kvPassword finds a password keyword in a keyword/value string.
-var kvPassword = regexp.MustCompile(`(^|\s)password\s*=`)
+// kvPassword finds a password or sslpassword keyword in a keyword/value
+// string.
+var kvPassword = regexp.MustCompile(`(^|\s)(ssl)?password\s*=`)
 
 func first(d ...time.Duration) time.Duration {
 	for _, v := range d {

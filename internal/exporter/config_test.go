@@ -26,6 +26,8 @@ pairs:
 		{"a file without pairs is an error", "window: 30s\n", "no pairs"},
 		{"a password in a keyword/value string is refused", "pairs:\n  - name: a\n    publisher: host=x password=hunter2\n", "holds a password"},
 		{"a password in a URI is refused", "pairs:\n  - name: a\n    publisher: postgres://u:hunter2@x/app\n", "holds a password"},
+		{"an sslpassword in a keyword/value string is refused as a password is", "pairs:\n  - name: a\n    publisher: host=x sslpassword=hunter2\n", "holds a password or sslpassword"},
+		{"an sslpassword in a URI's parameters is refused as a password is", "pairs:\n  - name: a\n    subscriber: postgres://u@x/app?sslpassword=hunter2\n    publisher: host=x\n", "holds a password or sslpassword"},
 		{"a password variable that is not set is an error", "pairs:\n  - name: a\n    publisher: host=x\n    publisher_password_env: NOPE\n", "NOPE"},
 		{"two pairs cannot share a name", "pairs:\n  - name: a\n    publisher: host=x\n  - name: a\n    publisher: host=y\n", "used twice"},
 		{"a name with spaces is refused", "pairs:\n  - name: a b\n    publisher: host=x\n", "name"},

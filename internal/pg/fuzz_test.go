@@ -22,6 +22,11 @@ func forms(pw string) []string {
 		"postgres://bob:" + url.PathEscape(pw) + "@db1:5432/app?sslmode=require",
 		"postgresql://bob:" + url.QueryEscape(pw) + "@db1/app",
 		"postgres://bob@db1/app?password=" + url.QueryEscape(pw) + "&sslmode=disable",
+		"host=db1 sslpassword=" + quoted + " sslkey=k.pem",
+		"sslpassword=" + quoted,
+		"postgres://bob@db1/app?sslpassword=" + url.QueryEscape(pw),
+		// Not libpq's quoting, but what a person may write: hidden whole.
+		`host=db1 password="` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(pw) + `" dbname=app`,
 	}
 	if !strings.ContainsAny(pw, " \t\n\r\v\f'\\") {
 		out = append(out, "host=db1 password="+pw+" dbname=app")

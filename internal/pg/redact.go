@@ -8,12 +8,13 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// passwordRE finds a password in a keyword/value connection string (bare
-// with backslash escapes, or quoted, an unterminated quote running to the
-// end) and in a URI's user info. The user
+// passwordRE finds a password or sslpassword in a keyword/value
+// connection string (bare with backslash escapes, or quoted in single or
+// double quotes with backslash escapes, an unterminated quote running to
+// the end) and in a URI's user info. The user
 // info runs to the last '@' of the URI, as Go's url.Parse (and so pgx)
 // reads it: a password with a raw '@' is hidden whole.
-var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'?|(?:\\.|\\$|[^\s\\])+)|(://[^:/@\s]*:)(\S+)(@)`)
+var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?|(?:\\.|\\$|[^\s\\])+)|(://[^:/@\s]*:)(\S+)(@)`)
 
 // Redact removes passwords from text: every password Remember noted,
 // wherever and in whatever form it shows, then anything that stands as a

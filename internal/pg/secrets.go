@@ -30,8 +30,9 @@ var secrets struct {
 // Remember notes the passwords dsn carries or leads to, whatever its
 // syntax and whether or not it parses: its password and sslpassword
 // keywords (bare, backslash-escaped or quoted, terminated or not), a URI's
-// user info and query parameters (raw and percent-decoded), PGPASSWORD,
-// and the password pgx takes from a password or service file. From then on
+// user info and query parameters (raw and percent-decoded), PGPASSWORD and
+// PGSSLPASSWORD (the passphrase of the client key, which pgx reads), and
+// the password pgx takes from a password or service file. From then on
 // Redact removes each of them from any text, in each form it may take in
 // lagscope's output (as given, escaped, quoted, percent-encoded, in Go,
 // JSON and HTML quoting). Connect calls it; call it for any connection
@@ -39,7 +40,7 @@ var secrets struct {
 func Remember(dsn string) {
 	var pws []string
 	pws = append(pws, Passwords(dsn)...)
-	pws = append(pws, os.Getenv("PGPASSWORD"))
+	pws = append(pws, os.Getenv("PGPASSWORD"), os.Getenv("PGSSLPASSWORD"))
 	if cfg, err := pgx.ParseConfig(dsn); err == nil {
 		pws = append(pws, cfg.Password) // pgx took it from a password or service file when the string has none
 	}

@@ -61,6 +61,46 @@ func TestRedactRemovesARememberedPasswordInEveryForm(t *testing.T) {
 	}
 }
 
+// PGSSLPASSWORD (the client key's passphrase) and a connection string's
+// sslpassword are remembered as passwords are: Redact removes them from
+// any text, wherever they show.
+func TestRememberKeepsTheSSLPasswords(t *testing.T) {
+	t.Setenv("PGSSLPASSWORD", "Env9keyPass")
+	Remember("host=a sslpassword='Str9 key pass' dbname=x")
+	for _, text := range []string{
+		"could not decrypt key with Env9keyPass",
+		"could not decrypt key with Str9 key pass",
+	} {
+		if got := Redact(text); strings.Contains(got, "Env9") || strings.Contains(got, "Str9") {
+			t.Errorf("Redact(%q) = %q: the passphrase shows", text, got)
+		}
+	}
+}
+
+// Redact hides a password or sslpassword however a connection string
+// quotes it: bare, single-quoted with escaped quotes, double-quoted.
+func TestRedactHidesQuotedValues(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"a single-quoted value with a space is hidden whole",
+			`host=a password='a b' dbname=x`, `host=a password=xxxxx dbname=x`},
+		{"a single-quoted value with an escaped quote is hidden whole",
+			`password='it\'s here' dbname=x`, `password=xxxxx dbname=x`},
+		{"a double-quoted value is hidden whole",
+			`host=a password="a b\" c" dbname=x`, `host=a password=xxxxx dbname=x`},
+		{"an sslpassword is hidden",
+			`sslkey=k.pem sslpassword=keypass port=1`, `sslkey=k.pem sslpassword=xxxxx port=1`},
+		{"a quoted sslpassword is hidden whole",
+			`sslpassword = 'key pass'`, `sslpassword = xxxxx`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Redact(c.in); got != c.want {
+				t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
 // Every parse error and every connection failure Connect returns leaves
 // out the password, however the connection string spells it (escaped,
 // quoted, unterminated, a URI with a raw '@'), and keeps its reason.

@@ -17,6 +17,9 @@ func Markdown(w io.Writer, r Report) error {
 		fmt.Fprintf(b, ", subscriber PostgreSQL %s%s", r.Subscriber.Version, procNote(*r.Subscriber))
 	}
 	b.WriteString(".\n")
+	if r.RebuiltFrom != nil {
+		fmt.Fprintf(b, "\n> %s\n", r.RebuiltFrom.MarkdownLine())
+	}
 	for _, p := range r.Paths {
 		name := "slot `" + p.Slot + "`"
 		if p.Subscription != "" {

@@ -47,7 +47,9 @@ type Report struct {
 	Subscriber *Server  `json:"subscriber,omitempty"`
 	Paths      []Path   `json:"paths"`
 	Gaps       []string `json:"gaps,omitempty"`
-	Notes      []string `json:"notes,omitempty"`
+	// RebuiltFrom is the file the report was rebuilt from (nil: read live).
+	RebuiltFrom *Source  `json:"rebuilt_from,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
 }
 
 // Server describes an observed server.
@@ -176,7 +178,8 @@ func IndentedJSON(w io.Writer, v any) error {
 // Read loads a saved JSON report: a diagnose report, or the diagnosis a
 // 'lab run --diagnose --json' result holds. Another of lagscope's files
 // (a check report, saved samples, a lab run without a diagnosis) is
-// refused with the command that renders it.
+// refused with the command that renders it. Its names and enumerated
+// fields are checked (Validate).
 func Read(rd io.Reader) (Report, error) {
 	b, err := io.ReadAll(rd)
 	if err != nil {
@@ -223,6 +226,9 @@ func Read(rd io.Reader) (Report, error) {
 				r.Paths[i].ConfirmedMBps = old.Paths[i].Consumed
 			}
 		}
+	}
+	if err := r.Validate(); err != nil {
+		return Report{}, fmt.Errorf("read report: %w", err)
 	}
 	return r, nil
 }

@@ -18,6 +18,9 @@ const width = 80
 func Text(w io.Writer, r Report) error {
 	b := &strings.Builder{}
 	wrap(b, "", fmt.Sprintf("lagscope diagnose: %d path(s), %s, %s", len(r.Paths), r.Sampled(), r.probeNote()))
+	if r.RebuiltFrom != nil {
+		wrap(b, "", r.RebuiltFrom.Line())
+	}
 	wrap(b, "", fmt.Sprintf("publisher PostgreSQL %s%s", r.Publisher.Version, procNote(r.Publisher)))
 	if r.Subscriber != nil {
 		wrap(b, "", fmt.Sprintf("subscriber PostgreSQL %s%s", r.Subscriber.Version, procNote(*r.Subscriber)))

@@ -3,9 +3,9 @@ package sample
 import (
 	"context"
 	"fmt"
-	"regexp"
 
 	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/sqltext"
 )
 
 // blockersSQL lists, for each of the backends $1 that waits on a
@@ -47,28 +47,11 @@ func readBlockers(ctx context.Context, c *pg.Conn, pids []int32) ([]Blocker, err
 		if err := rows.Scan(&b.WaiterPID, &b.PID, &b.AppName, &b.User, &b.BackendType, &b.State, &b.XactAgeS, &b.Query, &b.WaitEvent); err != nil {
 			return nil, fmt.Errorf("read lock blockers: %w", err)
 		}
-		b.Query = redactQuery(b.Query)
+		b.Query = sqltext.Redact(b.Query)
 		out = append(out, b)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read lock blockers: %w", err)
 	}
 	return out, nil
-}
-
-// sqlPasswordRE matches a password literal in SQL (CREATE/ALTER ROLE ...
-// [ENCRYPTED] PASSWORD '...'), including one the 200-character cut left
-// unterminated, and an E'...' or $$...$$ literal.
-var sqlPasswordRE = regexp.MustCompile(`(?i)(\bpassword\s+)(?:[eE]?'(?:[^'\\]|''|\\.)*(?:'|$)|(\$[A-Za-z_0-9]*\$)(?s:.*?)(?:\$[A-Za-z_0-9]*\$|$))`)
-
-// connPasswordRE matches a password in a connection string inside a
-// statement: password=... (up to a space or quote) or a URI's user:password@.
-var connPasswordRE = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)[^\s']*|(://[^:/@\s']*:)[^@\s']*(@)`)
-
-// redactQuery replaces password literals in a statement with '***', and
-// passwords in connection strings it contains (CREATE SUBSCRIPTION ...
-// CONNECTION 'password=...') with ***.
-func redactQuery(q string) string {
-	q = sqlPasswordRE.ReplaceAllString(q, "${1}'***'")
-	return connPasswordRE.ReplaceAllString(q, "${1}${2}***${3}")
 }

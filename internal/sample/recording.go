@@ -281,7 +281,9 @@ type Blocker struct {
 	// seconds (0 when it has none or it is not visible).
 	XactAgeS float64 `json:"xact_age_s"`
 	// Query is the first 200 characters of the blocker's current or last
-	// statement, passwords replaced by '***'.
+	// statement, passwords hidden (sqltext.Redact) and, unless the run
+	// kept them (Options.KeepQueryLiterals), constants replaced with $n
+	// placeholders (sqltext.Normalize).
 	Query string `json:"query,omitempty"`
 }
 
@@ -307,7 +309,7 @@ type Wait struct {
 
 // ReadRecording loads a recording saved with 'lagscope diagnose
 // --save-samples' (or 'lab run --save-samples'), any version up to
-// RecordingVersion.
+// RecordingVersion, and checks its names and enumerated fields (Validate).
 func ReadRecording(r io.Reader) (*Recording, error) {
 	var rec Recording
 	if err := json.NewDecoder(r).Decode(&rec); err != nil {
@@ -320,6 +322,9 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 		return nil, fmt.Errorf("samples version %d is newer than this lagscope reads (%d): upgrade lagscope", rec.Version, RecordingVersion)
 	case len(rec.Ticks) < 2:
 		return nil, fmt.Errorf("the samples hold %d tick(s): at least 2 are needed to measure rates", len(rec.Ticks))
+	}
+	if err := rec.Validate(); err != nil {
+		return nil, fmt.Errorf("read samples: %w", err)
 	}
 	return &rec, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/sleep"
+	"github.com/lagscope/lagscope/internal/sqltext"
 )
 
 // Options control one sampling run.
@@ -45,6 +46,11 @@ type Options struct {
 	// in which it stayed healthy, instead of closing it: the monitor keeps
 	// its sessions from step to step. A session that failed is closed.
 	Release func(side string, c *pg.Conn)
+	// KeepQueryLiterals keeps the constants in the query text of lock
+	// blockers and open transactions; by default they are replaced with
+	// $n placeholders (sqltext.Normalize) before the tick is stored or
+	// handed to OnTick. Passwords are hidden either way (sqltext.Redact).
+	KeepQueryLiterals bool
 }
 
 func (o *Options) defaults() {
@@ -143,6 +149,9 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording
 				tk.SubOK = ok
 			}
 		}
+		if !o.KeepQueryLiterals {
+			tk.normalizeQueries()
+		}
 		rec.Ticks = append(rec.Ticks, tk)
 		if o.OnTick != nil {
 			o.OnTick(tk)
@@ -207,5 +216,16 @@ func markProcVisibility(rec *Recording, o Options) {
 	}
 	if rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == "" && had[Subscriber] && !seen[Subscriber] {
 		rec.Subscriber.ProcUnavailable = "no replication backend of this server was found in this host's /proc"
+	}
+}
+
+// normalizeQueries replaces the constants in the query text tk captured
+// with placeholders (sqltext.Normalize).
+func (tk *Tick) normalizeQueries() {
+	for i := range tk.Blockers {
+		tk.Blockers[i].Query = sqltext.Normalize(tk.Blockers[i].Query)
+	}
+	for i := range tk.Xacts {
+		tk.Xacts[i].Query = sqltext.Normalize(tk.Xacts[i].Query)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/sqltext"
 )
 
 // OpenXact is a publisher session with a transaction that has written (it
@@ -16,8 +17,10 @@ type OpenXact struct {
 	// AgeS is how long its transaction has been open, seconds.
 	AgeS float64 `json:"xact_age_s"`
 	// XIDAge is age(backend_xid): transactions started since this one.
-	XIDAge int64  `json:"xid_age"`
-	Query  string `json:"query,omitempty"`
+	XIDAge int64 `json:"xid_age"`
+	// Query is the first 200 characters of its current or last statement,
+	// as Blocker.Query.
+	Query string `json:"query,omitempty"`
 }
 
 // openXactsSQL lists the publisher's oldest writing transactions (at most
@@ -34,7 +37,7 @@ func scanOpenXacts(rows pgx.Rows) ([]OpenXact, error) {
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (OpenXact, error) {
 		var x OpenXact
 		err := r.Scan(&x.PID, &x.AppName, &x.User, &x.State, &x.AgeS, &x.XIDAge, &x.Query)
-		x.Query = redactQuery(x.Query)
+		x.Query = sqltext.Redact(x.Query)
 		return x, err
 	})
 	if err != nil {

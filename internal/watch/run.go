@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/safefile"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 
@@ -109,9 +108,7 @@ func save(dir, pair string, r *sample.Recording) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, fmt.Sprintf("lagscope-watch-%s-%s.json", pair, time.Now().Format("20060102-150405")))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return "", err
-	}
-	return path, nil
+	// 0600, created with O_EXCL under a name with a random part: nobody
+	// can plant a file or symlink under it ahead of the save.
+	return safefile.WriteNew(dir, fmt.Sprintf("lagscope-watch-%s-%s-", pair, time.Now().Format("20060102-150405")), ".json", b)
 }

@@ -1,0 +1,39 @@
+package report
+
+import (
+	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/valid"
+)
+
+var (
+	stageNames = []string{classify.StageWalsender, classify.StageLink, classify.StageApply, classify.StageParallel}
+	stageRoles = []string{"", "limit", "next"}
+)
+
+// Validate checks the names and enumerated fields of a report read from a
+// file (package valid): each path's slot by PostgreSQL's rule and its
+// subscription as a name, its verdict against classify.Table, its stages,
+// limit and next limit against the stage names. The first failure is
+// returned, naming its field.
+func (r Report) Validate() error {
+	var c valid.Checker
+	verdicts := classify.Names()
+	for i, p := range r.Paths {
+		f := valid.At("paths", i)
+		c.Slot(f+".slot", p.Slot)
+		c.OptionalName(f+".subscription", p.Subscription)
+		c.OneOf(f+".verdict", p.Name, verdicts)
+		if p.Limit != "" {
+			c.OneOf(f+".limit", p.Limit, stageNames)
+		}
+		if p.Next != nil {
+			c.OneOf(f+".next_limit.stage", p.Next.Stage, stageNames)
+		}
+		for j, s := range p.Stages {
+			sf := f + "." + valid.At("stages", j)
+			c.OneOf(sf+".stage", s.Name, stageNames)
+			c.OneOf(sf+".role", s.Role, stageRoles)
+		}
+	}
+	return c.Err
+}
