@@ -1,8 +1,8 @@
 package exporter
 
 import (
+	"fmt"
 	"runtime"
-
 	"sort"
 	"sync"
 
@@ -58,16 +58,44 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		collectPair(ch, c.pairs[n])
+		collectPairSafely(ch, c.pairs[n], collectPair)
 	}
+}
+
+// collectPairSafely runs collect for one pair, turning a panic into an
+// invalid metric: the scrape reports the error (promhttp's ErrorLog, one
+// line) and every other pair's series are still served (ContinueOnError).
+// Collect runs in the registry's own goroutines, where a panic would end
+// the exporter.
+func collectPairSafely(ch chan<- prometheus.Metric, s *PairState, collect func(chan<- prometheus.Metric, *PairState)) {
+	defer func() {
+		if r := recover(); r != nil {
+			ch <- prometheus.NewInvalidMetric(descUp, fmt.Errorf("pair %s: its series are left out of this scrape: %v", labelValue(s.Pair), r))
+		}
+	}()
+	collect(ch, s)
+}
+
+// constMetric is a series with its label values made valid (labelValue);
+// an error (none expected once they are) is sent as an invalid metric,
+// which the scrape reports without leaving out the other series.
+func constMetric(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) prometheus.Metric {
+	for i := range labels {
+		labels[i] = labelValue(labels[i])
+	}
+	m, err := prometheus.NewConstMetric(d, t, v, labels...)
+	if err != nil {
+		return prometheus.NewInvalidMetric(d, err)
+	}
+	return m
 }
 
 func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+		ch <- constMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	counter := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+		ch <- constMetric(d, prometheus.CounterValue, v, labels...)
 	}
 	for _, side := range []string{sample.Publisher, sample.Subscriber} {
 		if up, ok := s.Up[side]; ok {
@@ -92,15 +120,23 @@ func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 		return
 	}
 	gauge(descWindow, s.Report.WindowS, s.Pair)
+	syncs := newAggregate()
 	for _, p := range s.Report.Paths {
+		if slotKey(p.Slot) == TablesyncSlots {
+			syncs.path(p)
+			continue
+		}
 		collectPath(gauge, s, p)
 	}
+	syncs.collect(gauge, s.Pair)
 	if t := lastTick(s.Window); t != nil {
+		retained := newAggregate()
 		for _, sl := range t.Slots {
 			if sl.RestartLSN != 0 && t.CurrentLSN >= sl.RestartLSN {
-				gauge(descRetained, float64(t.CurrentLSN-sl.RestartLSN), s.Pair, sl.Name)
+				retained.max(descRetained, slotKey(sl.Name), float64(t.CurrentLSN-sl.RestartLSN))
 			}
 		}
+		retained.collect(gauge, s.Pair)
 		if t.PubWALDisk != nil {
 			gauge(descWALDiskFree, float64(t.PubWALDisk.FreeBytes), s.Pair)
 		}
