@@ -153,10 +153,12 @@ func metricsHandler(reg prometheus.Gatherer, log *slog.Logger) http.Handler {
 		ErrorLog: oneLineLog(log, slog.LevelError)})
 }
 
-// oneLineLog is a log.Logger for net/http and promhttp that sends only the
-// first line of each message to log, passwords removed: net/http follows a
-// handler's panic with its stack trace, which has no place in the log of a
-// monitoring daemon (nor any value for its operator).
+// oneLineLog is a log.Logger for net/http and promhttp that sends each
+// message to log on one line, stack traces and passwords removed: net/http
+// follows a handler's panic with its stack, and client_golang puts a
+// collector's panic stack into the error a scrape reports (one "* " line
+// per error); the errors are kept, the stacks have no place in the log of
+// a monitoring daemon.
 func oneLineLog(log *slog.Logger, level slog.Level) *stdlog.Logger {
 	return stdlog.New(lineWriter{log, level}, "", 0)
 }
@@ -167,9 +169,34 @@ type lineWriter struct {
 }
 
 func (w lineWriter) Write(p []byte) (int, error) {
-	line, _, _ := strings.Cut(strings.TrimSpace(string(p)), "\n")
-	w.log.Log(context.Background(), w.level, pg.Redact(strings.ToValidUTF8(line, "\uFFFD")))
+	w.log.Log(context.Background(), w.level, withoutStacks(string(p)))
 	return len(p), nil
+}
+
+// withoutStacks is msg on one line without its stack traces (from a
+// "goroutine N [...]:" line or a "stack trace=" to the next "* " error),
+// as valid UTF-8 with passwords removed.
+func withoutStacks(msg string) string {
+	var kept []string
+	stack := false
+	for _, l := range strings.Split(msg, "\n") {
+		switch {
+		case strings.HasPrefix(l, "* "):
+			stack = false
+		case stack:
+			continue
+		case strings.HasPrefix(l, "goroutine "):
+			stack = true
+			continue
+		}
+		if before, _, ok := strings.Cut(l, "stack trace="); ok {
+			l, stack = before, true
+		}
+		if l = strings.TrimSpace(l); l != "" {
+			kept = append(kept, l)
+		}
+	}
+	return pg.Redact(strings.ToValidUTF8(strings.Join(kept, " "), "\uFFFD"))
 }
 
 // watchPair runs one pair's monitor, turning a panic into a log line.
