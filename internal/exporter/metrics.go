@@ -5,6 +5,8 @@ import "github.com/prometheus/client_golang/prometheus"
 // The exported metrics. Path series carry pair, slot and subscription
 // (empty when only the publisher is watched); per-process series carry the
 // process's role (walsender, apply_leader, parallel_apply, tablesync).
+// Every label value read from a server passes labelValue (valid UTF-8, two
+// names never one series); tablesync slots share slot=TablesyncSlots.
 var (
 	pathLabels = []string{"pair", "slot", "subscription"}
 

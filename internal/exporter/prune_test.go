@@ -3,6 +3,7 @@ package exporter
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // steps feeds a collector of one pair "p" synthetic steps of two answered
@@ -179,4 +181,44 @@ func gatherSeries(t *testing.T, col *Collector, name string) []sample1 {
 		}
 	}
 	return out
+}
+
+// A recorded initial sync (16: one table copied by one tablesync worker
+// through the slot pg_16392_sync_16385_...) exports the tablesync slot
+// once, counted by its subscription, and no series names it.
+func TestARecordedInitialSyncExportsItsTablesyncSlotUnderOneLabel(t *testing.T) {
+	col, _ := replay(t, "initial-sync-pg16-diag.json", 3*time.Second, 9*time.Second)
+	n := gatherSeries(t, col, "lagscope_tablesync_slots")
+	if len(n) != 1 || n[0].value != 1 || n[0].labels["subscription"] != "lab_sub" || n[0].labels["verdict"] != "initial-sync" {
+		t.Errorf("lagscope_tablesync_slots = %v, want 1 for lab_sub, initial-sync", n)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(col)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	synced := 0
+	for _, mf := range mfs {
+		for _, m := range mf.Metric {
+			for _, l := range m.Label {
+				if l.GetName() == "slot" && strings.HasPrefix(l.GetValue(), "pg_16392_sync_") {
+					t.Errorf("%s names the tablesync slot %s", mf.GetName(), l.GetValue())
+				}
+				if l.GetName() == "slot" && l.GetValue() == TablesyncSlots {
+					synced++
+				}
+			}
+		}
+	}
+	if synced == 0 {
+		t.Errorf("no series with slot=%q: the tablesync slot's retained WAL and counters are missing", TablesyncSlots)
+	}
+	problems, err := testutil.CollectAndLint(col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s", p.Metric, p.Text)
+	}
 }
