@@ -76,14 +76,17 @@ func collectPairSafely(ch chan<- prometheus.Metric, s *PairState, collect func(c
 	collect(ch, s)
 }
 
-// constMetric is a series with its label values made valid (labelValue);
-// an error (none expected once they are) is sent as an invalid metric,
-// which the scrape reports without leaving out the other series.
+// constMetric is a series with its label values made valid (labelValue,
+// on a copy: a caller's slice is reused for several series, and an
+// escaped value escaped again would be another series); an error (none
+// expected once they are valid) is sent as an invalid metric, which the
+// scrape reports without leaving out the other series.
 func constMetric(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) prometheus.Metric {
-	for i := range labels {
-		labels[i] = labelValue(labels[i])
+	values := make([]string, len(labels))
+	for i, l := range labels {
+		values[i] = labelValue(l)
 	}
-	m, err := prometheus.NewConstMetric(d, t, v, labels...)
+	m, err := prometheus.NewConstMetric(d, t, v, values...)
 	if err != nil {
 		return prometheus.NewInvalidMetric(d, err)
 	}

@@ -106,6 +106,16 @@ func TestANonUTF8SubscriptionNameIsServedEscaped(t *testing.T) {
 			t.Errorf("no series with %s:\n%s", want, body)
 		}
 	}
+	// Every series of a path carries the same label values: escaped once.
+	subs := map[string]int{}
+	for _, name := range []string{"lagscope_verdict", "lagscope_bottleneck", "lagscope_verdict_confidence_ratio", "lagscope_lag_bytes", "lagscope_path_info"} {
+		for _, m := range gatherSeries(t, col, name) {
+			subs[m.labels["subscription"]]++
+		}
+	}
+	if len(subs) != 2 || subs[`odd\xff`] == 0 || subs[`odd\xfe`] == 0 {
+		t.Errorf("subscription label values %v, want odd\\xff and odd\\xfe only", subs)
+	}
 }
 
 func TestTheErrorLogHasOneLineWithoutStacksOrPasswords(t *testing.T) {

@@ -113,6 +113,22 @@ func TestIntegrationANonUTF8SubscriptionNameLeavesEveryOtherPairServed(t *testin
 			t.Errorf("lagscope_up{pair=%s,server=subscriber} = %g (present %v), want 1", w.pair, v, ok)
 		}
 	}
+	// Every series of the odd pair names its subscription the same way.
+	_, mfs, err := scrapeFamilies(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, mf := range mfs {
+		for _, m := range mf.Metric {
+			l := map[string]string{}
+			for _, lp := range m.Label {
+				l[lp.GetName()] = lp.GetValue()
+			}
+			if sub := l["subscription"]; l["pair"] == "odd" && sub != "" && sub != `odd\xff` {
+				t.Errorf("%s%v: subscription %q, want odd\\xff", name, l, sub)
+			}
+		}
+	}
 	checkExposition(t, addr, "lagscope_verdict", "lagscope_up")
 	t.Logf("took %.1f s", time.Since(start).Seconds())
 }
