@@ -144,9 +144,14 @@ func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 			gauge(descWALDiskFree, float64(t.PubWALDisk.FreeBytes), s.Pair)
 		}
 	}
+	names := jsonNames(lastSubTick(s.Window))
 	for _, l := range s.Limits {
-		gauge(descLimit, float64(l.Max), s.Pair, l.Side, l.Setting, l.Subscription)
-		gauge(descLimitUsed, float64(l.Used), s.Pair, l.Side, l.Setting, l.Subscription)
+		sub := l.Subscription
+		if raw, ok := names[sub]; ok {
+			sub = raw
+		}
+		gauge(descLimit, float64(l.Max), s.Pair, l.Side, l.Setting, sub)
+		gauge(descLimitUsed, float64(l.Used), s.Pair, l.Side, l.Setting, sub)
 	}
 	// The server's own cumulative counters: a reset
 	// (pg_stat_reset_subscription_stats) reads as a counter reset.

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/sample"
 )
 
 // labelValue makes a name that other database users chose (a slot, a
@@ -56,4 +57,51 @@ func slotKey(name string) string {
 		return TablesyncSlots
 	}
 	return name
+}
+
+// jsonNames maps a subscription's name as JSON carries it back to the name
+// the subscriber gave, for the subscriptions of t (nil: none). The setup
+// the replication limits are read from passes through JSON, which turns
+// each byte that is not UTF-8 into U+FFFD: "odd\xff" arrives as "odd\uFFFD"
+// and, untranslated, would be exported under another label value than the
+// path's. Only names that differ in JSON are listed; one that two
+// subscriptions share in JSON is left out (exported as JSON has it).
+func jsonNames(t *sample.Tick) map[string]string {
+	if t == nil {
+		return nil
+	}
+	out, twice := map[string]string{}, map[string]bool{}
+	for _, sub := range t.Subs {
+		j := asJSON(sub.Name)
+		if j == sub.Name {
+			continue
+		}
+		if _, ok := out[j]; ok {
+			twice[j] = true
+		}
+		out[j] = sub.Name
+	}
+	for j := range twice {
+		delete(out, j)
+	}
+	return out
+}
+
+// asJSON is s as encoding/json writes it: each byte that is not part of
+// valid UTF-8 replaced by U+FFFD.
+func asJSON(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

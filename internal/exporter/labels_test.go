@@ -1,10 +1,13 @@
 package exporter
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/lagscope/lagscope/internal/sample"
 )
 
 func TestLabelValues(t *testing.T) {
@@ -84,5 +87,33 @@ func TestTablesyncSlotsShareOneKey(t *testing.T) {
 				t.Errorf("slotKey(%q) = %q, want %q", c.slot, got, c.want)
 			}
 		})
+	}
+}
+
+// asJSON agrees with encoding/json on every name.
+func FuzzAsJSON(f *testing.F) {
+	for _, s := range []string{"lab_sub", "odd\xff", "a\xe2\x82b", "\xff\xfe", "café"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if got := asJSON(s); got != back {
+			t.Fatalf("asJSON(%q) = %q, encoding/json makes %q", s, got, back)
+		}
+	})
+}
+
+func TestSubscriptionNamesComeBackFromJSON(t *testing.T) {
+	tick := &sample.Tick{Subs: []sample.Sub{{Name: "lab_sub"}, {Name: "odd\xff"}, {Name: "twin\xfe"}, {Name: "twin\xfd"}}}
+	got := jsonNames(tick)
+	if len(got) != 1 || got["odd\uFFFD"] != "odd\xff" {
+		t.Errorf("jsonNames = %q, want only odd\\uFFFD -> odd\\xff (lab_sub is the same in JSON, the twins share one JSON name)", got)
 	}
 }
