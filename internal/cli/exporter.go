@@ -85,7 +85,12 @@ path's verdict every --step over the last --window, serving it at /metrics:
   lagscope_cpu_seconds_total{role}      per process role (/proc of local servers)
   lagscope_runqueue_seconds_total{role}
   lagscope_wait_event_probes_total{role,wait_event_type,wait_event}
+  lagscope_tablesync_slots{subscription,verdict}  tablesync slots, counted
   lagscope_up{server}, lagscope_path_info, lagscope_build_info
+
+Tablesync slots (one per table being copied) share one slot label,
+slot="pg_*_sync_*"; a slot gone for 3 steps leaves the exposition. A name
+that is not valid UTF-8 is exported with its odd bytes as \xNN.
 
 A scrape never waits for a database. A server that goes away shows as
 lagscope_up 0 within one step and is retried with a growing backoff (at most

@@ -1,8 +1,8 @@
 package exporter
 
 import (
+	"fmt"
 	"runtime"
-
 	"sort"
 	"sync"
 
@@ -58,16 +58,47 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		collectPair(ch, c.pairs[n])
+		collectPairSafely(ch, c.pairs[n], collectPair)
 	}
+}
+
+// collectPairSafely runs collect for one pair, turning a panic into an
+// invalid metric: the scrape reports the error (promhttp's ErrorLog, one
+// line) and every other pair's series are still served (ContinueOnError).
+// Collect runs in the registry's own goroutines, where a panic would end
+// the exporter.
+func collectPairSafely(ch chan<- prometheus.Metric, s *PairState, collect func(chan<- prometheus.Metric, *PairState)) {
+	defer func() {
+		if r := recover(); r != nil {
+			ch <- prometheus.NewInvalidMetric(descUp, fmt.Errorf("pair %s: its series are left out of this scrape: %v", labelValue(s.Pair), r))
+		}
+	}()
+	collect(ch, s)
+}
+
+// constMetric is a series with its label values made valid (labelValue,
+// on a copy: a caller's slice is reused for several series, and an
+// escaped value escaped again would be another series); an error (none
+// expected once they are valid) is sent as an invalid metric, which the
+// scrape reports without leaving out the other series.
+func constMetric(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) prometheus.Metric {
+	values := make([]string, len(labels))
+	for i, l := range labels {
+		values[i] = labelValue(l)
+	}
+	m, err := prometheus.NewConstMetric(d, t, v, values...)
+	if err != nil {
+		return prometheus.NewInvalidMetric(d, err)
+	}
+	return m
 }
 
 func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+		ch <- constMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	counter := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+		ch <- constMetric(d, prometheus.CounterValue, v, labels...)
 	}
 	for _, side := range []string{sample.Publisher, sample.Subscriber} {
 		if up, ok := s.Up[side]; ok {
@@ -92,22 +123,35 @@ func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 		return
 	}
 	gauge(descWindow, s.Report.WindowS, s.Pair)
+	syncs := newAggregate()
 	for _, p := range s.Report.Paths {
+		if slotKey(p.Slot) == TablesyncSlots {
+			syncs.path(p)
+			continue
+		}
 		collectPath(gauge, s, p)
 	}
+	syncs.collect(gauge, s.Pair)
 	if t := lastTick(s.Window); t != nil {
+		retained := newAggregate()
 		for _, sl := range t.Slots {
 			if sl.RestartLSN != 0 && t.CurrentLSN >= sl.RestartLSN {
-				gauge(descRetained, float64(t.CurrentLSN-sl.RestartLSN), s.Pair, sl.Name)
+				retained.max(descRetained, slotKey(sl.Name), float64(t.CurrentLSN-sl.RestartLSN))
 			}
 		}
+		retained.collect(gauge, s.Pair)
 		if t.PubWALDisk != nil {
 			gauge(descWALDiskFree, float64(t.PubWALDisk.FreeBytes), s.Pair)
 		}
 	}
+	names := jsonNames(lastSubTick(s.Window))
 	for _, l := range s.Limits {
-		gauge(descLimit, float64(l.Max), s.Pair, l.Side, l.Setting, l.Subscription)
-		gauge(descLimitUsed, float64(l.Used), s.Pair, l.Side, l.Setting, l.Subscription)
+		sub := l.Subscription
+		if raw, ok := names[sub]; ok {
+			sub = raw
+		}
+		gauge(descLimit, float64(l.Max), s.Pair, l.Side, l.Setting, sub)
+		gauge(descLimitUsed, float64(l.Used), s.Pair, l.Side, l.Setting, sub)
 	}
 	// The server's own cumulative counters: a reset
 	// (pg_stat_reset_subscription_stats) reads as a counter reset.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -16,11 +18,21 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/pg"
 )
 
 // DefaultListen is where the exporter listens unless told otherwise
 // (9752: not taken in Prometheus's default port allocations list).
 const DefaultListen = "127.0.0.1:9752"
+
+// DefaultIdleTimeout is how long the server keeps a connection open with no
+// request on it (Options.IdleTimeout): longer than the usual scrape
+// intervals (15 s to 1 min), so that Prometheus reuses its connection,
+// and short enough that idle connections do not pile up.
+const DefaultIdleTimeout = 2 * time.Minute
+
+// readHeaderTimeout bounds the reading of a request's header.
+const readHeaderTimeout = 10 * time.Second
 
 // Options of one exporter.
 type Options struct {
@@ -35,6 +47,9 @@ type Options struct {
 	Log *slog.Logger
 	// Ready, if set, is called with the bound address once serving.
 	Ready func(addr net.Addr)
+	// IdleTimeout closes a kept-alive connection after this long without
+	// a request (0 = DefaultIdleTimeout).
+	IdleTimeout time.Duration
 }
 
 // Validate checks the options.
@@ -53,6 +68,9 @@ func (o *Options) Validate() error {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	if o.IdleTimeout == 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
 	return nil
 }
 
@@ -65,7 +83,7 @@ func Run(ctx context.Context, o Options) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(col)
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(o.Log.Handler(), slog.LevelError)}))
+	mux.Handle("/metrics", metricsHandler(reg, o.Log))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
@@ -80,7 +98,8 @@ func Run(ctx context.Context, o Options) error {
 		}
 		return fmt.Errorf("--listen %s: %v", o.Listen, err)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(o.Log.Handler(), slog.LevelWarn)}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: o.IdleTimeout,
+		ErrorLog: oneLineLog(o.Log, slog.LevelWarn)}
 	if o.Ready != nil {
 		o.Ready(ln.Addr())
 	}
@@ -123,6 +142,61 @@ func Run(ctx context.Context, o Options) error {
 		err = nil
 	}
 	return err
+}
+
+// metricsHandler serves reg's metrics. An error of one collector or one
+// pair (an invalid metric) is logged on one line and the scrape still
+// answers 200 with every other series (ContinueOnError); only a scrape
+// that gathered nothing at all answers 500.
+func metricsHandler(reg prometheus.Gatherer, log *slog.Logger) http.Handler {
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError,
+		ErrorLog: oneLineLog(log, slog.LevelError)})
+}
+
+// oneLineLog is a log.Logger for net/http and promhttp that sends each
+// message to log on one line, stack traces and passwords removed: net/http
+// follows a handler's panic with its stack, and client_golang puts a
+// collector's panic stack into the error a scrape reports (one "* " line
+// per error); the errors are kept, the stacks have no place in the log of
+// a monitoring daemon.
+func oneLineLog(log *slog.Logger, level slog.Level) *stdlog.Logger {
+	return stdlog.New(lineWriter{log, level}, "", 0)
+}
+
+type lineWriter struct {
+	log   *slog.Logger
+	level slog.Level
+}
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	w.log.Log(context.Background(), w.level, withoutStacks(string(p)))
+	return len(p), nil
+}
+
+// withoutStacks is msg on one line without its stack traces (from a
+// "goroutine N [...]:" line or a "stack trace=" to the next "* " error),
+// as valid UTF-8 with passwords removed.
+func withoutStacks(msg string) string {
+	var kept []string
+	stack := false
+	for _, l := range strings.Split(msg, "\n") {
+		switch {
+		case strings.HasPrefix(l, "* "):
+			stack = false
+		case stack:
+			continue
+		case strings.HasPrefix(l, "goroutine "):
+			stack = true
+			continue
+		}
+		if before, _, ok := strings.Cut(l, "stack trace="); ok {
+			l, stack = before, true
+		}
+		if l = strings.TrimSpace(l); l != "" {
+			kept = append(kept, l)
+		}
+	}
+	return pg.Redact(strings.ToValidUTF8(strings.Join(kept, " "), "\uFFFD"))
 }
 
 // watchPair runs one pair's monitor, turning a panic into a log line.

@@ -5,6 +5,8 @@ import "github.com/prometheus/client_golang/prometheus"
 // The exported metrics. Path series carry pair, slot and subscription
 // (empty when only the publisher is watched); per-process series carry the
 // process's role (walsender, apply_leader, parallel_apply, tablesync).
+// Every label value read from a server passes labelValue (valid UTF-8, two
+// names never one series); tablesync slots share slot=TablesyncSlots.
 var (
 	pathLabels = []string{"pair", "slot", "subscription"}
 
@@ -72,6 +74,9 @@ var (
 		"WAL the slot's walsender decoded and sent (sent_lsn) while watched.", []string{"pair", "slot"}, nil)
 	descConfirmed = prometheus.NewDesc("lagscope_wal_confirmed_bytes_total",
 		"WAL the consumer confirmed (confirmed_flush_lsn) while watched.", []string{"pair", "slot"}, nil)
+	descTablesync = prometheus.NewDesc("lagscope_tablesync_slots",
+		"Tablesync slots (pg_<suboid>_sync_<relid>_<sysid>: one per table a subscription copies) by subscription and verdict: initial-sync while copying, stalled when left over or failed. Their per-slot series are exported once, under slot=\"pg_*_sync_*\" (the largest retained WAL and growth, the soonest forecast, summed counters).",
+		[]string{"pair", "subscription", "verdict"}, nil)
 	descCPU = prometheus.NewDesc("lagscope_cpu_seconds_total",
 		"CPU time of the path's processes by role (/proc of local servers only).", []string{"pair", "slot", "role"}, nil)
 	descRunq = prometheus.NewDesc("lagscope_runqueue_seconds_total",
@@ -88,5 +93,5 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{descUp, descBuild, descPathInfo, descBottleneck, descVerdict, descConfidence,
-	descHeadroom, descUtil, descLag, descLagSeconds, descRetained, descGrowth, descSafeWAL, descUnreservedIn, descIdleIn, descWALDiskFree, descDiskFullIn, descConflicts, descLimit, descLimitUsed, descReadErrors, descGenerated, descDecoded, descConfirmed,
+	descHeadroom, descUtil, descLag, descLagSeconds, descRetained, descGrowth, descSafeWAL, descUnreservedIn, descIdleIn, descWALDiskFree, descDiskFullIn, descConflicts, descLimit, descLimitUsed, descReadErrors, descGenerated, descDecoded, descConfirmed, descTablesync,
 	descCPU, descRunq, descWaits, descSteps, descUpdated, descWindow}

@@ -44,12 +44,28 @@ func roleLabel(r string) string {
 	return strings.ReplaceAll(r, " ", "_")
 }
 
-// key is a counter's label values after the pair's name, joined.
+// key is a counter's label values after the pair's name, as read from the
+// servers (labelValue makes them label values when collected), joined by
+// NUL: the one byte no PostgreSQL name or text holds. The first is the
+// slot's key (slotKey) for every per-slot counter.
 type key string
 
-func keyOf(v ...string) key { return key(strings.Join(v, "\xff")) }
+func keyOf(v ...string) key { return key(strings.Join(v, "\x00")) }
 
-func (k key) values() []string { return strings.Split(string(k), "\xff") }
+func (k key) values() []string { return strings.Split(string(k), "\x00") }
+
+// slot is the key's first value: the slot of a per-slot counter.
+func (k key) slot() string { s, _, _ := strings.Cut(string(k), "\x00"); return s }
+
+// PruneAfterSteps is how many answered steps in a row a slot must be gone
+// (listed neither by the publisher nor by a subscription) before its
+// counters are dropped from the exposition. A few steps ride out a slot
+// briefly missing from one read; dropping them at all keeps a pair that
+// creates and drops slots (every tablesync slot of an initial sync, a
+// subscription made and dropped again) from growing series without end.
+// A slot that comes back starts its counters again from 0, which
+// Prometheus's rate() reads as a counter reset.
+const PruneAfterSteps = 3
 
 // PairState is what the exporter knows of one pair: the latest step's
 // results and counters summed over every step so far. It is pure: Apply
@@ -77,6 +93,12 @@ type PairState struct {
 	Waits     map[key]float64 // slot, role, type, event: probes
 	// ReadErrors counts failed best-effort reads (server, source).
 	ReadErrors map[key]float64
+	// Seen maps a slot's key (slotKey) to the Answered step it was last
+	// listed in; Answered counts the steps the publisher answered. Slot
+	// counters of a key not seen for PruneAfterSteps answered steps are
+	// dropped.
+	Seen     map[string]int
+	Answered int
 	// Limits are the replication limits with what was in use, from the
 	// setup as last read (see monitor.SetupEvery).
 	Limits []audit.Limit
@@ -93,7 +115,8 @@ func NewPairState(pair string, subscriber bool) *PairState {
 		up[sample.Subscriber] = false
 	}
 	return &PairState{Pair: pair, Up: up, Decoded: map[key]float64{}, Confirmed: map[key]float64{},
-		CPU: map[key]float64{}, Runq: map[key]float64{}, Waits: map[key]float64{}, ReadErrors: map[key]float64{}}
+		CPU: map[key]float64{}, Runq: map[key]float64{}, Waits: map[key]float64{}, ReadErrors: map[key]float64{},
+		Seen: map[string]int{}}
 }
 
 // Apply folds one step into the state.
@@ -117,6 +140,45 @@ func (s *PairState) Apply(u monitor.Update) {
 	s.Report, s.Window = u.Report, u.Window
 	s.readLimits(u.Window.Setup)
 	s.count(u.Step)
+	s.prune(u.Step)
+}
+
+// prune marks the slots the step listed as seen and drops the counters of
+// slots gone for PruneAfterSteps answered steps. A step the publisher did
+// not answer says nothing of its slots: it neither marks nor drops.
+func (s *PairState) prune(rec *sample.Recording) {
+	answered := false
+	for _, t := range rec.Ticks {
+		if t.PubOK {
+			answered = true
+			for _, sl := range t.Slots {
+				s.Seen[slotKey(sl.Name)] = s.Answered + 1
+			}
+		}
+		if t.SubOK {
+			for _, sb := range t.Subs {
+				if sb.Slot != "" {
+					s.Seen[slotKey(sb.Slot)] = s.Answered + 1
+				}
+			}
+		}
+	}
+	if !answered {
+		return
+	}
+	s.Answered++
+	for k, at := range s.Seen {
+		if s.Answered-at >= PruneAfterSteps {
+			delete(s.Seen, k)
+		}
+	}
+	for _, m := range []map[key]float64{s.Decoded, s.Confirmed, s.CPU, s.Runq, s.Waits} {
+		for k := range m {
+			if _, ok := s.Seen[k.slot()]; !ok {
+				delete(m, k)
+			}
+		}
+	}
 }
 
 // readLimits reads the limits from a setup that differs from the last one
@@ -162,7 +224,7 @@ func (s *PairState) count(rec *sample.Recording) {
 			if ev == "" {
 				typ, ev = measure.CPUEvent, measure.CPUEvent
 			}
-			s.Waits[keyOf(r.Slot, roleLabel(r.Role), typ, ev)]++
+			s.Waits[keyOf(slotKey(r.Slot), roleLabel(r.Role), typ, ev)]++
 		}
 	}
 }
@@ -175,9 +237,9 @@ func (s *PairState) delta(a, b *sample.Tick, roles map[measure.Backend]measure.B
 		if !ok {
 			continue
 		}
-		s.Confirmed[keyOf(sb.Name)] += sample.Advance(sb.ConfirmedFlush, sa.ConfirmedFlush)
+		s.Confirmed[keyOf(slotKey(sb.Name))] += sample.Advance(sb.ConfirmedFlush, sa.ConfirmedFlush)
 		if sb.ActivePID != 0 && sb.ActivePID == sa.ActivePID {
-			s.Decoded[keyOf(sb.Name)] += sample.Advance(b.SentBy(sb.ActivePID), a.SentBy(sb.ActivePID))
+			s.Decoded[keyOf(slotKey(sb.Name))] += sample.Advance(b.SentBy(sb.ActivePID), a.SentBy(sb.ActivePID))
 		}
 	}
 	for _, pb := range b.Procs {
@@ -187,7 +249,7 @@ func (s *PairState) delta(a, b *sample.Tick, roles map[measure.Backend]measure.B
 		}
 		for _, pa := range a.Procs {
 			if pa.Side == pb.Side && pa.PID == pb.PID {
-				k := keyOf(r.Slot, roleLabel(r.Role))
+				k := keyOf(slotKey(r.Slot), roleLabel(r.Role))
 				s.CPU[k] += max(0, float64(pb.CPUNs-pa.CPUNs)) / 1e9
 				s.Runq[k] += max(0, float64(pb.RunqNs-pa.RunqNs)) / 1e9
 			}
