@@ -199,7 +199,7 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 	ordered := slices.Clone(s.findings)
 	slices.SortStableFunc(ordered, func(a, b audit.Finding) int { return rank(a.Check) - rank(b.Check) })
 	for _, f := range ordered {
-		out.Fixes = append(out.Fixes, classify.Advice{Key: classify.AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)"})
+		out.Fixes = append(out.Fixes, classify.Advice{Key: classify.AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)", Run: f.Run})
 	}
 	out.RuledOut, out.Moot = keysWhere(ruledOut, s), keysWhere(moot, s)
 	return out
