@@ -94,6 +94,18 @@ func (a *Advice) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Said is the advice as a report says it: its text, then each of its
+// statements' lines (quote.Statement.Lines), one per line.
+func (a Advice) Said() string {
+	out := a.Text
+	for _, st := range a.Run {
+		for _, l := range st.Lines() {
+			out += "\n" + l
+		}
+	}
+	return out
+}
+
 // Texts are the texts of advice, in its order (nil for none).
 func Texts(advice []Advice) []string {
 	var out []string
@@ -126,8 +138,9 @@ var refinements = map[AdviceKey][]Advice{
 }
 
 // options are the remedies that set one subscription option, with the
-// option's name and value (lagscope's own text): with the subscription's
-// name known, the remedy carries its ALTER SUBSCRIPTION statement.
+// option's name and value (lagscope's own text): with the subscription
+// known from the pair's setup (Setup.Subscription), the remedy carries its
+// ALTER SUBSCRIPTION statement; without, it is prose only.
 var options = map[AdviceKey][2]string{
 	KeyBinary:               {"binary", "true"},
 	KeyStreamingParallel:    {"streaming", "parallel"},

@@ -188,8 +188,8 @@ func withTexts(v Verdict, next *NextLimit, setup *Setup) Verdict {
 	}
 	if setup != nil {
 		cause, helps, not = setup.cause(cause), setup.helps(helps), setup.not(not)
+		helps = withStatements(helps, setup.Subscription)
 	}
-	helps = withStatements(helps, v.d.sub)
 	v.Headline, v.Cause, v.Helps, v.NotHelps = head, cause, helps, not
 	return v
 }

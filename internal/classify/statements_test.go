@@ -66,7 +66,7 @@ func TestADisabledSubscriptionIsEnabledByItsQuotedName(t *testing.T) {
 }
 
 // A remedy that sets a subscription option carries its statement when the
-// subscription is known, quoted; without one it is prose only.
+// pair's setup names the subscription, quoted; without, it is prose only.
 func TestAnOptionRemedyCarriesItsStatementOnlyForAKnownSubscription(t *testing.T) {
 	cases := []struct {
 		name, sub string
@@ -74,11 +74,15 @@ func TestAnOptionRemedyCarriesItsStatementOnlyForAKnownSubscription(t *testing.T
 	}{
 		{"a subscription named Orders is quoted", "Orders", []string{`ALTER SUBSCRIPTION "Orders" SET (synchronous_commit = off);`}},
 		{"a subscription named like a statement stays one identifier", "x ENABLE; DROP TABLE users; --", []string{`ALTER SUBSCRIPTION "x ENABLE; DROP TABLE users; --" SET (synchronous_commit = off);`}},
-		{"no subscription known gives prose only", "", nil},
+		{"no setup read gives prose only", "", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := Explain(Verdict{Name: SubscriberWaits, d: diagnosis{fill: FillSyncRep, sub: c.sub}}, nil)
+			var setup *Setup
+			if c.sub != "" {
+				setup = &Setup{Subscription: c.sub}
+			}
+			v := Explain(Verdict{Name: SubscriberWaits, d: diagnosis{fill: FillSyncRep, sub: "observed_only"}}, setup)
 			if got := statements(v.Helps); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 				t.Errorf("statements %q, want %q", got, c.want)
 			}
@@ -86,7 +90,7 @@ func TestAnOptionRemedyCarriesItsStatementOnlyForAKnownSubscription(t *testing.T
 		})
 	}
 	// The general refinements of streaming, with a setup.
-	v := Explain(Verdict{Name: LargeTransaction, Txn: &LargeTxn{Phase: TxnDecoding}, d: diagnosis{sub: "Orders"}}, &Setup{RuledOut: []AdviceKey{KeyStreamingOn}})
+	v := Explain(Verdict{Name: LargeTransaction, Txn: &LargeTxn{Phase: TxnDecoding}, d: diagnosis{sub: "Orders"}}, &Setup{RuledOut: []AdviceKey{KeyStreamingOn}, Subscription: "Orders"})
 	if got := strings.Join(statements(v.Helps), "\n"); got != `ALTER SUBSCRIPTION "Orders" SET (streaming = parallel);` {
 		t.Errorf("streaming statements %q, want streaming = parallel on \"Orders\"", got)
 	}

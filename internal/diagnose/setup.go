@@ -202,6 +202,9 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 		out.Fixes = append(out.Fixes, classify.Advice{Key: classify.AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)", Run: f.Run})
 	}
 	out.RuledOut, out.Moot = keysWhere(ruledOut, s), keysWhere(moot, s)
+	if s.sub != nil {
+		out.Subscription = s.sub.Name
+	}
 	return out
 }
 

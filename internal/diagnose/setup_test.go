@@ -83,7 +83,7 @@ func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
 			"First on the subscriber, whose copy has no primary key or replica identity index (once the publisher sends only the key, its apply worker stops at the first UPDATE or DELETE): ALTER TABLE public.hot ADD PRIMARY KEY (id); then on the publisher: ALTER TABLE public.hot REPLICA IDENTITY DEFAULT", []string{"16", "18"}},
 		{"trigger-sleep", classify.SubscriberWaits, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "waited in it (PgSleep"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
 		{"trigger-cpu", classify.SubscriberApplyCPU, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "ran on a CPU"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
-		{"row-lock", classify.SubscriberWaits, []string{"row locks on replicated rows", "(lab-lock-holder), idle in transaction", "FOR UPDATE"}, "pg_terminate_backend", nil},
+		{"row-lock", classify.SubscriberWaits, []string{"row locks on replicated rows", "(lab-lock-holder), idle in transaction", "FOR UPDATE"}, "end or shorten the blocking session (pid", nil},
 		{"missing-column", classify.Stalled, []string{"apply_error_count", "published columns missing on the subscriber: v bigint"}, "ALTER TABLE public.hot ADD COLUMN v bigint", nil},
 	}
 	for _, c := range cases {
@@ -109,7 +109,7 @@ func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
 					t.Errorf("%s: cause %q lacks %q", name, p.Cause, want)
 				}
 			}
-			if c.firstHelp != "" && (len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Text, c.firstHelp)) {
+			if c.firstHelp != "" && (len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Said(), c.firstHelp)) {
 				t.Errorf("%s: helps %q, want %q first", name, p.Helps, c.firstHelp)
 			}
 			for _, h := range classify.Texts(p.Helps) {
