@@ -70,7 +70,7 @@ var variants = []variant{
 			if len(v.Blockers) == 0 {
 				return h
 			}
-			return append([]Advice{endBlocker(v.Blockers[0])}, h...)
+			return append([]Advice{EndBlocker(v.Blockers[0])}, h...)
 		},
 		not: generalNotAnd(SubscriberWaits, Advice{KeySubscriberDisk, "faster disk: the worker waits on a lock, not on I/O", nil})},
 	{verdicts: []string{SubscriberWaits}, fill: FillIO,
@@ -171,11 +171,11 @@ var variants = []variant{
 		not: advise(Advice{KeyAnySpeed, "anything about the replication path's speed: nothing can be sent before the commit", nil})},
 }
 
-// endBlocker is the remedy of a session that blocks the apply side: ended
+// EndBlocker is the remedy of a session that blocks the apply side: ended
 // only if it is still the backend that was seen (its pid and start time),
 // since a pid is reused; without the start time (a recording from an older
 // lagscope) no statement, and the prose says why.
-func endBlocker(b Blocker) Advice {
+func EndBlocker(b Blocker) Advice {
 	if b.BackendStart == "" {
 		return Advice{KeyEndBlocker, fmt.Sprintf("end or shorten the blocking session (pid %d) on the subscriber, or fix the job that holds the lock: the pid was read without the backend's start time (a recording from an older lagscope) and may now be another backend, so check pg_stat_activity before ending anything", b.PID), nil}
 	}
