@@ -304,3 +304,43 @@ func TestALargeTransactionIsOfferedParallelStreaming(t *testing.T) {
 		t.Error("a 15 subscriber: streaming=parallel offered")
 	}
 }
+
+// The setup names the path's subscription as its catalog has it (for the
+// option remedies' statements) only when it read that subscription.
+func TestTheSetupNamesTheSubscriptionItRead(t *testing.T) {
+	rec, err := recordings.Read("../classify/testdata", "apply-bound-pg16-diag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../audit/testdata/misconfigured-pg16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Build(rec, nil, 20).Paths[0]
+	if s := withSetup(&p, rec, nil, nil); s != nil && s.Subscription != "" {
+		t.Errorf("no setup read, yet it names subscription %q", s.Subscription)
+	}
+	for _, c := range []struct{ name, sub, want string }{
+		{"the path's subscription is in the setup", "lab_sub", "lab_sub"},
+		{"a capitalised name is kept as the catalog has it", "Orders", "Orders"},
+		{"a path whose subscription the setup lacks names none", "not_there", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var snaps audit.Snapshots
+			if err := json.Unmarshal(b, &snaps); err != nil {
+				t.Fatal(err)
+			}
+			for i := range snaps.Subscriber.Subscriptions {
+				if snaps.Subscriber.Subscriptions[i].Name == "lab_sub" && c.sub != "not_there" {
+					snaps.Subscriber.Subscriptions[i].Name = c.sub
+				}
+			}
+			q := p
+			q.Subscription = c.sub
+			s := withSetup(&q, rec, audit.Run(snaps, audit.All), &snaps)
+			if s == nil || s.Subscription != c.want {
+				t.Errorf("setup %+v, want subscription %q", s, c.want)
+			}
+		})
+	}
+}
