@@ -1,6 +1,12 @@
 package classify
 
-import "slices"
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/lagscope/lagscope/internal/quote"
+)
 
 // AdviceKey names a remedy, so that code can tell which remedy a piece of
 // advice is without reading its text: the classifier's own derivation (a
@@ -55,24 +61,49 @@ const (
 )
 
 // Advice is one remedy, one that helps (Verdict.Helps) or one that does
-// not (Verdict.NotHelps): which it is (Key) and what the report says
-// (Text). It is written as its text alone (JSON, text, markdown, HTML): a
-// saved report reads back with no keys.
+// not (Verdict.NotHelps): which it is (Key), what the report says (Text,
+// prose) and the statements to run for it (Run). It is written as its text
+// and statements (JSON {"text", "run"}; a report before schema 8 wrote its
+// text alone): a saved report reads back with no keys.
 type Advice struct {
 	// Key names the remedy ("" read back from a saved report).
-	Key AdviceKey
-	// Text is the remedy as the operator reads it.
-	Text string
+	Key AdviceKey `json:"-"`
+	// Text is the remedy as the operator reads it, in prose: no statement
+	// is written into it.
+	Text string `json:"text"`
+	// Run are the statements of the remedy, in order, each built by the
+	// quoting layer and naming exactly the path's objects (nil: none, as
+	// when the objects are not known).
+	Run []quote.Statement `json:"run,omitempty"`
 }
 
-// MarshalText writes the advice as its text.
-func (a Advice) MarshalText() ([]byte, error) { return []byte(a.Text), nil }
-
-// UnmarshalText reads advice written by MarshalText (its key is not
-// written: it stays "").
-func (a *Advice) UnmarshalText(b []byte) error {
-	*a = Advice{Text: string(b)}
+// UnmarshalJSON reads advice as written since schema 8 (an object) or
+// before it (its text alone); its key is not written: it stays "".
+func (a *Advice) UnmarshalJSON(b []byte) error {
+	var text string
+	if err := json.Unmarshal(b, &text); err == nil {
+		*a = Advice{Text: text}
+		return nil
+	}
+	type plain Advice
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return fmt.Errorf("advice: %w", err)
+	}
+	*a = Advice(p)
 	return nil
+}
+
+// Said is the advice as a report says it: its text, then each of its
+// statements' lines (quote.Statement.Lines), one per line.
+func (a Advice) Said() string {
+	out := a.Text
+	for _, st := range a.Run {
+		for _, l := range st.Lines() {
+			out += "\n" + l
+		}
+	}
+	return out
 }
 
 // Texts are the texts of advice, in its order (nil for none).
@@ -101,9 +132,35 @@ func withoutKeys(advice []Advice, keys ...AdviceKey) []Advice {
 // this order, and the setup rules out those that do not apply (Setup.helps).
 var refinements = map[AdviceKey][]Advice{
 	KeyStreamingParallelOrOn: {
-		{KeyStreamingParallel, "streaming = parallel for the subscription (16+ on both sides; ALTER SUBSCRIPTION ... SET (streaming = parallel)): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and applied by a parallel worker as it arrives"},
-		{KeyStreamingOn, "streaming = on for the subscription (14+; ALTER SUBSCRIPTION ... SET (streaming = on)): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and the subscriber applies it at its commit from the files it spooled it to"},
+		{KeyStreamingParallel, "streaming = parallel for the subscription (16+ on both sides): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and applied by a parallel worker as it arrives", nil},
+		{KeyStreamingOn, "streaming = on for the subscription (14+): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and the subscriber applies it at its commit from the files it spooled it to", nil},
 	},
+}
+
+// options are the remedies that set one subscription option, with the
+// option's name and value (lagscope's own text): with the subscription
+// known from the pair's setup (Setup.Subscription), the remedy carries its
+// ALTER SUBSCRIPTION statement; without, it is prose only.
+var options = map[AdviceKey][2]string{
+	KeyBinary:               {"binary", "true"},
+	KeyStreamingParallel:    {"streaming", "parallel"},
+	KeyStreamingOn:          {"streaming", "on"},
+	KeySynchronousCommitOff: {"synchronous_commit", "off"},
+}
+
+// withStatements is advice with each remedy that sets an option of the
+// subscription sub given its statement ("" unknown: prose only).
+func withStatements(advice []Advice, sub string) []Advice {
+	if sub == "" {
+		return advice
+	}
+	out := slices.Clone(advice)
+	for i, a := range out {
+		if o, ok := options[a.Key]; ok && a.Run == nil {
+			out[i].Run = []quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I SET (%s = %s);", sub, quote.Raw(o[0]), quote.Raw(o[1])).OnServer("subscriber")}
+		}
+	}
+	return out
 }
 
 // refined is advice with each remedy that has refinements replaced by

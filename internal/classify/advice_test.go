@@ -2,7 +2,10 @@ package classify
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
+
+	"github.com/lagscope/lagscope/internal/quote"
 
 	"github.com/lagscope/lagscope/internal/recordings"
 )
@@ -46,18 +49,34 @@ func TestEveryRemedyHasAKey(t *testing.T) {
 	}
 }
 
-// TestAdviceIsWrittenAsItsText checks that a remedy reads and writes as its
-// text alone, as reports were written before remedies had keys.
-func TestAdviceIsWrittenAsItsText(t *testing.T) {
-	b, err := json.Marshal([]Advice{{KeyBinary, "binary = true <on>"}})
+// TestAdviceIsWrittenAsItsTextAndStatements checks that a remedy writes
+// its text and statements (schema 8) and reads back both that and the
+// text alone that reports before schema 8 wrote.
+func TestAdviceIsWrittenAsItsTextAndStatements(t *testing.T) {
+	run := []quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I SET (binary = true);", "Orders").OnServer("subscriber")}
+	b, err := json.Marshal([]Advice{{KeyBinary, "binary = true <on>", run}, {KeyBandwidth, "more bandwidth", nil}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(b) != `["binary = true \u003con\u003e"]` {
-		t.Errorf("written %s", b)
+	want := `[{"text":"binary = true \u003con\u003e","run":[{"kind":"sql","on":"subscriber","text":"ALTER SUBSCRIPTION \"Orders\" SET (binary = true);"}]},{"text":"more bandwidth"}]`
+	if string(b) != want {
+		t.Errorf("written %s\nwant    %s", b, want)
 	}
-	var back []Advice
-	if err := json.Unmarshal(b, &back); err != nil || len(back) != 1 || back[0] != (Advice{Text: "binary = true <on>"}) {
-		t.Errorf("read back %+v, %v", back, err)
+	cases := []struct {
+		name, in string
+		want     []Advice
+	}{
+		{"schema 8 advice reads back its text and statements, without its key", string(b), []Advice{{"", "binary = true <on>", run}, {"", "more bandwidth", nil}}},
+		{"advice written before schema 8 reads back as its text", `["binary = true", "more bandwidth"]`, []Advice{{"", "binary = true", nil}, {"", "more bandwidth", nil}}},
+	}
+	for _, c := range cases {
+		var back []Advice
+		if err := json.Unmarshal([]byte(c.in), &back); err != nil || !reflect.DeepEqual(back, c.want) {
+			t.Errorf("%s: read back %+v, %v", c.name, back, err)
+		}
+	}
+	var bad []Advice
+	if err := json.Unmarshal([]byte(`[1]`), &bad); err == nil {
+		t.Errorf("a number read as advice: %+v", bad)
 	}
 }

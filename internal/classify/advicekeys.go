@@ -51,6 +51,9 @@ const (
 	KeyTimeouts AdviceKey = "timeouts"
 	// KeyDropLeftoverSlot: drop a leftover tablesync slot.
 	KeyDropLeftoverSlot AdviceKey = "drop-leftover-slot"
+	// KeyFindOwner: find the subscription a tablesync slot belongs to (it
+	// was not observed) before dropping anything.
+	KeyFindOwner AdviceKey = "find-owner"
 	// KeyWALStorage: WAL on faster storage (the publisher's).
 	KeyWALStorage AdviceKey = "wal-storage"
 	// KeyPageCache: memory for the publisher's page cache and a lag small

@@ -157,6 +157,10 @@ func Classify(in Input) Verdict { return Explain(Judge(in), nil) }
 func Judge(in Input) Verdict {
 	st := stages(in)
 	v := decide(in, st)
+	v.d.slot, v.d.sub = in.Slot, in.Subscription
+	if in.Sync != nil {
+		v.d.subOID = in.Sync.SubOID
+	}
 	v.Stages = slices.Clone(st)
 	if v.Limit == StageWalsender && v.d.resource == ResourceRunQueue && !in.ProcPub {
 		v.Stages[0] = starvedStageNoProc(st[0], in.Summary.PubCPU)

@@ -246,8 +246,9 @@ func TestATablesyncSlotCopyingIsInitialSyncNotStalled(t *testing.T) {
 	leftover := modify(c, func(_ int, tk *sample.Tick) {
 		tk.Subs[0].NotReady, tk.Subs[0].SyncWorkers, tk.Copies = 0, nil, nil
 	})
-	if v := Classify(Inputs(leftover, []string{slot})[0]); v.Name != Stalled || !strings.Contains(v.Cause, "pg_drop_replication_slot('"+slot+"')") {
-		t.Errorf("a tablesync slot without a copy under way: %s (%q), want stalled naming the slot to drop", v.Name, v.Cause)
+	if v := Classify(Inputs(leftover, []string{slot})[0]); v.Name != Stalled || !strings.Contains(v.Cause, "leftover") || len(v.Helps) == 0 ||
+		len(v.Helps[0].Run) != 1 || v.Helps[0].Run[0].Text != "SELECT pg_drop_replication_slot('"+slot+"');" {
+		t.Errorf("a tablesync slot without a copy under way: %s (%q, %+v), want stalled naming the slot to drop", v.Name, v.Cause, v.Helps)
 	}
 	failed := modify(c, func(i int, tk *sample.Tick) { tk.Subs[0].SyncErrors = int64(i / 4) })
 	if v := Classify(Inputs(failed, []string{slot})[0]); v.Name != Stalled || !strings.Contains(v.Cause, "failed") {

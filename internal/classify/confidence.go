@@ -35,6 +35,9 @@ const (
 	// confSyncLeftover: a tablesync slot with no copy under way: a copy
 	// that starts between two reads looks the same for a moment.
 	confSyncLeftover = 0.85
+	// confSyncUnowned: a tablesync slot whose subscription was not read:
+	// judged from the slot's name and state alone, as confSyncNameOnly.
+	confSyncUnowned = 0.6
 	// confCopyMoving, confCopyStill, confCopyUnseen: a COPY seen advancing
 	// in pg_stat_progress_copy; not advancing (a lock, or a stuck link:
 	// which is not seen); not seen, or at one tick only.

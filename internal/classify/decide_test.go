@@ -176,7 +176,7 @@ func TestALockedApplyWorkerIsNotStalledAndNamesTheBlocker(t *testing.T) {
 		t.Fatalf("verdict %s limit %s, want subscriber-waits on the apply stage; evidence %q", v.Name, v.Limit, v.Evidence)
 	}
 	all := strings.Join(v.Evidence, "\n") + strings.Join(Texts(v.Helps), "\n")
-	for _, want := range []string{"pid 4242", "nightly-report", "idle in transaction", "pg_terminate_backend(4242)", "blocked, not stopped"} {
+	for _, want := range []string{"pid 4242", "nightly-report", "idle in transaction", "end or shorten the blocking session (pid 4242)", "blocked, not stopped"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("evidence and advice lack %q:\n%s", want, all)
 		}

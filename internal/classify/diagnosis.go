@@ -35,8 +35,13 @@ const (
 	FillHeldBack = "held-back"
 	// FillFrozen: a replication connection that carries nothing.
 	FillFrozen = "frozen-link"
-	// FillLeftover: a tablesync slot with no copy under way.
+	// FillLeftover: a tablesync slot whose subscription is observed with
+	// no copy under way for it.
 	FillLeftover = "leftover"
+	// FillUnowned: a tablesync slot whose subscription was not observed.
+	FillUnowned = "unowned"
+	// FillDisabled: a path stopped by its disabled subscription.
+	FillDisabled = "disabled"
 	// FillBothStarved: the walsender and the apply worker both starved.
 	FillBothStarved = "both-starved"
 )
@@ -134,6 +139,11 @@ type diagnosis struct {
 	lateMS float64
 	// cause is the rule's cause ("" none); a variant's cause replaces it.
 	cause string
+	// slot and sub name the path's slot and its subscription ("" none
+	// observed), for the statements of its advice; subOID is a tablesync
+	// slot's subscription oid (0 for any other slot).
+	slot, sub string
+	subOID    int64
 	// inner is the stage model's verdict, texts derived, that a large
 	// transaction's verdict wraps (nil otherwise).
 	inner *Verdict
@@ -178,6 +188,7 @@ func withTexts(v Verdict, next *NextLimit, setup *Setup) Verdict {
 	}
 	if setup != nil {
 		cause, helps, not = setup.cause(cause), setup.helps(helps), setup.not(not)
+		helps = withStatements(helps, setup.Subscription)
 	}
 	v.Headline, v.Cause, v.Helps, v.NotHelps = head, cause, helps, not
 	return v

@@ -22,7 +22,11 @@
 //     cause and advice, derived once from the diagnosis (withTexts). Each
 //     remedy is an Advice whose key (advice.go) says which remedy it is, so
 //     that code that fits the advice (to a parallel worker, to the pair's
-//     setup) decides by key, never by the remedy's wording.
+//     setup) decides by key, never by the remedy's wording. Its text and
+//     the causes are prose; every statement it prints is in its Run,
+//     built by package quote from the names the rule read (the slot, the
+//     subscription, a blocker's pid and start time), never formatted
+//     into a text.
 //
 // Classify is Judge (the verdict, its limit, evidence and confidence)
 // then Explain (its texts). A caller that reads the pair's setup (package

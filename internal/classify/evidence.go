@@ -3,6 +3,9 @@ package classify
 import (
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -67,8 +70,27 @@ func decisionLines(v Verdict, in Input, st []Stage) []string {
 	return pathFigureLines(v, in, st[0], st[2])
 }
 
+// rivalsLine names the subscriptions that claim one slot: which one the
+// path is judged on, and why.
+func rivalsLine(in Input) string {
+	var names []string
+	for _, r := range in.Rivals {
+		names = append(names, quote.Id(r))
+	}
+	why := "the first by name, none being enabled"
+	switch {
+	case in.SubEnabled && in.ApplyWorker:
+		why = "the one enabled with an apply worker"
+	case in.SubEnabled:
+		why = "the one enabled"
+	}
+	return fmt.Sprintf("%d subscriptions claim this slot (slot_name): %s and %s; the path is judged on %s, %s; only one can use the slot at a time, so drop or re-point the other(s)",
+		len(in.Rivals)+1, quote.Id(in.Subscription), strings.Join(names, ", "), quote.Id(in.Subscription), why)
+}
+
 // pathLines are the evidence lines about the whole path, after the
-// verdict's own, in this order: the next limit past the verdict's limit
+// verdict's own, in this order: subscriptions that claim the same slot,
+// the next limit past the verdict's limit
 // (or that none is near), the lag in time, what was generated, decoded and
 // confirmed, the subscription's tables still in their initial copy (on its
 // own slot's verdict) and what the walsender spilled (unless a large
@@ -76,6 +98,9 @@ func decisionLines(v Verdict, in Input, st []Stage) []string {
 func pathLines(v Verdict, in Input) []string {
 	s := in.Summary
 	var out []string
+	if len(in.Rivals) > 0 && in.Subscription != "" {
+		out = append(out, rivalsLine(in))
+	}
 	switch {
 	case v.Limit == "":
 	case v.Next != nil:

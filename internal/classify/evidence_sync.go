@@ -18,6 +18,8 @@ func copyLines(d diagnosis, in Input) []string {
 		return []string{fmt.Sprintf("sync_error_count of %s rose by %d during the window", in.Subscription, in.SyncErrors)}
 	case copyNameOnly:
 		return []string{fmt.Sprintf("the slot's name says it belongs to a tablesync worker of the subscription with oid %d, copying %s; it is inactive during the COPY", s.SubOID, table)}
+	case copyUnowned:
+		return []string{fmt.Sprintf("the slot's name says it belongs to a tablesync worker of the subscription with oid %d (%s), which is not among the subscriptions read on the observed subscriber", s.SubOID, table)}
 	case copyLeftover:
 		return []string{fmt.Sprintf("the slot's name says it belongs to a tablesync worker (subscription oid %d, %s), but no copy of that table is under way", s.SubOID, table)}
 	case copyMoving:

@@ -12,7 +12,10 @@ import (
 type Input struct {
 	Slot         string
 	Subscription string // "" when no subscription on the observed subscriber uses the slot
-	Summary      measure.Summary
+	// Rivals are the other subscriptions that name the slot as well: the
+	// path is judged on Subscription, the active one (measure.Path.Rivals).
+	Rivals  []string
+	Summary measure.Summary
 	// HasSubscriber says whether a subscriber was observed at all.
 	HasSubscriber bool
 	// State at the end of the window.
@@ -70,6 +73,7 @@ func inputOf(rec *sample.Recording, p measure.Path) Input {
 	if s := p.Sub; s != nil {
 		in.Subscription, in.SubEnabled, in.ApplyWorker, in.NotReady = s.Name, s.Enabled, s.WorkerPID != 0, s.NotReady
 	}
+	in.Rivals = p.Rivals
 	in.Blockers = make([]Blocker, len(p.Blockers))
 	for i, b := range p.Blockers {
 		in.Blockers[i] = Blocker{b}

@@ -99,12 +99,12 @@ func matchSync(in Input, _ []Stage, _ []rule) (Verdict, bool) {
 
 // matchConfigStall names a path that cannot move whatever the processes do.
 func matchConfigStall(in Input, _ []Stage, _ []rule) (Verdict, bool) {
-	cause := configStall(in)
+	cause, fill := configStall(in)
 	if cause == "" {
 		return Verdict{}, false
 	}
 	v := newVerdict(Stalled, fixed(confFact))
-	v.d.basis, v.d.cause = basisRates, cause
+	v.d.basis, v.d.cause, v.d.fill = basisRates, cause, fill
 	return v, true
 }
 

@@ -1,12 +1,13 @@
 package classify
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 )
 
 func TestSetupCombinesWithTheVerdictsTexts(t *testing.T) {
-	own := []Advice{{KeyBinary, "binary"}, {Text: "general"}, {KeyFewerIndexes, "fewer indexes"}}
+	own := []Advice{{KeyBinary, "binary", nil}, {Text: "general"}, {KeyFewerIndexes, "fewer indexes", nil}}
 	fix := Advice{Key: "replica-triggers", Text: "ALTER TABLE t ENABLE TRIGGER x"}
 	for _, c := range []struct {
 		name      string
@@ -47,10 +48,10 @@ func TestTheSetupRulesDoesNotHelpLinesOutByKey(t *testing.T) {
 		}
 	}
 	got := Explain(v, &Setup{Moot: []AdviceKey{KeyBandwidth, KeyHashPartitioning}}).NotHelps
-	if want := []Advice{all[1]}; !slices.Equal(got, want) {
+	if want := []Advice{all[1]}; !reflect.DeepEqual(got, want) {
 		t.Errorf("with bandwidth and hash partitioning ruled out: %q, want %q", Texts(got), Texts(want))
 	}
-	if got := Explain(v, &Setup{RuledOut: []AdviceKey{KeyBandwidth}}).NotHelps; !slices.Equal(got, all) {
+	if got := Explain(v, &Setup{RuledOut: []AdviceKey{KeyBandwidth}}).NotHelps; !reflect.DeepEqual(got, all) {
 		t.Errorf("ruling the bandwidth remedy out changed what does not help: %q, want %q", Texts(got), Texts(all))
 	}
 }

@@ -1,38 +1,43 @@
 package classify
 
-import "fmt"
+import (
+	"fmt"
 
-// configStall says why nothing can move whatever the processes do, or ""
-// when the path is configured to run.
-func configStall(in Input) string {
+	"github.com/lagscope/lagscope/internal/quote"
+)
+
+// configStall says why nothing can move whatever the processes do (""
+// when the path is configured to run), and what fills the stop when a
+// variant's texts say more than the general stop (fill, "" none).
+func configStall(in Input) (cause, fill string) {
 	switch {
 	case !in.SlotFound:
-		return "the slot does not exist"
+		return "the slot does not exist", ""
 	case in.Invalidation != "" && in.Invalidation != "invalidated":
-		return lostCause(in.Invalidation)
+		return lostCause(in.Invalidation), ""
 	case in.WALStatus == "lost" || in.Invalidation == "invalidated":
-		return lostCause("")
+		return lostCause(""), ""
 	case in.HasSubscriber && in.Subscription == "":
 		if !in.SlotActive {
-			return "no subscription on the observed subscriber uses this slot, and no consumer is connected"
+			return "no subscription on the observed subscriber uses this slot, and no consumer is connected", ""
 		}
-		return ""
+		return "", ""
 	case in.HasSubscriber && !in.SubEnabled:
-		return fmt.Sprintf("subscription %s is disabled (ALTER SUBSCRIPTION %s ENABLE)", in.Subscription, in.Subscription)
+		return fmt.Sprintf("subscription %s is disabled", quote.Id(in.Subscription)), FillDisabled
 	case in.ApplyErrors > 0:
-		return fmt.Sprintf("the apply worker of %s failed %d time(s) during the window (apply_error_count): read the subscriber's log for the error", in.Subscription, in.ApplyErrors)
+		return fmt.Sprintf("the apply worker of %s failed %d time(s) during the window (apply_error_count): read the subscriber's log for the error", quote.Id(in.Subscription), in.ApplyErrors), ""
 	case in.HasSubscriber && !in.ApplyWorker:
-		return fmt.Sprintf("subscription %s is enabled but has no apply worker (crashing or restarting; read the subscriber's log)", in.Subscription)
+		return fmt.Sprintf("subscription %s is enabled but has no apply worker (crashing or restarting; read the subscriber's log)", quote.Id(in.Subscription)), ""
 	case !in.SlotActive && in.Summary.Progress() <= 0:
-		return "no walsender serves the slot (active = false): its consumer is not connected"
+		return "no walsender serves the slot (active = false): its consumer is not connected", ""
 	}
-	return ""
+	return "", ""
 }
 
 // lostCause names why a slot was invalidated, from 17's
 // invalidation_reason ("" when the server does not say).
 func lostCause(reason string) string {
-	const fix = "; recreate the slot (for a subscription: drop and re-create it, or ALTER SUBSCRIPTION ... SET (slot_name = ...) on a new slot) and resynchronise the tables"
+	const fix = "; recreate the slot (for a subscription: drop and re-create the subscription, or point its slot_name option at a new slot) and resynchronise the tables"
 	switch reason {
 	case "wal_removed":
 		return "the slot is invalidated (wal_removed): WAL it still needed was removed, past max_slot_wal_keep_size" + fix

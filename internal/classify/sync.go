@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // copyState is what a tablesync slot's rule saw of its table's initial
@@ -17,7 +18,8 @@ const (
 	copyUnseen                    // no COPY in pg_stat_progress_copy
 	copyFailed                    // sync_error_count rose: the copy failed
 	copyNameOnly                  // no subscriber observed: the slot's name only
-	copyLeftover                  // no copy under way for the slot
+	copyLeftover                  // its subscription observed, no copy under way for the slot
+	copyUnowned                   // its subscription not among those read
 )
 
 // syncVerdict describes a tablesync slot: the initial copy of one table.
@@ -35,12 +37,24 @@ func syncVerdict(in Input) Verdict {
 		v.Caveats = append(v.Caveats, "judged from the slot's name only: add --subscriber to see the copy's progress; a slot left behind by a dropped subscription or a finished copy looks the same and holds WAL")
 		return v
 	}
-	if in.Subscription == "" || in.NotReady == 0 || (s.Workers == 0 && s.Table == "") {
-		// No copy under way for this slot: a tablesync slot that outlived
-		// its copy or its subscription keeps WAL from being removed.
+	if in.Subscription == "" {
+		// The subscription the slot's name gives is not among those read
+		// (another database or subscriber, a dropped one, or 13, where a
+		// subscription without a worker shows no oid): nothing says the
+		// slot is left over, and nothing is dropped on a guess.
+		v := newVerdict(Stalled, fixed(confSyncUnowned))
+		v.d.basis, v.d.copy = basisCopy, copyUnowned
+		v.d.cause = fmt.Sprintf("a tablesync slot whose subscription (oid %d) is not among the subscriptions read on the observed subscriber's database: it may belong to a subscription in another database or on another subscriber, or be left behind by a dropped one; lagscope cannot tell which, so it offers no drop", s.SubOID)
+		v.d.fill = FillUnowned
+		return v
+	}
+	if in.NotReady == 0 || (s.Workers == 0 && s.Table == "") {
+		// Its subscription is observed and shows no copy under way for
+		// this slot: a tablesync slot that outlived its copy keeps WAL
+		// from being removed.
 		v := newVerdict(Stalled, fixed(confSyncLeftover))
 		v.d.basis, v.d.copy = basisCopy, copyLeftover
-		v.d.cause = fmt.Sprintf("a tablesync slot with no copy in progress: it holds WAL back; if its subscription is gone or its tables are ready, drop it on the publisher: SELECT pg_drop_replication_slot('%s')", in.Slot)
+		v.d.cause = fmt.Sprintf("a leftover tablesync slot: its subscription %s is observed and shows no copy in progress for it, and the slot holds WAL back", quote.Id(in.Subscription))
 		v.d.fill = FillLeftover
 		return v
 	}

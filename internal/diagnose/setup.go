@@ -14,7 +14,6 @@ import (
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/units"
 
-	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // ReadSetup reads the pair's setup as 'lagscope check' does (versions,
@@ -201,9 +200,12 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 	ordered := slices.Clone(s.findings)
 	slices.SortStableFunc(ordered, func(a, b audit.Finding) int { return rank(a.Check) - rank(b.Check) })
 	for _, f := range ordered {
-		out.Fixes = append(out.Fixes, classify.Advice{Key: classify.AdviceKey(f.Check), Text: f.Fix + runText(f.Run) + " (docs/checks/" + f.Check + ".md)"})
+		out.Fixes = append(out.Fixes, classify.Advice{Key: classify.AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)", Run: f.Run})
 	}
 	out.RuledOut, out.Moot = keysWhere(ruledOut, s), keysWhere(moot, s)
+	if s.sub != nil {
+		out.Subscription = s.sub.Name
+	}
 	return out
 }
 
@@ -297,20 +299,3 @@ func applyDid(p *report.Path) string {
 	return ""
 }
 
-// runText says a finding's statements after its prose fix, until the
-// diagnose report carries them on lines of their own: each as the quoting
-// layer built it, or why it was withheld.
-func runText(run []quote.Statement) string {
-	var b strings.Builder
-	for _, st := range run {
-		switch {
-		case st.Withheld != "":
-			b.WriteString(" (a statement not printed: " + st.Withheld + ")")
-		case st.On != "":
-			b.WriteString(" On the " + st.On + ": " + st.Text)
-		default:
-			b.WriteString(" " + st.Text)
-		}
-	}
-	return b.String()
-}

@@ -83,7 +83,7 @@ func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
 			"First give the subscriber's copy (public.hot) the same key (id)", []string{"16", "18"}},
 		{"trigger-sleep", classify.SubscriberWaits, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "waited in it (PgSleep"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
 		{"trigger-cpu", classify.SubscriberApplyCPU, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "ran on a CPU"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
-		{"row-lock", classify.SubscriberWaits, []string{"row locks on replicated rows", "(lab-lock-holder), idle in transaction", "FOR UPDATE"}, "pg_terminate_backend", nil},
+		{"row-lock", classify.SubscriberWaits, []string{"row locks on replicated rows", "(lab-lock-holder), idle in transaction", "FOR UPDATE"}, "end or shorten the blocking session (pid", nil},
 		{"missing-column", classify.Stalled, []string{"apply_error_count", "published columns missing on the subscriber: v bigint"}, "ALTER TABLE public.hot ADD COLUMN v bigint", nil},
 	}
 	for _, c := range cases {
@@ -109,7 +109,7 @@ func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
 					t.Errorf("%s: cause %q lacks %q", name, p.Cause, want)
 				}
 			}
-			if c.firstHelp != "" && (len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Text, c.firstHelp)) {
+			if c.firstHelp != "" && (len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Said(), c.firstHelp)) {
 				t.Errorf("%s: helps %q, want %q first", name, p.Helps, c.firstHelp)
 			}
 			for _, h := range classify.Texts(p.Helps) {
@@ -302,5 +302,45 @@ func TestALargeTransactionIsOfferedParallelStreaming(t *testing.T) {
 	}
 	if offered("off", 15) {
 		t.Error("a 15 subscriber: streaming=parallel offered")
+	}
+}
+
+// The setup names the path's subscription as its catalog has it (for the
+// option remedies' statements) only when it read that subscription.
+func TestTheSetupNamesTheSubscriptionItRead(t *testing.T) {
+	rec, err := recordings.Read("../classify/testdata", "apply-bound-pg16-diag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../audit/testdata/misconfigured-pg16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Build(rec, nil, 20).Paths[0]
+	if s := withSetup(&p, rec, nil, nil); s != nil && s.Subscription != "" {
+		t.Errorf("no setup read, yet it names subscription %q", s.Subscription)
+	}
+	for _, c := range []struct{ name, sub, want string }{
+		{"the path's subscription is in the setup", "lab_sub", "lab_sub"},
+		{"a capitalised name is kept as the catalog has it", "Orders", "Orders"},
+		{"a path whose subscription the setup lacks names none", "not_there", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var snaps audit.Snapshots
+			if err := json.Unmarshal(b, &snaps); err != nil {
+				t.Fatal(err)
+			}
+			for i := range snaps.Subscriber.Subscriptions {
+				if snaps.Subscriber.Subscriptions[i].Name == "lab_sub" && c.sub != "not_there" {
+					snaps.Subscriber.Subscriptions[i].Name = c.sub
+				}
+			}
+			q := p
+			q.Subscription = c.sub
+			s := withSetup(&q, rec, audit.Run(snaps, audit.All), &snaps)
+			if s == nil || s.Subscription != c.want {
+				t.Errorf("setup %+v, want subscription %q", s, c.want)
+			}
+		})
 	}
 }

@@ -520,7 +520,7 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		if !strings.Contains(p.Cause, "Trigger "+TriggerName) || !strings.Contains(p.Cause, did) {
 			t.Errorf("cause %q, want trigger %s named with what the apply worker did in it (%s)", p.Cause, TriggerName, did)
 		}
-		if len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Text, "ENABLE TRIGGER "+TriggerName) {
+		if len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Said(), "ENABLE TRIGGER "+TriggerName) {
 			t.Errorf("helps %q, want the trigger's ALTER TABLE ... ENABLE TRIGGER first", p.Helps)
 		}
 		for _, h := range classify.Texts(p.Helps) {
@@ -551,7 +551,7 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 			t.Errorf("cause %q, want the missing column named", p.Cause)
 		}
 	case "decode-bound":
-		if !strings.Contains(p.Cause, "WHERE") || len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Text, "ALTER PUBLICATION") {
+		if !strings.Contains(p.Cause, "WHERE") || len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Said(), "ALTER PUBLICATION") {
 			t.Errorf("cause %q, helps %q: want the publication's row filter named, its ALTER PUBLICATION first", p.Cause, p.Helps)
 		}
 		for _, h := range classify.Texts(p.Helps) {
@@ -613,7 +613,7 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		if p.LagBytes >= classify.CaughtUpLag || p.LagTime.Seconds <= classify.CaughtUpTime {
 			t.Errorf("lag %d bytes, %.1f s in time: want a byte-small backlog more than %.0f s long", p.LagBytes, p.LagTime.Seconds, classify.CaughtUpTime)
 		}
-		if !strings.Contains(p.Cause, "public.hot has REPLICA IDENTITY FULL") || len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Text, "public.hot") {
+		if !strings.Contains(p.Cause, "public.hot has REPLICA IDENTITY FULL") || len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Said(), "public.hot") {
 			t.Errorf("cause %q, helps %q: want public.hot's FULL identity without a usable index named, its fix first", p.Cause, p.Helps)
 		}
 		// The apply worker's scans, counted in pg_stat_user_tables: each
@@ -628,7 +628,7 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 	case "apply-bound":
 		// 3 indexes the publisher lacks: named, with what they cost in WAL.
 		if !strings.Contains(p.Cause, "Table public.hot has 3 indexes") || !strings.Contains(p.Cause, "the WAL it was sent") ||
-			len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Text, "DROP INDEX") {
+			len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Said(), "DROP INDEX") {
 			t.Errorf("cause %q, helps %q: want hot's 3 extra indexes and the subscriber's WAL ratio named, DROP INDEX first", p.Cause, p.Helps)
 		}
 		if p.SubWALPerSent < 1 {

@@ -20,6 +20,9 @@ type Blocker struct {
 	// Waiter names the kind of worker it blocked ("apply worker",
 	// "parallel apply worker", "tablesync worker").
 	Waiter string `json:"waiter,omitempty"`
+	// BackendStart is its backend_start (sample.Blocker.BackendStart; ""
+	// unknown): a statement that ends it names it by pid and start time.
+	BackendStart string `json:"backend_start,omitempty"`
 	// Ticks is the number of ticks at which it blocked a worker.
 	Ticks int `json:"ticks"`
 }
@@ -59,7 +62,7 @@ func Blockers(rec *sample.Recording, slot string) []Blocker {
 				x = &Blocker{}
 				byPID[b.PID] = x
 			}
-			x.Session, x.XactAgeS, x.Query, x.WaitEvent, x.Waiter = b.Session, b.XactAgeS, b.Query, b.WaitEvent, workers[b.WaiterPID]
+			x.Session, x.XactAgeS, x.Query, x.WaitEvent, x.Waiter, x.BackendStart = b.Session, b.XactAgeS, b.Query, b.WaitEvent, workers[b.WaiterPID], b.BackendStart
 			x.Ticks++
 		}
 	}

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -22,8 +23,12 @@ type Path struct {
 	First, Last *SlotEnd
 	// Sub is the subscription that consumes the slot (the one naming it,
 	// or for a tablesync slot the one with its oid) at the last tick the
-	// subscriber answered and listed it; nil when none did.
+	// subscriber answered and listed it; nil when none did. When several
+	// name the slot, it is the active one (see claimant).
 	Sub *sample.Sub
+	// Rivals are the other subscriptions that name the slot as well
+	// (slot_name), at any tick, by name; nil when one does.
+	Rivals []string
 	// SpillBytes is the increase of the slot's spill_bytes from First to
 	// Last.
 	SpillBytes int64
@@ -136,21 +141,32 @@ func PathOf(rec *sample.Recording, slot string) Path {
 			}
 		}
 		if t.SubOK {
-			for j := range t.Subs {
-				s := &t.Subs[j]
-				if s.Slot != slot && (p.Tablesync == nil || s.OID != p.Tablesync.SubOID) {
-					continue
+			s, rivals := claimant(t.Subs, slot, p.Tablesync)
+			for _, r := range rivals {
+				if !slices.Contains(p.Rivals, r) {
+					p.Rivals = append(p.Rivals, r)
 				}
-				if firstSub == nil {
-					firstSub, firstSubAt = s, t.At
-				}
-				lastSubAt = t.At
-				if lastPID >= 0 && s.WorkerPID != lastPID {
-					p.WorkerChanges++
-				}
-				lastPID = s.WorkerPID
-				p.Sub = s
 			}
+			if s == nil {
+				continue
+			}
+			if firstSub == nil || firstSub.Name != s.Name {
+				// The first tick of the subscription chosen (a choice
+				// between rivals may change as their workers come and go).
+				firstSub, firstSubAt, lastPID = s, t.At, -1
+			}
+			lastSubAt = t.At
+			if lastPID >= 0 && s.WorkerPID != lastPID {
+				p.WorkerChanges++
+			}
+			lastPID = s.WorkerPID
+			p.Sub = s
+		}
+	}
+	if p.Sub != nil {
+		p.Rivals = slices.DeleteFunc(p.Rivals, func(n string) bool { return n == p.Sub.Name })
+		if len(p.Rivals) == 0 {
+			p.Rivals = nil
 		}
 	}
 	if p.Last != nil {
@@ -176,6 +192,40 @@ func PathOf(rec *sample.Recording, slot string) Path {
 	}
 	p.Blockers = Blockers(rec, slot)
 	return p
+}
+
+// claimant is the subscription of subs that consumes slot: the one with
+// the tablesync slot's subscription oid (ts not nil), or the one naming it
+// (slot_name). When several name it (a disabled one left on the same slot
+// beside the one in use), the active one is chosen: enabled with an apply
+// worker, else enabled, else the first by name; rivals are the others'
+// names. Nil when none does.
+func claimant(subs []sample.Sub, slot string, ts *Tablesync) (s *sample.Sub, rivals []string) {
+	rank := func(x *sample.Sub) int {
+		switch {
+		case x.Enabled && x.WorkerPID != 0:
+			return 2
+		case x.Enabled:
+			return 1
+		}
+		return 0
+	}
+	var all []*sample.Sub
+	for j := range subs {
+		x := &subs[j]
+		if ts != nil && x.OID == ts.SubOID || ts == nil && x.Slot == slot {
+			all = append(all, x)
+			if s == nil || rank(x) > rank(s) {
+				s = x
+			}
+		}
+	}
+	for _, x := range all {
+		if x != s {
+			rivals = append(rivals, x.Name)
+		}
+	}
+	return s, rivals
 }
 
 // sameTime reports two times both known and equal.

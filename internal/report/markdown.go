@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // Markdown writes the report for a ticket or a mailing-list post.
@@ -68,9 +69,9 @@ func Markdown(w io.Writer, r Report) error {
 		}
 		list(b, "Evidence", p.Evidence)
 		list(b, "Setup that bears on it (lagscope check)", p.Setup)
-		list(b, "What helps", classify.Texts(p.Helps))
+		adviceList(b, "What helps", p.Helps)
 		list(b, "What if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))
-		list(b, "What does not help", classify.Texts(p.NotHelps))
+		adviceList(b, "What does not help", p.NotHelps)
 		list(b, "Caveats", p.Caveats)
 	}
 	list(b, "Sampling gaps", r.Gaps)
@@ -86,6 +87,27 @@ func list(b *strings.Builder, title string, items []string) {
 	fmt.Fprintf(b, "\n%s:\n\n", title)
 	for _, it := range items {
 		fmt.Fprintf(b, "- %s\n", it)
+	}
+}
+
+// adviceList writes advice under title: each remedy a list item, its
+// statements in a fenced block inside the item (quote.Block: the fence
+// outruns any backtick in them), never an inline span.
+func adviceList(b *strings.Builder, title string, advice []classify.Advice) {
+	if len(advice) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s:\n\n", title)
+	for _, a := range advice {
+		fmt.Fprintf(b, "- %s\n", a.Text)
+		if len(a.Run) == 0 {
+			continue
+		}
+		b.WriteString("\n")
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(quote.Block(a.Run), "\n"), "\n") {
+			b.WriteString("  " + l)
+		}
+		b.WriteString("\n")
 	}
 }
 

@@ -26,9 +26,12 @@ import (
 // subscription's conflicts (Path.Conflicts). Version 7 adds what the
 // subscriber did per subscribed table in the window (Path.Tables) and the
 // apply workers' own WAL (Path.ApplyWALBytes, 18+), and what each remedy
-// that applies is predicted to buy (Path.WhatIf).
+// that applies is predicted to buy (Path.WhatIf). Version 8 writes each
+// remedy as an object, its prose and the statements to run for it
+// ({"text", "run"}; a string before, which still reads), and a lock
+// blocker's backend_start.
 // Read takes every version up to this one.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // Report is one diagnose run.
 type Report struct {

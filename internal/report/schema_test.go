@@ -13,7 +13,6 @@ import (
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/lagscope/lagscope/internal/audit"
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/report"
 )
@@ -42,10 +41,6 @@ func TestTheReportSchemasMatchTheTypesAndTheGoldens(t *testing.T) {
 				if ty == reflect.TypeFor[lsn.LSN]() {
 					// Written as text, as PostgreSQL prints it.
 					return &jsonschema.Schema{Type: "string", Pattern: "^[0-9A-F]{1,8}/[0-9A-F]{1,8}$", Description: "a WAL position (pg_lsn), as PostgreSQL prints it"}
-				}
-				if ty == reflect.TypeFor[classify.Advice]() {
-					// Written as its text (MarshalText).
-					return &jsonschema.Schema{Type: "string"}
 				}
 				return nil
 			}}

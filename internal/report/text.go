@@ -76,9 +76,9 @@ func Text(w io.Writer, r Report) error {
 			wrap(b, "    - ", e)
 		}
 		section(b, "  setup (what 'lagscope check' finds that bears on this)", p.Setup)
-		section(b, "  helps", classify.Texts(p.Helps))
+		adviceSection(b, "  helps", p.Helps)
 		section(b, "  what if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))
-		section(b, "  does not help", classify.Texts(p.NotHelps))
+		adviceSection(b, "  does not help", p.NotHelps)
 		section(b, "  caveats", p.Caveats)
 	}
 	for _, g := range r.Gaps {
@@ -98,6 +98,24 @@ func section(b *strings.Builder, title string, lines []string) {
 	b.WriteString(title + "\n")
 	for _, l := range lines {
 		wrap(b, "    - ", l)
+	}
+}
+
+// adviceSection writes advice under title: each remedy's text folded as
+// prose, then its statements on lines of their own, never folded (they are
+// pasted as printed).
+func adviceSection(b *strings.Builder, title string, advice []classify.Advice) {
+	if len(advice) == 0 {
+		return
+	}
+	b.WriteString(title + "\n")
+	for _, a := range advice {
+		wrap(b, "    - ", a.Text)
+		for _, st := range a.Run {
+			for _, l := range st.Lines() {
+				b.WriteString("        " + l + "\n")
+			}
+		}
 	}
 }
 

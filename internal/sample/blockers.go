@@ -16,13 +16,14 @@ import (
 // pg_stat_get_activity(pid) rather than the pg_stat_activity view, so the
 // statement does not read every backend of the server each tick.
 // pg_blocking_pids needs no privilege; the blockers' query, state and
-// transaction start need pg_read_all_stats (part of pg_monitor), which the
+// transaction and backend start need pg_read_all_stats (part of pg_monitor), which the
 // sampler requires anyway (checkVisibility).
 const blockersSQL = pg.Marker + `SELECT a.pid, b.pid, coalesce(b.application_name, ''),
 	coalesce((SELECT r.rolname::text FROM pg_roles r WHERE r.oid = b.usesysid), ''),
 	coalesce(b.backend_type, ''), coalesce(b.state, ''),
 	coalesce(extract(epoch FROM now() - b.xact_start), 0)::float8,
-	coalesce(left(b.query, 200), ''), coalesce(a.wait_event, '')
+	coalesce(left(b.query, 200), ''), coalesce(a.wait_event, ''),
+	coalesce(to_char(b.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), '')
 FROM unnest($1::int[]) AS p(pid)
 CROSS JOIN LATERAL pg_stat_get_activity(p.pid) AS a
 CROSS JOIN LATERAL unnest(CASE WHEN a.wait_event_type = 'Lock' THEN pg_blocking_pids(a.pid) END) AS bp(pid)
@@ -44,7 +45,7 @@ func readBlockers(ctx context.Context, c *pg.Conn, pids []int32) ([]Blocker, err
 	var out []Blocker
 	for rows.Next() {
 		var b Blocker
-		if err := rows.Scan(&b.WaiterPID, &b.PID, &b.AppName, &b.User, &b.BackendType, &b.State, &b.XactAgeS, &b.Query, &b.WaitEvent); err != nil {
+		if err := rows.Scan(&b.WaiterPID, &b.PID, &b.AppName, &b.User, &b.BackendType, &b.State, &b.XactAgeS, &b.Query, &b.WaitEvent, &b.BackendStart); err != nil {
 			return nil, fmt.Errorf("read lock blockers: %w", err)
 		}
 		b.Query = sqltext.Redact(b.Query)

@@ -89,6 +89,12 @@ func TestIntegrationBlockersNameTheLockHolder(t *testing.T) {
 	if want := "SELECT 1 /* password '***' */"; b.Query != want {
 		t.Errorf("query %q, want %q", b.Query, want)
 	}
+	// backend_start names the holder: the guarded terminate's condition
+	// (pid = ... AND backend_start = '<it>') matches it, and only it.
+	var match int
+	if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::text::timestamptz", b.PID, b.BackendStart).Scan(&match); err != nil || match != 1 {
+		t.Errorf("backend_start %q matches %d backends with pid %d (%v), want the holder", b.BackendStart, match, b.PID, err)
+	}
 
 	if _, err := holder.Exec(ctx, "COMMIT"); err != nil {
 		t.Fatal(err)

@@ -30,7 +30,9 @@ import (
 // conflict counters (18+). Version 9 added what the subscriber's apply
 // workers did by each tick (Tick.Applied: the subscribed tables'
 // pg_stat_user_tables counters, and on 18+ the workers' WAL; optional).
-const RecordingVersion = 9
+// Version 10 added the lock blockers' backend_start (optional: without it
+// no statement ends a blocker, whose pid may have been reused).
+const RecordingVersion = 10
 
 // Recording is everything sampled over one window.
 type Recording struct {
@@ -285,6 +287,11 @@ type Blocker struct {
 	// kept them (Options.KeepQueryLiterals), constants replaced with $n
 	// placeholders (sqltext.Normalize).
 	Query string `json:"query,omitempty"`
+	// BackendStart is the blocking backend's backend_start in UTC, ISO
+	// 8601 to the microsecond ("2026-12-05T08:00:00.123456Z"): with PID it
+	// names the backend, whose pid may be reused once it ends. Empty when
+	// not visible, and in recordings before version 10.
+	BackendStart string `json:"backend_start,omitempty"`
 }
 
 // Probe is one fast read of wait events on one side.
