@@ -50,7 +50,7 @@ func TestSanitizeKeepsTheRenderersLayout(t *testing.T) {
 func TestFieldsNeverSplitsAQuotedIdentifier(t *testing.T) {
 	for _, c := range []struct {
 		name, in string
-		want []string
+		want     []string
 	}{
 		{"plain prose splits at runs of spaces", "a  b c ", []string{"a", "b", "c"}},
 		{"a quoted name keeps its spaces", `table public."my  big table", ok`, []string{"table", `public."my  big table",`, "ok"}},
