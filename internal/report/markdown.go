@@ -23,7 +23,7 @@ func Markdown(w io.Writer, r Report) error {
 		if p.Subscription != "" {
 			name += " → subscription " + MarkdownCode(p.Subscription)
 		}
-		fmt.Fprintf(b, "\n### %s\n\n**%s** (confidence %.2f): %s\n", name, quote.Escape(string(p.Name)), p.Confidence, quote.Escape(p.Headline))
+		fmt.Fprintf(b, "\n### %s\n\n**%s** (confidence %.2f): %s\n", name, quote.Escape(p.Name), p.Confidence, quote.Escape(p.Headline))
 		if p.Cause != "" {
 			fmt.Fprintf(b, "\n%s\n", quote.Escape(p.Cause))
 		}
