@@ -107,12 +107,14 @@ func TestTheScreenAndThePlainLinesShowHostileTextEscaped(t *testing.T) {
 	p.Stages[0].Name = "stage " + hostile
 	s.Report.Publisher.Version = "16 " + hostile
 	screen := Render(s, View{Width: 200, Now: rec.End, Window: 30 * time.Second, Step: 5 * time.Second, Message: "saved to " + hostile})
+	plain := strings.Join(Lines(s), "\n")
 	s.Update(monitor.Update{Pair: "lab", At: time.Now(), Err: hostileErr{}})
 	failed := Render(s, View{Width: 120, Now: rec.End})
 	for _, c := range []struct {
 		name, out string
 	}{
 		{"the screen", ansi.ReplaceAllString(screen, "")},
+		{"the plain line", plain},
 		{"the screen of a failed step", ansi.ReplaceAllString(failed, "")},
 		{"the plain line of a failed step", strings.Join(Lines(s), "\n")},
 	} {
