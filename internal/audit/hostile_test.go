@@ -108,3 +108,14 @@ func TestWrapKeepsQuotedNamesAndBreaksLongWordsBetweenRunes(t *testing.T) {
 		}
 	}
 }
+
+func TestTheServersLineEscapesAHostileVersion(t *testing.T) {
+	r := Report{Publisher: &Server{Version: "16\n## " + hostile, Database: "app"}}
+	var b bytes.Buffer
+	if err := Markdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "\n## ev") || !strings.Contains(b.String(), `16\n## ev\x1b[2J`) {
+		t.Errorf("a line feed in the version starts a heading:\n%s", b.String())
+	}
+}

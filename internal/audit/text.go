@@ -83,10 +83,10 @@ func escapeRun(sts []quote.Statement) []quote.Statement {
 func serversLine(r Report) string {
 	var parts []string
 	if r.Publisher != nil {
-		parts = append(parts, fmt.Sprintf("publisher PostgreSQL %s (database %s)", r.Publisher.Version, quote.Id(r.Publisher.Database)))
+		parts = append(parts, fmt.Sprintf("publisher PostgreSQL %s (database %s)", quote.Escape(r.Publisher.Version), quote.Id(r.Publisher.Database)))
 	}
 	if r.Subscriber != nil {
-		parts = append(parts, fmt.Sprintf("subscriber PostgreSQL %s (database %s)", r.Subscriber.Version, quote.Id(r.Subscriber.Database)))
+		parts = append(parts, fmt.Sprintf("subscriber PostgreSQL %s (database %s)", quote.Escape(r.Subscriber.Version), quote.Id(r.Subscriber.Database)))
 	}
 	return strings.Join(parts, ", ")
 }

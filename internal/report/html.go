@@ -85,11 +85,13 @@ func HTMLPage(w io.Writer, r Report, prefaces ...Preface) error {
 	return ExecutePage(w, htmlTmpl, data)
 }
 
-// ExecutePage runs the template of one of lagscope's HTML pages and writes the
-// page through quote.Sanitize: html/template escapes markup but leaves control, bidi and
-// format runes as they are, and a name or a query holding one would reorder or
-// hide what the page shows. They are written as visible escapes; the page's
-// own line feeds and the tabs gonum/plot writes inside its SVG pass.
+// ExecutePage runs the template of one of lagscope's HTML pages and writes
+// the page through quote.Sanitize: html/template escapes markup but leaves
+// control, bidi and format runes as they are, and a name or a query holding
+// one would reorder or hide what the page shows. They are written as visible
+// escapes. Line feeds and tabs pass (the page's own, and the tabs gonum/plot
+// writes inside its SVG): in a value outside <pre> a browser shows them as a
+// space; statements, in <pre>, are escaped value by value.
 func ExecutePage(w io.Writer, t *template.Template, data any) error {
 	var b bytes.Buffer
 	if err := t.Execute(&b, data); err != nil {
@@ -100,7 +102,7 @@ func ExecutePage(w io.Writer, t *template.Template, data any) error {
 }
 
 // CSPMeta is the Content-Security-Policy every lagscope HTML page declares
-// first in its head: it loads nothing and runs nothing (no page has a script);
+// in its head, before its style: it loads nothing and runs nothing (no page has a script);
 // its one stylesheet is inline, its charts inline SVG.
 const CSPMeta = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`
 
