@@ -15,6 +15,9 @@ var htmlPage string
 var htmlTmpl = template.Must(template.New("check").Funcs(template.FuncMap{
 	"style": report.Style,
 	"join":  strings.Join,
+	// Statements read back from a file are escaped (the page is sanitized
+	// too, but a line feed in one would pass as a line of the <pre>).
+	"escapeRun": escapeRun,
 }).Parse(htmlPage))
 
 // severityGroup is the findings of one severity, for the HTML page.
@@ -55,5 +58,5 @@ func HTML(w io.Writer, r Report) error {
 			data.OK = append(data.OK, res.Check)
 		}
 	}
-	return htmlTmpl.Execute(w, data)
+	return report.ExecutePage(w, htmlTmpl, data)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/quote"
+	"github.com/lagscope/lagscope/internal/report"
 )
 
 // Markdown writes the report for a ticket or a pull request: a summary table,
@@ -20,14 +21,14 @@ func Markdown(w io.Writer, r Report) error {
 	if len(findings) > 0 {
 		b.WriteString("\n| severity | check | objects |\n|---|---|---|\n")
 		for _, f := range findings {
-			fmt.Fprintf(b, "| %s | `%s` | %s |\n", f.Severity, f.Check, mdCell(strings.Join(f.Objects, ", ")))
+			fmt.Fprintf(b, "| %s | %s | %s |\n", mdCell(string(f.Severity)), mdCell(report.MarkdownCode(f.Check)), mdCell(strings.Join(f.Objects, ", ")))
 		}
 	}
 	for _, f := range findings {
-		fmt.Fprintf(b, "\n### %s: %s (%s)\n\n", f.Severity, f.Check, mdCell(strings.Join(f.Objects, ", ")))
-		fmt.Fprintf(b, "**Found:** %s\n\n**Why it matters:** %s\n\n**Fix:** %s\n", f.Found, f.Why, f.Fix)
+		fmt.Fprintf(b, "\n### %s: %s (%s)\n\n", quote.Escape(string(f.Severity)), quote.Escape(f.Check), mdCell(strings.Join(f.Objects, ", ")))
+		fmt.Fprintf(b, "**Found:** %s\n\n**Why it matters:** %s\n\n**Fix:** %s\n", quote.Escape(f.Found), quote.Escape(f.Why), quote.Escape(f.Fix))
 		if len(f.Run) > 0 {
-			b.WriteString("\n" + quote.Block(f.Run))
+			b.WriteString("\n" + quote.Block(escapeRun(f.Run)))
 		}
 	}
 	for _, st := range []struct {
@@ -43,25 +44,25 @@ func Markdown(w io.Writer, r Report) error {
 				fmt.Fprintf(b, "\n%s:\n\n", st.title)
 				first = false
 			}
-			fmt.Fprintf(b, "- `%s`: %s\n", res.Check, res.Reason)
+			fmt.Fprintf(b, "- %s: %s\n", report.MarkdownCode(res.Check), quote.Escape(res.Reason))
 		}
 	}
 	var ok []string
 	for _, res := range r.Results {
 		if res.Status == StatusOK {
-			ok = append(ok, "`"+res.Check+"`")
+			ok = append(ok, report.MarkdownCode(res.Check))
 		}
 	}
 	if len(ok) > 0 {
 		fmt.Fprintf(b, "\nOK: %s.\n", strings.Join(ok, ", "))
 	}
 	b.WriteString("\nEach check is described in lagscope's docs/checks/<check>.md.\n")
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, quote.Sanitize(b.String(), "\n"))
 	return err
 }
 
-// mdCell makes text safe inside a table cell.
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// mdCell makes text safe inside a table cell (report.MarkdownCell).
+func mdCell(s string) string { return report.MarkdownCell(s) }
 
 func capitalise(s string) string {
 	if s == "" {

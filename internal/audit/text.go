@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // textWidth is the text renderer's line width.
@@ -19,19 +22,19 @@ func Text(w io.Writer, r Report) error {
 		wrap(b, "", r.RebuiltFrom.Line())
 	}
 	if r.Publisher != nil {
-		wrap(b, "publisher   ", fmt.Sprintf("PostgreSQL %s, database %s", r.Publisher.Version, r.Publisher.Database))
+		wrap(b, "publisher   ", fmt.Sprintf("PostgreSQL %s, database %s", r.Publisher.Version, quote.Id(r.Publisher.Database)))
 	}
 	if r.Subscriber != nil {
-		wrap(b, "subscriber  ", fmt.Sprintf("PostgreSQL %s, database %s", r.Subscriber.Version, r.Subscriber.Database))
+		wrap(b, "subscriber  ", fmt.Sprintf("PostgreSQL %s, database %s", r.Subscriber.Version, quote.Id(r.Subscriber.Database)))
 	}
 	wrap(b, "", summaryLine(r))
 	for _, f := range r.Findings() {
 		b.WriteString("\n")
-		wrap(b, fmt.Sprintf("%-8s %s  ", strings.ToUpper(string(f.Severity)), f.Check), strings.Join(f.Objects, ", "))
+		wrap(b, fmt.Sprintf("%-8s %s  ", quote.Escape(strings.ToUpper(string(f.Severity))), quote.Escape(f.Check)), strings.Join(f.Objects, ", "))
 		wrap(b, "  found  ", f.Found)
 		wrap(b, "  why    ", f.Why)
 		wrap(b, "  fix    ", f.Fix)
-		for _, st := range f.Run {
+		for _, st := range escapeRun(f.Run) {
 			lines := st.Lines()
 			for _, l := range lines[:len(lines)-1] {
 				wrapComment(b, l) // a comment: folded into comment lines
@@ -65,18 +68,30 @@ func Text(w io.Writer, r Report) error {
 		b.WriteString("\n")
 		wrap(b, "ok: ", strings.Join(ok, ", "))
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, quote.Sanitize(b.String(), "\n"))
 	return err
+}
+
+// escapeRun is the statements of a fix with every field escaped
+// (quote.Escape): the quoting layer built them printable, so this changes
+// nothing but what a report file read back may hold.
+func escapeRun(sts []quote.Statement) []quote.Statement {
+	out := make([]quote.Statement, len(sts))
+	for i, st := range sts {
+		st.On, st.Text, st.Note, st.Withheld = quote.Escape(st.On), quote.Escape(st.Text), quote.Escape(st.Note), quote.Escape(st.Withheld)
+		out[i] = st
+	}
+	return out
 }
 
 // serversLine names the checked servers.
 func serversLine(r Report) string {
 	var parts []string
 	if r.Publisher != nil {
-		parts = append(parts, fmt.Sprintf("publisher PostgreSQL %s (database %s)", r.Publisher.Version, r.Publisher.Database))
+		parts = append(parts, fmt.Sprintf("publisher PostgreSQL %s (database %s)", quote.Escape(r.Publisher.Version), quote.Id(r.Publisher.Database)))
 	}
 	if r.Subscriber != nil {
-		parts = append(parts, fmt.Sprintf("subscriber PostgreSQL %s (database %s)", r.Subscriber.Version, r.Subscriber.Database))
+		parts = append(parts, fmt.Sprintf("subscriber PostgreSQL %s (database %s)", quote.Escape(r.Subscriber.Version), quote.Id(r.Subscriber.Database)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -93,8 +108,11 @@ func summaryLine(r Report) string {
 }
 
 // wrap writes text after prefix, folding at spaces within textWidth and
-// breaking words too long for a line; continuation lines are indented to
-// the prefix's width (at most 9 columns when the prefix is longer).
+// breaking words too long for a line (between runes); continuation lines are
+// indented to the prefix's width (at most 9 columns when the prefix is
+// longer). The text is escaped first (quote.Escape: it holds names from other
+// people) and never folded at a space inside a quoted identifier
+// (quote.Fields), whose spaces it keeps.
 func wrap(b *strings.Builder, prefix, text string) {
 	indentWidth := len(prefix)
 	if indentWidth > 9 {
@@ -103,7 +121,7 @@ func wrap(b *strings.Builder, prefix, text string) {
 	indent := strings.Repeat(" ", indentWidth)
 	line := prefix
 	empty := true // nothing but the prefix or indent on the line yet
-	for _, word := range strings.Fields(text) {
+	for _, word := range quote.Fields(quote.Escape(text)) {
 		for {
 			room := textWidth - len(line)
 			if !empty {
@@ -122,9 +140,16 @@ func wrap(b *strings.Builder, prefix, text string) {
 				line, empty = indent, true
 				continue
 			}
-			// A word longer than a whole line: break it.
-			b.WriteString(line + word[:room] + "\n")
-			word = word[room:]
+			// A word longer than a whole line: break it, between runes.
+			cut := room
+			for cut > 0 && !utf8.RuneStart(word[cut]) {
+				cut--
+			}
+			if cut == 0 {
+				_, cut = utf8.DecodeRuneInString(word)
+			}
+			b.WriteString(line + word[:cut] + "\n")
+			word = word[cut:]
 			line = indent
 		}
 		if !empty {
@@ -142,7 +167,7 @@ func wrapComment(b *strings.Builder, comment string) {
 	marker, text, _ := strings.Cut(comment, " ")
 	prefix := "    " + marker + " "
 	line := prefix
-	for _, word := range strings.Fields(text) {
+	for _, word := range quote.Fields(text) {
 		if line != prefix && len(line)+1+len(word) > textWidth {
 			b.WriteString(line + "\n")
 			line = prefix

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/buildinfo"
 	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // Exit codes shared by every command.
@@ -47,12 +48,14 @@ func ExitCode(err error) int {
 }
 
 // Message is the text shown for err, without any password lagscope was
-// given (pg.Redact: the last guard, every error passes it).
+// given (pg.Redact: the last guard, every error passes it), and with the
+// control and format runes a name or a server's message in it may hold
+// written as visible escapes (quote.Escape: it goes to a terminal).
 func Message(err error) string {
 	if err == nil {
 		return ""
 	}
-	return pg.Redact(err.Error())
+	return quote.Escape(pg.Redact(err.Error()))
 }
 
 // NewRoot builds the whole command tree. Subcommands are listed here explicitly.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -52,10 +53,13 @@ func browser(t *testing.T) context.Context {
 
 // page is what the browser saw of one report.
 type page struct {
-	errors   []string // console errors and uncaught exceptions
+	errors   []string // console errors, uncaught exceptions, the browser's own errors (a CSP violation)
 	requests []string // every request other than the file itself
 	paths    []int    // per <svg>, its <path> elements with data
 	shot     []byte
+	// csp says the page declares its Content-Security-Policy and its
+	// stylesheet applies under it.
+	csp bool
 }
 
 // open loads file in a new tab with the network off, and reads the page.
@@ -77,6 +81,10 @@ func open(t *testing.T, bctx context.Context, file string) page {
 			}
 		case *runtime.EventExceptionThrown:
 			p.errors = append(p.errors, e.ExceptionDetails.Text)
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError {
+				p.errors = append(p.errors, e.Entry.Text)
+			}
 		case *network.EventRequestWillBeSent:
 			if e.Request.URL != self {
 				p.requests = append(p.requests, e.Request.URL)
@@ -93,6 +101,9 @@ func open(t *testing.T, bctx context.Context, file string) page {
 		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
 			return err
 		}
+		if _, err := cdp.Call(ctx, tg, cdplog.Enable, cdp.Empty{}); err != nil {
+			return err
+		}
 		// The network off: the page must not need it.
 		_, err := cdp.Call(ctx, tg, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: true, DownloadThroughput: -1, UploadThroughput: -1})
 		return err
@@ -100,6 +111,9 @@ func open(t *testing.T, bctx context.Context, file string) page {
 	err := chromedp.Do(ctx, setup, chromedp.Navigate(self), chromedp.WaitReady("body"))
 	if err == nil {
 		p.paths, err = chromedp.Run(ctx, chromedp.Evaluate[[]int](`Array.from(document.querySelectorAll('svg')).map(s => Array.from(s.querySelectorAll('path')).filter(x => (x.getAttribute('d') || '').length > 10).length)`))
+	}
+	if err == nil {
+		p.csp, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('meta[http-equiv="Content-Security-Policy"]') !== null && document.styleSheets.length > 0 && document.styleSheets[0].cssRules.length > 0`))
 	}
 	if err == nil {
 		p.shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
@@ -147,7 +161,8 @@ func diagnosis(t *testing.T, name string) report.Report {
 }
 
 // Each kind of HTML report opens in headless Chromium with the network off:
-// no console error, no request leaving the file, every chart drawn with
+// no console error (a CSP violation is one), the CSP declared and the
+// stylesheet applied under it, no request leaving the file, every chart drawn with
 // data. Screenshots (PNG) go to $LAGSCOPE_SCREENSHOT_DIR (docs/img for the
 // README) or the test's temporary directory.
 func TestIntegrationHTMLReportsOpenInChromiumOffline(t *testing.T) {
@@ -199,6 +214,9 @@ func TestIntegrationHTMLReportsOpenInChromiumOffline(t *testing.T) {
 			p := open(t, bctx, file)
 			if len(p.errors) > 0 {
 				t.Errorf("console errors: %s", strings.Join(p.errors, "; "))
+			}
+			if !p.csp {
+				t.Errorf("the page declares no CSP, or its stylesheet does not apply under it")
 			}
 			if len(p.requests) > 0 {
 				t.Errorf("requests leaving the file: %s", strings.Join(p.requests, ", "))

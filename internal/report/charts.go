@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"image/color"
+	"math"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -182,7 +183,7 @@ func newPlot(ylabel string) *plot.Plot {
 // lines draws one line per name, in that order.
 func lines(p *plot.Plot, series map[string]plotter.XYs, names []string) error {
 	for i, n := range names {
-		xy := series[n]
+		xy := finite(series[n])
 		if len(xy) == 0 {
 			continue
 		}
@@ -220,6 +221,25 @@ func stackedColours(p *plot.Plot, xs []float64, layers [][]float64, names []stri
 			tops[j][i] = plotter.XY{X: xs[i], Y: sum[i]}
 		}
 	}
+	// A point some layer cannot draw (a figure out of range in a report
+	// file) is left out of every layer, so that they stay stacked.
+	var keep []int
+	for i := range xs {
+		ok := true
+		for j := range tops {
+			ok = ok && len(finite(tops[j][i:i+1])) == 1
+		}
+		if ok {
+			keep = append(keep, i)
+		}
+	}
+	for j := range tops {
+		kept := make(plotter.XYs, len(keep))
+		for k, i := range keep {
+			kept[k] = tops[j][i]
+		}
+		tops[j] = kept
+	}
 	for j := len(tops) - 1; j >= 0; j-- {
 		l, err := plotter.NewLine(tops[j])
 		if err != nil {
@@ -235,6 +255,18 @@ func stackedColours(p *plot.Plot, xs []float64, layers [][]float64, names []stri
 		p.Legend.Add(n, l)
 	}
 	return nil
+}
+
+// finite is xy without the points that cannot be drawn: an infinite or NaN
+// coordinate (a figure out of range in a report read from a file).
+func finite(xy plotter.XYs) plotter.XYs {
+	out := make(plotter.XYs, 0, len(xy))
+	for _, p := range xy {
+		if !math.IsInf(p.X, 0) && !math.IsNaN(p.X) && !math.IsInf(p.Y, 0) && !math.IsNaN(p.Y) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // fade is c at 60% opacity over white (opaque: print-safe).

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"io"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -70,6 +72,22 @@ func TestThePipelineMarksTheLimit(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("box %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// A report file's figures may be out of any range: the charts leave out the
+// points they cannot draw instead of refusing the page.
+func TestChartsDrawAReportWithFiguresOutOfRange(t *testing.T) {
+	for _, v := range []string{"1e308", "1e306", "-1e308"} {
+		b := `{"tool":"lagscope","schema_version":7,"paths":[{"slot":"s","series":{"points":[{"at":"2026-12-02T04:00:00Z","current_lsn":"0/1"},{"at":"2026-12-02T04:00:01Z","current_lsn":"0/2"}],` +
+			`"procs":[{"at":"2026-12-02T04:00:00Z","role":"walsender","cpu_share":V,"runqueue_share":V,"wait_shares":{"a":V}},{"at":"2026-12-02T04:00:01Z","role":"walsender","cpu_share":V,"runqueue_share":V,"wait_shares":{"a":V,"b":V}}]}}]}`
+		r, err := Read(strings.NewReader(strings.ReplaceAll(b, "V", v)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := HTML(io.Discard, r); err != nil {
+			t.Errorf("figures of %s: %v", v, err)
 		}
 	}
 }

@@ -13,44 +13,44 @@ import (
 func Markdown(w io.Writer, r Report) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "## lagscope diagnosis\n\n%d path(s), %s, %s. Publisher PostgreSQL %s%s",
-		len(r.Paths), r.Sampled(), r.probeNote(), r.Publisher.Version, procNote(r.Publisher))
+		len(r.Paths), r.Sampled(), r.probeNote(), quote.Escape(r.Publisher.Version), procNote(r.Publisher))
 	if r.Subscriber != nil {
-		fmt.Fprintf(b, ", subscriber PostgreSQL %s%s", r.Subscriber.Version, procNote(*r.Subscriber))
+		fmt.Fprintf(b, ", subscriber PostgreSQL %s%s", quote.Escape(r.Subscriber.Version), procNote(*r.Subscriber))
 	}
 	b.WriteString(".\n")
 	if r.RebuiltFrom != nil {
 		fmt.Fprintf(b, "\n> %s\n", r.RebuiltFrom.MarkdownLine())
 	}
 	for _, p := range r.Paths {
-		name := "slot `" + p.Slot + "`"
+		name := "slot " + MarkdownCode(p.Slot)
 		if p.Subscription != "" {
-			name += " → subscription `" + p.Subscription + "`"
+			name += " → subscription " + MarkdownCode(p.Subscription)
 		}
-		fmt.Fprintf(b, "\n### %s\n\n**%s** (confidence %.2f): %s\n", name, p.Name, p.Confidence, p.Headline)
+		fmt.Fprintf(b, "\n### %s\n\n**%s** (confidence %.2f): %s\n", name, quote.Escape(p.Name), p.Confidence, quote.Escape(p.Headline))
 		if p.Cause != "" {
-			fmt.Fprintf(b, "\n%s\n", p.Cause)
+			fmt.Fprintf(b, "\n%s\n", quote.Escape(p.Cause))
 		}
 		b.WriteString("\n| | |\n|---|---|\n")
 		fmt.Fprintf(b, "| unconfirmed WAL | %s |\n| not yet sent | %s |\n| sent, not flushed | %s |\n| flushed, not confirmed | %s |\n",
 			size(p.LagBytes), size(p.Lag.NotYetSent), size(p.Lag.SentNotFlushed), size(p.Lag.FlushedNotConfd))
 		fmt.Fprintf(b, "| generated | %s |\n| decoded (sent_lsn) | %s |\n| confirmed | %s |\n", rate(p.GeneratedMBps*1e6), rate(p.DecodedMBps*1e6), rate(p.ConfirmedMBps*1e6))
 		if p.CatchUp != "" {
-			fmt.Fprintf(b, "| outlook | %s |\n", p.CatchUp)
+			fmt.Fprintf(b, "| outlook | %s |\n", MarkdownCell(p.CatchUp))
 		}
 		if p.Trouble != nil {
-			fmt.Fprintf(b, "| slot | %s |\n", p.Trouble.Text)
+			fmt.Fprintf(b, "| slot | %s |\n", MarkdownCell(p.Trouble.Text))
 		}
 		if c := p.Conflicts; c != nil && c.Text != "" {
-			fmt.Fprintf(b, "| conflicts | %s |\n", c.Text)
+			fmt.Fprintf(b, "| conflicts | %s |\n", MarkdownCell(c.Text))
 		}
 		if p.Limit != "" {
-			fmt.Fprintf(b, "| limit | %s |\n", p.Limit)
+			fmt.Fprintf(b, "| limit | %s |\n", MarkdownCell(p.Limit))
 			if p.Next != nil {
-				fmt.Fprintf(b, "| next limit | %s, %s |\n", p.Next.Stage, headroomText(p.Next.Headroom))
+				fmt.Fprintf(b, "| next limit | %s, %s |\n", MarkdownCell(string(p.Next.Stage)), headroomText(p.Next.Headroom))
 			}
 		}
 		if p.LagTime.Text != "" {
-			fmt.Fprintf(b, "| lag in time | %s |\n", strings.TrimPrefix(p.LagTime.Text, "lag in time: "))
+			fmt.Fprintf(b, "| lag in time | %s |\n", MarkdownCell(strings.TrimPrefix(p.LagTime.Text, "lag in time: ")))
 		}
 		if len(p.Stages) > 0 {
 			b.WriteString("\nStages (shares of a core or of wait-event probes; util = busy + own waits; headroom = 1/util):\n\n")
@@ -76,7 +76,7 @@ func Markdown(w io.Writer, r Report) error {
 	}
 	list(b, "Sampling gaps", r.Gaps)
 	list(b, "Notes", r.Notes)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, quote.Sanitize(b.String(), "\n"))
 	return err
 }
 
@@ -86,7 +86,7 @@ func list(b *strings.Builder, title string, items []string) {
 	}
 	fmt.Fprintf(b, "\n%s:\n\n", title)
 	for _, it := range items {
-		fmt.Fprintf(b, "- %s\n", it)
+		fmt.Fprintf(b, "- %s\n", quote.Escape(it))
 	}
 }
 
@@ -114,6 +114,37 @@ func adviceList(b *strings.Builder, title string, advice []classify.Advice) {
 func mdTable(b *strings.Builder, header []string, rows [][]string) {
 	b.WriteString("| " + strings.Join(header, " | ") + " |\n|" + strings.Repeat("---|", len(header)) + "\n")
 	for _, r := range rows {
-		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = MarkdownCell(c)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
+}
+
+// MarkdownCell is text from other people for a Markdown table cell: escaped
+// (quote.Escape) and its '|' written as '\|', which GitHub's tables read as a
+// '|' of the cell, inside a code span too.
+func MarkdownCell(s string) string { return strings.ReplaceAll(quote.Escape(s), "|", `\|`) }
+
+// MarkdownCode is text from other people as a Markdown inline code span:
+// escaped, between backtick fences one longer than any run of backticks in it
+// (padded with a space where it starts or ends with a backtick or a space), so
+// that nothing in it ends the span.
+func MarkdownCode(s string) string {
+	s = quote.Escape(s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if s == "" || s[0] == '`' || s[len(s)-1] == '`' || s[0] == ' ' && s[len(s)-1] == ' ' {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/units"
 	"github.com/lagscope/lagscope/internal/whatif"
 )
@@ -27,12 +28,12 @@ func Text(w io.Writer, r Report) error {
 	}
 	for _, p := range r.Paths {
 		b.WriteString("\n")
-		name := "slot " + p.Slot
+		name := "slot " + quote.Escape(p.Slot)
 		if p.Subscription != "" {
-			name += " -> subscription " + p.Subscription
+			name += " -> subscription " + quote.Escape(p.Subscription)
 		}
 		b.WriteString(name + "\n")
-		fmt.Fprintf(b, "  VERDICT  %s (confidence %.2f)\n", p.Name, p.Confidence)
+		fmt.Fprintf(b, "  VERDICT  %s (confidence %.2f)\n", quote.Escape(p.Name), p.Confidence)
 		wrap(b, "  ", p.Headline)
 		if p.Cause != "" {
 			wrap(b, "  ", p.Cause)
@@ -87,7 +88,7 @@ func Text(w io.Writer, r Report) error {
 	for _, n := range r.Notes {
 		wrap(b, "note: ", n)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, quote.Sanitize(b.String(), "\n"))
 	return err
 }
 
@@ -120,11 +121,13 @@ func adviceSection(b *strings.Builder, title string, advice []classify.Advice) {
 }
 
 // wrap writes text after prefix, folding at word boundaries within width;
-// continuation lines are indented to the prefix's width.
+// continuation lines are indented to the prefix's width. The text is escaped
+// first (quote.Escape: it holds names and query text from other people) and
+// never folded inside a quoted identifier.
 func wrap(b *strings.Builder, prefix, text string) {
 	indent := strings.Repeat(" ", len(prefix))
 	line := prefix
-	for _, word := range words(text) {
+	for _, word := range words(quote.Escape(text)) {
 		if len(line) > len(indent) && len(line)+1+len(word) > width {
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 			line = indent
@@ -140,10 +143,11 @@ func wrap(b *strings.Builder, prefix, text string) {
 // unitRE matches a word that is a unit: wrap keeps it with its number.
 var unitRE = regexp.MustCompile(`^(B|kB|MB|GB|TB|B/s|kB/s|MB/s|GB/s|s|ms|%)[,.;:)]*$`)
 
-// words splits text at spaces, keeping a number and its unit together.
+// words splits text at spaces (never inside a quoted identifier: quote.Fields),
+// keeping a number and its unit together.
 func words(text string) []string {
 	var out []string
-	for _, w := range strings.Fields(text) {
+	for _, w := range quote.Fields(text) {
 		if n := len(out); n > 0 && unitRE.MatchString(w) && startsWithDigit(out[n-1]) {
 			out[n-1] += " " + w
 			continue
@@ -161,10 +165,10 @@ func startsWithDigit(w string) bool {
 func procNote(s Server) string {
 	var notes []string
 	if s.WaitSource != "" {
-		notes = append(notes, fmt.Sprintf("wait events from %s at %.0f Hz", s.WaitSource, s.WaitHz))
+		notes = append(notes, fmt.Sprintf("wait events from %s at %.0f Hz", quote.Escape(s.WaitSource), s.WaitHz))
 	}
 	if s.ProcUnavailable != "" {
-		notes = append(notes, "no /proc figures: "+s.ProcUnavailable)
+		notes = append(notes, "no /proc figures: "+quote.Escape(s.ProcUnavailable))
 	}
 	if len(notes) == 0 {
 		return ""
@@ -173,8 +177,10 @@ func procNote(s Server) string {
 }
 
 // textTable writes rows under header in aligned columns: the first column
-// left-aligned, the others right-aligned.
+// left-aligned, the others right-aligned. Cells are escaped (a table's or a
+// stage's name may come from a file).
 func textTable(b *strings.Builder, indent string, header []string, rows [][]string) {
+	rows = escapeCells(rows)
 	w := make([]int, len(header))
 	for _, r := range append([][]string{header}, rows...) {
 		for i, c := range r {
@@ -192,6 +198,18 @@ func textTable(b *strings.Builder, indent string, header []string, rows [][]stri
 		}
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
+}
+
+// escapeCells is rows with every cell escaped (quote.Escape).
+func escapeCells(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = make([]string, len(r))
+		for j, c := range r {
+			out[i][j] = quote.Escape(c)
+		}
+	}
+	return out
 }
 
 // lagTimeNote is " (about 14 s)" for a known lag in time.

@@ -27,7 +27,7 @@ var whatifTmpl = template.Must(template.New("whatif").Funcs(template.FuncMap{
 	"secs":  units.FormatSeconds,
 	"inc":   func(i int) int { return i + 1 },
 	"ratio": func(r float64) string { return fmt.Sprintf("%.2f", r) },
-	"svg":   func(s string) template.HTML { return template.HTML(s) }, // drawn by gonum/plot from numbers only
+	"svg":   func(s string) template.HTML { return template.HTML(s) }, // drawn by gonum/plot, which escapes its labels' markup (the page is sanitized as a whole)
 }).Parse(whatifPage))
 
 // WhatifHTML writes the runs of one change (lab whatif) as a page: today's,
@@ -45,7 +45,7 @@ func WhatifHTML(w io.Writer, cs whatif.Checks, command string) error {
 		}
 		data.Chart = svg
 	}
-	return whatifTmpl.Execute(w, data)
+	return ExecutePage(w, whatifTmpl, data)
 }
 
 // drainBars draws each run's drain today, predicted and measured, MB/s.

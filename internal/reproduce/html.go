@@ -51,7 +51,7 @@ func HTML(w io.Writer, t *Table) error {
 		}
 		data.Secs = append(data.Secs, hs)
 	}
-	return htmlTmpl.Execute(w, data)
+	return report.ExecutePage(w, htmlTmpl, data)
 }
 
 // ratioBars draws each ratio as two bars: the seed's and this machine's.

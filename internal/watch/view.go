@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -52,7 +53,7 @@ func Render(s *State, v View) string {
 	b.WriteString(bold.Render("lagscope watch") + "  " + header(s, v) + "\n")
 	b.WriteString(strings.Repeat("─", w) + "\n")
 	if s.Err != "" {
-		b.WriteString(bad.Render("last step failed: ") + s.Err + "\n")
+		b.WriteString(bad.Render("last step failed: ") + quote.Escape(s.Err) + "\n")
 	}
 	slots := s.Slots()
 	if len(slots) == 0 {
@@ -65,7 +66,7 @@ func Render(s *State, v View) string {
 		b.WriteString("\n" + helpText + "\n")
 	}
 	if v.Message != "" {
-		b.WriteString("\n" + v.Message + "\n")
+		b.WriteString("\n" + quote.Escape(v.Message) + "\n")
 	}
 	state := ""
 	if v.Paused {
@@ -76,11 +77,11 @@ func Render(s *State, v View) string {
 }
 
 func header(s *State, v View) string {
-	parts := []string{"pair " + s.Pair}
+	parts := []string{"pair " + quote.Escape(s.Pair)}
 	if r := s.Report; r != nil {
-		parts = append(parts, "publisher "+r.Publisher.Version)
+		parts = append(parts, "publisher "+quote.Escape(r.Publisher.Version))
 		if r.Subscriber != nil {
-			parts = append(parts, "subscriber "+r.Subscriber.Version)
+			parts = append(parts, "subscriber "+quote.Escape(r.Subscriber.Version))
 		}
 	}
 	parts = append(parts, fmt.Sprintf("verdict over %s, every %s", v.Window, v.Step))
@@ -90,13 +91,16 @@ func header(s *State, v View) string {
 	return strings.Join(parts, " · ")
 }
 
-// pathView draws one slot: verdict, lag bar, rates, evidence, stages.
+// pathView draws one slot: verdict, lag bar, rates, evidence, stages. Text
+// from the servers (names, a blocker's query in the evidence) is escaped
+// (quote.Escape) where it is placed: the screen's own styling is escape
+// sequences, so no filter can pass over the whole of it.
 func pathView(b *strings.Builder, s *State, slot string, w int) {
 	p := s.Path(slot)
 	live := s.Paths[slot]
-	title := slot
+	title := quote.Escape(slot)
 	if p != nil && p.Subscription != "" {
-		title += " → " + p.Subscription
+		title += " → " + quote.Escape(p.Subscription)
 	}
 	b.WriteString("\n" + bold.Render(title) + "\n")
 	if p != nil {
@@ -104,7 +108,7 @@ func pathView(b *strings.Builder, s *State, slot string, w int) {
 		if p.Limit == "" && p.Name != "stalled" {
 			look = good
 		}
-		fmt.Fprintf(b, "  verdict    %s (%.2f)  %s\n", look.Render(p.Name), p.Confidence, p.Headline)
+		fmt.Fprintf(b, "  verdict    %s (%.2f)  %s\n", look.Render(quote.Escape(p.Name)), p.Confidence, quote.Escape(p.Headline))
 	} else {
 		b.WriteString("  verdict    " + dim.Render("after the first step") + "\n")
 	}
@@ -133,7 +137,7 @@ func pathView(b *strings.Builder, s *State, slot string, w int) {
 		return
 	}
 	if p.Cause != "" {
-		fmt.Fprintf(b, "  cause      %s\n", p.Cause)
+		fmt.Fprintf(b, "  cause      %s\n", quote.Escape(p.Cause))
 	}
 	for i, e := range p.Evidence {
 		if i == 3 {
@@ -143,7 +147,7 @@ func pathView(b *strings.Builder, s *State, slot string, w int) {
 		if i > 0 {
 			lead = "             "
 		}
-		b.WriteString(lead + "• " + clip(e, w-15) + "\n")
+		b.WriteString(lead + "• " + clip(quote.Escape(e), w-15) + "\n")
 	}
 	if len(p.Stages) > 0 {
 		head, rows := report.StageTable(p.Stages)
@@ -202,11 +206,15 @@ func table(b *strings.Builder, indent string, head []string, rows [][]string) {
 	for i, h := range head {
 		width[i] = len(h)
 	}
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], lipgloss.Width(c))
+	esc := make([][]string, len(rows))
+	for i, r := range rows {
+		esc[i] = make([]string, len(r))
+		for j, c := range r {
+			esc[i][j] = quote.Escape(c)
+			width[j] = max(width[j], lipgloss.Width(esc[i][j]))
 		}
 	}
+	rows = esc
 	line := func(cells []string, st lipgloss.Style) {
 		b.WriteString(indent)
 		for i, c := range cells {

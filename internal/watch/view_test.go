@@ -9,6 +9,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 
@@ -91,3 +92,45 @@ func TestSparklineScalesToTheLargestValue(t *testing.T) {
 		t.Errorf("last 2 of 3 = %q", got)
 	}
 }
+
+// hostile is a name as other people choose it: a screen clear, an OSC 52
+// write to the clipboard, a right-to-left override, a line feed, a backtick
+// and a '|'.
+const hostile = "ev\x1b[2Jil`na|me\u202e\nx\x1b]52;c;cm0gLXJmIC8K\x07"
+
+func TestTheScreenAndThePlainLinesShowHostileTextEscaped(t *testing.T) {
+	s, rec := fed(t)
+	p := &s.Report.Paths[0]
+	p.Subscription, p.Headline, p.Cause = hostile, "headline "+hostile, "cause "+hostile
+	p.Evidence = []string{"blocked by UPDATE t SET x = 1 /* " + hostile + " */"}
+	p.Name, p.Limit = "lock "+hostile, "apply "+hostile
+	p.Stages[0].Name = "stage " + hostile
+	s.Report.Publisher.Version = "16 " + hostile
+	screen := Render(s, View{Width: 200, Now: rec.End, Window: 30 * time.Second, Step: 5 * time.Second, Message: "saved to " + hostile})
+	plain := strings.Join(Lines(s), "\n")
+	s.Update(monitor.Update{Pair: "lab", At: time.Now(), Err: hostileErr{}})
+	failed := Render(s, View{Width: 120, Now: rec.End})
+	for _, c := range []struct {
+		name, out string
+	}{
+		{"the screen", ansi.ReplaceAllString(screen, "")},
+		{"the plain line", plain},
+		{"the screen of a failed step", ansi.ReplaceAllString(failed, "")},
+		{"the plain line of a failed step", strings.Join(Lines(s), "\n")},
+	} {
+		for i, r := range c.out {
+			if r != '\n' && !quote.Printable(string(r)) {
+				t.Errorf("%s: unprintable rune %U at %q", c.name, r, c.out[max(0, i-20):min(len(c.out), i+20)])
+			}
+		}
+		for _, v := range []string{`\x1b[2J`, `\x1b]52;c;cm0gLXJmIC8K\x07`, `\u202e`, `\n`} {
+			if !strings.Contains(c.out, v) {
+				t.Errorf("%s does not show %s:\n%s", c.name, v, c.out)
+			}
+		}
+	}
+}
+
+type hostileErr struct{}
+
+func (hostileErr) Error() string { return "server said: " + hostile }

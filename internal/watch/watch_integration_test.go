@@ -10,6 +10,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/labtest/labpair"
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // tmux runs tmux with args and returns its output.
@@ -37,8 +38,8 @@ func TestIntegrationWatchInATerminalShowsTheVerdictAndTheLag(t *testing.T) {
 	p := labpair.Up(t, "walsender-starved")
 	session := "lagscope-watch-test"
 	exec.Command("tmux", "kill-session", "-t", session).Run()
-	cmd := strings.Join([]string{bin, "watch", "--publisher", quote(p.Pub.ConnString(lab.Database)),
-		"--subscriber", quote(p.Sub.ConnString(lab.Database)), "--window", "10s", "--step", "5s", "--save-dir", t.TempDir()}, " ")
+	cmd := strings.Join([]string{bin, "watch", "--publisher", quote.Word(p.Pub.ConnString(lab.Database)),
+		"--subscriber", quote.Word(p.Sub.ConnString(lab.Database)), "--window", "10s", "--step", "5s", "--save-dir", t.TempDir()}, " ")
 	tmux(t, "new-session", "-d", "-s", session, "-x", "160", "-y", "60", cmd)
 	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
 
@@ -99,6 +100,3 @@ func screenShows(t *testing.T, session, want string) (string, bool) {
 	}
 	return s, false
 }
-
-// quote single-quotes s for the shell tmux runs the command with.
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
