@@ -38,14 +38,14 @@ func writeJSON(t *testing.T, name string, v any) string {
 func TestSavedReportsWithHostileNamesRenderEscaped(t *testing.T) {
 	diag := writeJSON(t, "diag.json", report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope",
 		Publisher: report.Server{Version: "16 " + hostile},
-		Paths: []report.Path{{Slot: hostile, Subscription: hostile, Verdict: classify.Verdict{Name: "lock-" + hostile,
+		Paths: []report.Path{{Slot: "lab_sub", Subscription: hostile, Verdict: classify.Verdict{Name: classify.SubscriberWaits,
 			Headline: "blocked by " + hostile, Evidence: []string{"query: UPDATE t SET x = 1 /* " + hostile + " */"}}}}})
 	f := audit.Finding{Check: "apply-errors", Severity: audit.Error, Objects: []string{"subscription " + quote.Id(hostile)},
 		Found: "the server said: " + hostile, Fix: "fix " + hostile,
 		Run: []quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", hostile)}}
 	check := writeJSON(t, "check.json", audit.Report{SchemaVersion: audit.SchemaVersion, Tool: "lagscope", Kind: audit.ReportKind,
 		Publisher: &audit.Server{Version: "16", Database: hostile},
-		Results:   []audit.Result{{Check: f.Check, Status: audit.StatusFindings, Findings: []audit.Finding{f}}},
+		Results:   []audit.Result{{Check: f.Check, Side: audit.SubscriberSide, Status: audit.StatusFindings, Findings: []audit.Finding{f}}},
 		Summary:   audit.Summary{Errors: 1, WithFindings: 1}})
 	for _, format := range []string{"text", "markdown", "html"} {
 		for _, c := range []struct {

@@ -13,7 +13,6 @@ import (
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/units"
-
 )
 
 // ReadSetup reads the pair's setup as 'lagscope check' does (versions,
@@ -298,4 +297,3 @@ func applyDid(p *report.Path) string {
 	}
 	return ""
 }
-

@@ -80,7 +80,7 @@ func TestThePipelineMarksTheLimit(t *testing.T) {
 // points they cannot draw instead of refusing the page.
 func TestChartsDrawAReportWithFiguresOutOfRange(t *testing.T) {
 	for _, v := range []string{"1e308", "1e306", "-1e308"} {
-		b := `{"tool":"lagscope","schema_version":7,"paths":[{"slot":"s","series":{"points":[{"at":"2026-12-02T04:00:00Z","current_lsn":"0/1"},{"at":"2026-12-02T04:00:01Z","current_lsn":"0/2"}],` +
+		b := `{"tool":"lagscope","schema_version":7,"paths":[{"slot":"s","verdict":"caught-up","series":{"points":[{"at":"2026-12-02T04:00:00Z","current_lsn":"0/1"},{"at":"2026-12-02T04:00:01Z","current_lsn":"0/2"}],` +
 			`"procs":[{"at":"2026-12-02T04:00:00Z","role":"walsender","cpu_share":V,"runqueue_share":V,"wait_shares":{"a":V}},{"at":"2026-12-02T04:00:01Z","role":"walsender","cpu_share":V,"runqueue_share":V,"wait_shares":{"a":V,"b":V}}]}}]}`
 		r, err := Read(strings.NewReader(strings.ReplaceAll(b, "V", v)))
 		if err != nil {
