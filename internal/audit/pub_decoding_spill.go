@@ -56,10 +56,11 @@ var decodingSpill = Check{
 					"Then reset the slot's statistics to count afresh."
 			}
 			wm := alterSystem(onPublisher, "logical_decoding_work_mem", "256MB", false)
+			wm[0] = wm[0].WithNote("up to 256MB of memory per walsender")
 			if len(run) > 0 {
-				wm[0] = wm[0].WithNote("or, instead of streaming: it costs up to 256MB of memory per walsender")
-			} else {
-				wm[0] = wm[0].WithNote("up to 256MB of memory per walsender")
+				for i := range wm {
+					wm[i] = wm[i].Or("of streaming")
+				}
 			}
 			run = append(run, wm...)
 			run = append(run, quote.SQL("SELECT pg_stat_reset_replication_slot(%L);", sl.Name).OnServer(onPublisher).

@@ -40,7 +40,7 @@ var inactiveSlot = Check{
 				run = []quote.Statement{
 					quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", sub.Name).OnServer(onSubscriber),
 					quote.SQL("DROP SUBSCRIPTION %I;", sub.Name).OnServer(onSubscriber).
-						WithNote("instead, only if the subscription is abandoned: drops it and its slot; its tables stop receiving changes"),
+						Or("only if the subscription is abandoned").WithNote("drops it and its slot; its tables stop receiving changes"),
 				}
 			}
 			out = append(out, Finding{

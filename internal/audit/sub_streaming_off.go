@@ -29,7 +29,7 @@ var streamingOff = Check{
 				fix = "Set streaming = on on the subscription, or parallel: large transactions are then applied while they " +
 					"arrive by parallel apply workers (max_parallel_apply_workers_per_subscription, taken from max_logical_replication_workers)."
 				run = append(run, quote.SQL("ALTER SUBSCRIPTION %I SET (streaming = parallel);", sub.Name).OnServer(onSubscriber).
-					WithNote("or, instead: parallel apply (16+ on both sides)"))
+					Or("for parallel apply (16+ on both sides)"))
 			}
 			out = append(out, Finding{
 				Objects: []string{"subscription " + id(sub.Name)},

@@ -5,12 +5,17 @@ import "strings"
 // Lines are the statement as a person reads it, one per line, never folded:
 // a comment naming where it runs and its note (-- for SQL, # for the shell),
 // then the statement itself; a withheld statement is a comment saying why.
+// An alternative (Instead) says when to choose it and is itself commented
+// out, so that a pasted block runs the steps and never their alternatives.
 func (s Statement) Lines() []string {
 	c := "-- "
 	if s.Kind == ShellKind {
 		c = "# "
 	}
 	var head []string
+	if s.Instead != "" {
+		head = append(head, "instead, "+s.Instead+" (remove the comment mark to run it)")
+	}
 	if s.On != "" {
 		head = append(head, "on the "+s.On)
 	}
@@ -23,6 +28,9 @@ func (s Statement) Lines() []string {
 	}
 	if s.Withheld != "" {
 		return append(out, c+"(not printed: "+s.Withheld+")")
+	}
+	if s.Instead != "" {
+		return append(out, c+s.Text)
 	}
 	return append(out, s.Text)
 }

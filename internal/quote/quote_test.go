@@ -207,3 +207,19 @@ func FuzzWordIsOneArgument(f *testing.F) {
 		}
 	})
 }
+
+func TestAnAlternativeIsPrintedCommentedOut(t *testing.T) {
+	steps := []Statement{
+		SQL("ALTER SUBSCRIPTION %I ENABLE;", "s").OnServer("subscriber"),
+		SQL("DROP SUBSCRIPTION %I;", "s").OnServer("subscriber").Or("only if it is abandoned"),
+	}
+	var lines []string
+	for _, st := range steps {
+		lines = append(lines, st.Lines()...)
+	}
+	want := []string{"-- on the subscriber", "ALTER SUBSCRIPTION s ENABLE;",
+		"-- instead, only if it is abandoned (remove the comment mark to run it); on the subscriber", "-- DROP SUBSCRIPTION s;"}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -28,6 +28,10 @@ type Statement struct {
 	Text string `json:"text,omitempty"`
 	// Note is said beside it: the lock it takes, what to check first.
 	Note string `json:"note,omitempty"`
+	// Instead, when set, makes the statement an alternative to the ones
+	// before it rather than a step after them, and says when to choose it.
+	// It is printed commented out: pasting the block never runs both.
+	Instead string `json:"instead,omitempty"`
 	// Withheld says why no statement could be printed (a name that is not
 	// valid UTF-8, server text that holds unprintable runes).
 	Withheld string `json:"withheld,omitempty"`
@@ -35,6 +39,10 @@ type Statement struct {
 
 // OnServer returns s to run on server role ("publisher", "subscriber", "standby").
 func (s Statement) OnServer(role string) Statement { s.On = role; return s }
+
+// Or returns s as an alternative to the statements before it, chosen when
+// (a condition in words): printed commented out.
+func (s Statement) Or(when string) Statement { s.Instead = when; return s }
 
 // WithNote returns s with a note said beside it.
 func (s Statement) WithNote(note string) Statement { s.Note = note; return s }
