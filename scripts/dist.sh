@@ -22,10 +22,24 @@ git rev-parse --git-dir >/dev/null 2>&1 && vcs=true
 rm -rf "$OUT"
 mkdir -p "$OUT/stage"
 ldflags="-s -w -X github.com/lagscope/lagscope/internal/buildinfo.release=v$version"
-targets=(linux/amd64 linux/arm64 darwin/arm64)
+# DIST_TARGETS narrows the platforms (the packaging test builds the host's only).
+read -r -a targets <<< "${DIST_TARGETS:-linux/amd64 linux/arm64 darwin/arm64}"
 for t in "${targets[@]}"; do
 	os=${t%/*} arch=${t#*/}
 	CGO_ENABLED=0 GOOS=$os GOARCH=$arch $GO build -trimpath -buildvcs=$vcs -ldflags "$ldflags" \
 		-o "$OUT/stage/lagscope_${version}_${os}_${arch}/lagscope" ./cmd/lagscope
 done
-echo "dist: binaries of lagscope v$version in $OUT/stage"
+
+# Man pages and completions from the command tree (cmd/lagscope-docs), dated
+# as the release in CHANGELOG.md.
+date=$(sed -n "s/^## \[$version\] - \([0-9-]*\)$/\1/p" CHANGELOG.md)
+$GO run ./cmd/lagscope-docs -man "$OUT/stage/man" -completions "$OUT/stage/completions" -version "v$version" ${date:+-date "$date"}
+
+# Tarballs, .deb, .rpm, the OCI image, the chart and SHA256SUMS
+# (packaging/dist, a module of its own: its libraries are not lagscope's).
+root=$(pwd)
+abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
+(cd packaging/dist && $GO run . -root "$root" -stage "$(abs "$OUT/stage")" -out "$(abs "$OUT")" \
+	-version "$version" -targets "$(IFS=,; echo "${targets[*]}")")
+echo "dist: lagscope v$version:"
+(cd "$OUT" && ls -1 -- *.* SHA256SUMS)
