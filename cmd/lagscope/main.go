@@ -17,7 +17,7 @@ import (
 
 func main() {
 	if path := os.Getenv("LAGSCOPE_CPUPROFILE"); path != "" {
-		// For measuring lagscope's own overhead (docs/performance.md).
+		// For measuring lagscope's own overhead (docs/log/performance.md).
 		if f, err := os.Create(path); err == nil {
 			_ = pprof.StartCPUProfile(f)
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
