@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 # tarball, or where git refuses the directory: the binary then says "devel").
 VCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo true || echo false)
 
-.PHONY: build install deps demo test unit integration vet clean
+.PHONY: build install deps demo test unit integration vet clean dist
 
 # A static binary (no cgo): copy it to any Linux x86-64 host.
 build:
@@ -34,6 +34,13 @@ unit:
 vet:
 	$(GO) vet ./...
 
+# Release artifacts in dist/ (scripts/dist.sh): the version in VERSION (or the
+# git tag v* at HEAD) stamped into static binaries for linux/amd64,
+# linux/arm64 and darwin/arm64, their tarballs and SHA256SUMS, .deb, .rpm,
+# an OCI image and the exporter's Helm chart.
+dist:
+	bash scripts/dist.sh
+
 clean:
-	rm -rf bin
+	rm -rf bin dist
 	-$(BIN) lab clean

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # exporter-cost.sh N DURATION [SCENARIO] - what 'lagscope exporter' costs
-# the machine it runs on, per pair watched (docs/performance.md).
+# the machine it runs on, per pair watched (docs/log/performance.md).
 #
 # Brings up N lab pairs (lagscope lab up SCENARIO, default caught-up: a
 # light load), runs one exporter watching all of them for DURATION (seconds),

@@ -8,6 +8,7 @@
 #   prometheus  Debian's Prometheus server and promtool, for the exporter's
 #               test with a real Prometheus and the alert rules' tests
 #   tmux        for the test that drives 'lagscope watch' in a terminal
+#   man-db      man, for the packaging test (man lagscope after dpkg -i)
 #   chromium    Debian's Chromium, headless, for the test that opens the HTML
 #               reports offline
 #   postgresql-<major>-pg-wait-sampling
@@ -114,7 +115,7 @@ else
 	packages+=(util-linux)
 fi
 
-for tool in prometheus:prometheus promtool:prometheus tmux:tmux chromium:chromium; do
+for tool in prometheus:prometheus promtool:prometheus tmux:tmux chromium:chromium man:man-db; do
 	if command -v "${tool%%:*}" >/dev/null 2>&1; then
 		log "${tool%%:*} already installed"
 	elif [[ " ${packages[*]} " != *" ${tool#*:} "* ]]; then

@@ -19,7 +19,7 @@ import (
 func main() {
 	endProfile := func() {}
 	if path := os.Getenv("LAGSCOPE_CPUPROFILE"); path != "" {
-		// For measuring lagscope's own overhead (docs/performance.md).
+		// For measuring lagscope's own overhead (docs/log/performance.md).
 		if f, err := safefile.Create(path); err == nil {
 			_ = pprof.StartCPUProfile(f)
 			endProfile = func() { pprof.StopCPUProfile(); f.Close() } // Close renames it into place

@@ -1,16 +1,23 @@
-// Package buildinfo says which lagscope this is: its module version, the
-// commit it was built from and the Go that built it, as the Go toolchain
-// stamped them in the binary (runtime/debug.ReadBuildInfo).
+// Package buildinfo says which lagscope this is: its release version (or,
+// outside a release, the module's pseudo-version), the commit it was built
+// from and the Go that built it, as the Go toolchain stamped them in the
+// binary (runtime/debug.ReadBuildInfo).
 package buildinfo
 
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 )
+
+// release is the semantic version of a release build ("v0.1.0"), set by
+// 'make dist' with -ldflags "-X github.com/lagscope/lagscope/internal/buildinfo.release=v0.1.0"
+// from the VERSION file; empty in every other build.
+var release string
 
 // Info is what the binary knows of its own build.
 type Info struct {
-	Version  string // module version ("v0.0.0-20261202...-abcdef"), "devel" when none was stamped
+	Version  string // release version ("v0.1.0"), else the module version ("v0.0.0-20261202...-abcdef"), "devel" when none was stamped
 	Commit   string // VCS revision, "" when not built from a checkout
 	Time     string // the commit's time (RFC 3339), "" when unknown
 	Modified bool   // built from a checkout with uncommitted changes
@@ -21,9 +28,18 @@ type Info struct {
 func Read() Info {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return Info{Version: "devel"}
+		bi = &debug.BuildInfo{}
 	}
-	return fromBuildInfo(bi)
+	return withRelease(fromBuildInfo(bi), release)
+}
+
+// withRelease puts a release build's version (with or without its "v")
+// in place of the toolchain's.
+func withRelease(i Info, rel string) Info {
+	if rel = strings.TrimSpace(rel); rel != "" {
+		i.Version = "v" + strings.TrimPrefix(rel, "v")
+	}
+	return i
 }
 
 func fromBuildInfo(bi *debug.BuildInfo) Info {

@@ -20,3 +20,22 @@ func TestVersionFromBuildInfo(t *testing.T) {
 		t.Errorf("a checkout without a module version: %q", got)
 	}
 }
+
+func TestReleaseVersion(t *testing.T) {
+	checkout := fromBuildInfo(&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "4642718abcdef0123456789"}}})
+	cases := []struct {
+		name, release, want string
+	}{
+		{"a build that is not a release keeps the toolchain's version", "", "lagscope devel-4642718abcde (commit 4642718abcde), built with go1.26.8"},
+		{"a release build prints the release version", "v0.1.0", "lagscope v0.1.0 (commit 4642718abcde), built with go1.26.8"},
+		{"a release version from the VERSION file gets its v", "0.1.0\n", "lagscope v0.1.0 (commit 4642718abcde), built with go1.26.8"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := withRelease(checkout, c.release).String(); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}

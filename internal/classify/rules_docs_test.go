@@ -14,7 +14,7 @@ import (
 // docs/verdicts/README.md and each verdict page's rules line. With
 // LAGSCOPE_UPDATE_DOCS=1 the test rewrites them instead of failing.
 const (
-	readmeDoc     = "../../README.md"
+	readmeDoc     = "../../CONTRIBUTING.md" // the rules list moved with the rest of the old README
 	verdictsDir   = "../../docs/verdicts"
 	rulesBegin    = "<!-- rules: begin (from internal/classify/rules.go; go test ./internal/classify -run RulesAreDocumented, LAGSCOPE_UPDATE_DOCS=1 rewrites it) -->"
 	rulesEnd      = "<!-- rules: end -->"

@@ -1,3 +1,5 @@
+//go:build linux
+
 package cli
 
 import (
@@ -23,7 +25,7 @@ func newLabOverheadCmd() *cobra.Command {
 		Long: `Brings up a pair in the scenario's state (default caught-up: a light load),
 runs 'lagscope diagnose' against it --runs times and measures the CPU used by
 lagscope's own backends on each server (application_name = lagscope, read from
-/proc) and by the lagscope process, as shares of one core. docs/performance.md
+/proc) and by the lagscope process, as shares of one core. docs/log/performance.md
 holds the figures measured here.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

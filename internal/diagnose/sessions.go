@@ -11,7 +11,7 @@ import (
 // Sessions keeps one observing session per server between the reads of a
 // run (preflight, the sampling window, the setup read) and, in watch and
 // the exporter, between steps: each new session costs the server about
-// 20 ms of CPU to start (docs/performance.md). A session is handed out to
+// 20 ms of CPU to start (docs/log/performance.md). A session is handed out to
 // one user at a time and kept again when that user is done with it.
 type Sessions struct {
 	open sample.Connector

@@ -25,7 +25,7 @@ import (
 // every 2 ticks cost 0.5% of a core per server (lab overhead: 0.94-1.08%
 // in all, over the 1% goal); every 3 ticks (3-4 bursts in a 10 s window,
 // about 3 ms of a CPU a second) keeps the window's median clear of one odd
-// burst (docs/no-proc.md, docs/performance.md).
+// burst (docs/no-proc.md, docs/log/performance.md).
 const (
 	burstRows  = 20000
 	burstParts = 8

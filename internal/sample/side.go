@@ -25,7 +25,7 @@ var ErrNoWaitVisibility = errors.New("this role cannot see wait events: grant it
 // session is one side's connection, shared by the tick loop (positions
 // once a tick) and the probe loop (wait events in batches that end just
 // before each tick): a second session per server cost ~20 ms of server CPU
-// to start, 0.2% of a core over a 10 s window (docs/performance.md).
+// to start, 0.2% of a core over a 10 s window (docs/log/performance.md).
 type session struct {
 	name    string
 	connect Connector
