@@ -28,6 +28,17 @@ func observe(rp map[string]string) {
 	// the quote. lagscope sends names as parameters only; this holds for
 	// any literal all the same.
 	rp["standard_conforming_strings"] = "on"
+	// The catalogs first: a database owner's search_path (ALTER DATABASE
+	// ... SET search_path = evil, pg_catalog) could otherwise put a
+	// function or view of theirs in front of pg_catalog's, run with
+	// lagscope's privileges. PostgreSQL searches pg_catalog first only when
+	// the path does not name it; the connection string's own path (or
+	// public) follows, where extensions such as pg_wait_sampling live.
+	path := rp["search_path"]
+	if path == "" {
+		path = "public"
+	}
+	rp["search_path"] = "pg_catalog, " + path
 	// No JIT: a catalog read whose estimated cost passes jit_above_cost
 	// (the subscribed tables' counters, read every tick) would compile
 	// each time, on the server lagscope observes (builds with LLVM, such as

@@ -30,7 +30,8 @@ func TestIntegrationASessionObservesOnly(t *testing.T) {
 	for _, q := range []string{"CREATE DATABASE " + db,
 		"ALTER DATABASE " + db + " SET standard_conforming_strings = off",
 		"ALTER DATABASE " + db + " SET default_transaction_read_only = off",
-		"ALTER DATABASE " + db + " SET lock_timeout = 0"} {
+		"ALTER DATABASE " + db + " SET lock_timeout = 0",
+		"ALTER DATABASE " + db + " SET search_path = evil, pg_catalog"} {
 		if _, err := admin.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -42,7 +43,8 @@ func TestIntegrationASessionObservesOnly(t *testing.T) {
 	}
 	defer conn.Close()
 	want := map[string]string{"application_name": "lagscope", "default_transaction_read_only": "on", "transaction_read_only": "on",
-		"standard_conforming_strings": "on", "statement_timeout": "2s", "lock_timeout": "100ms", "jit": "off"}
+		"standard_conforming_strings": "on", "statement_timeout": "2s", "lock_timeout": "100ms", "jit": "off",
+		"search_path": "pg_catalog, public"}
 	for name, v := range want {
 		var got string
 		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&got); err != nil {

@@ -26,12 +26,17 @@ func TestObserveForcesTheSessionSettings(t *testing.T) {
 		"lock_timeout":                        "100",
 		"idle_in_transaction_session_timeout": "10000",
 		"jit":                                 "off",
-		"search_path":                         "app", // not one of lagscope's: left as given
+		"search_path":                         "pg_catalog, app", // the catalogs first, then the path given
 	}
 	for k, v := range want {
 		if rp[k] != v {
 			t.Errorf("%s = %q, want %q", k, rp[k], v)
 		}
+	}
+	bare := map[string]string{}
+	observe(bare)
+	if bare["search_path"] != "pg_catalog, public" {
+		t.Errorf("without a path given, search_path = %q, want the catalogs, then public", bare["search_path"])
 	}
 }
 
