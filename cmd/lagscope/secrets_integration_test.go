@@ -113,7 +113,7 @@ func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
 		}
 		seen = append(seen, r.name+" stdout\n"+out.String(), r.name+" stderr\n"+errOut.String())
 	}
-	seen = append(seen, connectionFailures(t, bin, pub, kw(pub), bare(pub))...)
+	seen = append(seen, connectionFailures(t, bin, pub, kw(pub), bare(pub), p.Pub.SocketDir)...)
 	seen = append(seen, exporterOutput(t, bin, bare(pub), bare(sub), env)...)
 	seen = append(seen, watchOutput(t, bin, kw(pub), kw(sub))...)
 	for _, f := range []string{"samples.json", "snapshots.json"} {
@@ -215,7 +215,10 @@ func head(s string) string {
 // do not exist, and a server that does not answer: each must fail with
 // exit code 2 and one line that names the cause. It returns their outputs
 // for the password search.
-func connectionFailures(t *testing.T, bin string, port int, good, bare string) []string {
+// sock is the server's socket directory: PostgreSQL names an unknown role
+// only to a client it trusts (the lab's socket); over TCP it asks for the
+// password first.
+func connectionFailures(t *testing.T, bin string, port int, good, bare, sock string) []string {
 	t.Helper()
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -244,7 +247,7 @@ func connectionFailures(t *testing.T, bin string, port int, good, bare string) [
 		{"wrong password in the string", nil, wrong, []string{`password authentication failed for user "` + secretRole + `": the password for role ` + secretRole + ` came from the connection string`}},
 		{"wrong password in PGPASSWORD", []string{"PGPASSWORD=not-it"}, bare, []string{"came from PGPASSWORD"}},
 		{"no password", []string{"PGPASSFILE=/nonexistent"}, bare, []string{"no password was given for role " + secretRole}},
-		{"unknown role", nil, strings.Replace(bare, "user="+secretRole, "user=nobody_here", 1), []string{`role "nobody_here" does not exist: connect as a role that exists`}},
+		{"unknown role", nil, fmt.Sprintf("host=%s port=%d user=nobody_here dbname=%s", sock, port, lab.Database), []string{`role "nobody_here" does not exist: connect as a role that exists`}},
 		{"missing database", nil, strings.Replace(good, "dbname="+lab.Database, "dbname=nope", 1), []string{`database "nope" does not exist: check dbname`}},
 		{"no answer", nil, fmt.Sprintf("host=127.0.0.1 port=%d dbname=x connect_timeout=1", mutePort), []string{fmt.Sprintf("no answer from 127.0.0.1:%d within 1s (the connect timeout)", mutePort)}},
 	}
