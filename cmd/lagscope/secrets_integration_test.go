@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -47,15 +46,12 @@ var (
 func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
 	labpair.Once(t)
 	bin := buildLagscope(t)
-	p := labpair.Up(t, "caught-up")
-	for _, c := range []struct{ dsn, dataDir string }{
-		{p.Pub.ConnString(lab.Database), p.Pub.DataDir}, {p.Sub.ConnString(lab.Database), p.Sub.DataDir},
-	} {
-		exec1(t, c.dsn, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s' IN ROLE pg_monitor", secretRole, strings.ReplaceAll(secret, "'", "''")))
-		requirePassword(t, c.dataDir)
-		exec1(t, c.dsn, "SELECT pg_reload_conf()")
+	// The lab's servers listen on 127.0.0.1 with scram-sha-256 (TCP); the
+	// lab's own sessions keep the socket.
+	p := labpair.Up(t, "caught-up", func(o *lab.PairOptions) { o.TCP = true })
+	for _, dsn := range []string{p.Pub.ConnString(lab.Database), p.Sub.ConnString(lab.Database)} {
+		exec1(t, dsn, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s' IN ROLE pg_monitor", secretRole, strings.ReplaceAll(secret, "'", "''")))
 	}
-	time.Sleep(time.Second) // the reload is asynchronous
 	kw := func(port int) string {
 		return fmt.Sprintf("host=127.0.0.1 port=%d user=%s password=%s dbname=%s", port, secretRole, kvQuoted, lab.Database)
 	}
@@ -117,7 +113,7 @@ func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
 		}
 		seen = append(seen, r.name+" stdout\n"+out.String(), r.name+" stderr\n"+errOut.String())
 	}
-	seen = append(seen, connectionFailures(t, bin, pub, kw(pub), bare(pub))...)
+	seen = append(seen, connectionFailures(t, bin, pub, kw(pub), bare(pub), p.Pub.SocketDir)...)
 	seen = append(seen, exporterOutput(t, bin, bare(pub), bare(sub), env)...)
 	seen = append(seen, watchOutput(t, bin, kw(pub), kw(sub))...)
 	for _, f := range []string{"samples.json", "snapshots.json"} {
@@ -136,26 +132,6 @@ func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
 		}
 	}
 	t.Logf("searched %d outputs and files for the password", len(seen))
-}
-
-// requirePassword makes the server ask secretRole for its password over
-// TCP (scram-sha-256); the lab's own sessions keep the socket and trust.
-func requirePassword(t *testing.T, dataDir string) {
-	t.Helper()
-	hba := filepath.Join(dataDir, "pg_hba.conf")
-	st, err := os.Stat(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf := "local all all trust\nhost all " + secretRole + " 127.0.0.1/32 scram-sha-256\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n"
-	if err := os.WriteFile(hba, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		if err := os.Chown(hba, int(sys.Uid), int(sys.Gid)); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // exporterOutput runs the exporter with the password in PGPASSWORD for a
@@ -239,7 +215,10 @@ func head(s string) string {
 // do not exist, and a server that does not answer: each must fail with
 // exit code 2 and one line that names the cause. It returns their outputs
 // for the password search.
-func connectionFailures(t *testing.T, bin string, port int, good, bare string) []string {
+// sock is the server's socket directory: PostgreSQL names an unknown role
+// only to a client it trusts (the lab's socket); over TCP it asks for the
+// password first.
+func connectionFailures(t *testing.T, bin string, port int, good, bare, sock string) []string {
 	t.Helper()
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -268,7 +247,7 @@ func connectionFailures(t *testing.T, bin string, port int, good, bare string) [
 		{"wrong password in the string", nil, wrong, []string{`password authentication failed for user "` + secretRole + `": the password for role ` + secretRole + ` came from the connection string`}},
 		{"wrong password in PGPASSWORD", []string{"PGPASSWORD=not-it"}, bare, []string{"came from PGPASSWORD"}},
 		{"no password", []string{"PGPASSFILE=/nonexistent"}, bare, []string{"no password was given for role " + secretRole}},
-		{"unknown role", nil, strings.Replace(bare, "user="+secretRole, "user=nobody_here", 1), []string{`role "nobody_here" does not exist: connect as a role that exists`}},
+		{"unknown role", nil, fmt.Sprintf("host=%s port=%d user=nobody_here dbname=%s", sock, port, lab.Database), []string{`role "nobody_here" does not exist: connect as a role that exists`}},
 		{"missing database", nil, strings.Replace(good, "dbname="+lab.Database, "dbname=nope", 1), []string{`database "nope" does not exist: check dbname`}},
 		{"no answer", nil, fmt.Sprintf("host=127.0.0.1 port=%d dbname=x connect_timeout=1", mutePort), []string{fmt.Sprintf("no answer from 127.0.0.1:%d within 1s (the connect timeout)", mutePort)}},
 	}

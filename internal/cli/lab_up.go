@@ -11,6 +11,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/spf13/cobra"
 )
 
@@ -55,7 +56,7 @@ Scenarios:
 				fmt.Fprintln(cmd.OutOrStdout(), string(b))
 			} else {
 				fmt.Fprintf(cmd.OutOrStdout(), "publisher:  %s\nsubscriber: %s\n", conns["publisher"], conns["subscriber"])
-				fmt.Fprintf(cmd.OutOrStdout(), "try: lagscope diagnose --publisher '%s' --subscriber '%s'\n", conns["publisher"], conns["subscriber"])
+				fmt.Fprintf(cmd.OutOrStdout(), "try: %s\n", quote.Command("lagscope", "diagnose", "--publisher", conns["publisher"], "--subscriber", conns["subscriber"]).Text)
 				fmt.Fprintln(cmd.ErrOrStderr(), "lab: holding; press Ctrl-C to remove the pair")
 			}
 			<-cmd.Context().Done()

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"os/user"
+	"strconv"
 	"time"
 
 	"github.com/lagscope/lagscope/internal/proxy"
@@ -15,6 +18,7 @@ type proxyOptions struct {
 	upstream    string
 	rate        units.ByteRate
 	reportEvery time.Duration
+	allowRemote bool
 }
 
 func (o *proxyOptions) bind(c *cobra.Command) {
@@ -23,6 +27,7 @@ func (o *proxyOptions) bind(c *cobra.Command) {
 	fl.StringVar(&o.upstream, "upstream", "", "address to relay to, host:port (e.g. 127.0.0.1:5432)")
 	fl.Var(&o.rate, "rate", "limit per direction for the whole link: 500kB/s, 8MB/s, 100Mbit/s, 8MiB/s or unlimited")
 	fl.DurationVar(&o.reportEvery, "report-every", 5*time.Second, "print the achieved rate this often (0 = never)")
+	fl.BoolVar(&o.allowRemote, "allow-remote", false, "allow a --listen address other machines can reach (the proxy authenticates no one)")
 }
 
 // Validate checks the flags; errors are usage errors.
@@ -43,7 +48,7 @@ func (o *proxyOptions) Validate() error {
 }
 
 func (o *proxyOptions) proxyOptions() proxy.Options {
-	return proxy.Options{Listen: o.listen, Upstream: o.upstream, Rate: o.rate}
+	return proxy.Options{Listen: o.listen, Upstream: o.upstream, Rate: o.rate, AllowRemote: o.allowRemote}
 }
 
 func newProxyCmd() *cobra.Command {
@@ -56,6 +61,12 @@ bandwidth of the link: --rate applies to each direction separately and is
 shared by all connections, like a real network link (four connections at
 8MB/s get 8MB/s together, not 32MB/s). Point a subscription's connection
 string at --listen to put a slow network between publisher and subscriber.
+
+The proxy authenticates no one: --listen must be a loopback address
+(127.0.0.1, ::1, localhost) unless --allow-remote is given, and a unix
+socket --listen is made 0600 (this account only). With a unix socket
+--upstream, every client reaches the server as this account (peer
+authentication), so the proxy warns about it.
 
 Rates: 500kB/s, 8MB/s and 1GB/s are powers of 1000; 8MiB/s powers of 1024;
 100Mbit/s (or 100Mb/s, 100Mbps) is bits, so 12.5MB/s. "unlimited" or 0 turns
@@ -70,8 +81,8 @@ See docs/proxy.md for how the limit works and measured results.`,
 		Example: `  # An 8MB/s link in front of a local publisher
   lagscope proxy --listen 127.0.0.1:6432 --upstream 127.0.0.1:5432 --rate 8MB/s
 
-  # A 100 Mbit/s link, quiet
-  lagscope proxy --listen :6432 --upstream db1:5432 --rate 100Mbit/s --report-every 0`,
+  # A 100 Mbit/s link other machines reach, quiet
+  lagscope proxy --listen :6432 --allow-remote --upstream db1:5432 --rate 100Mbit/s --report-every 0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
@@ -91,6 +102,10 @@ func runProxy(cmd *cobra.Command, o *proxyOptions) error {
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	po := o.proxyOptions()
 	po.OnError = func(err error) { fmt.Fprintf(errOut, "proxy: %v\n", err) }
+	if proxy.IsUnix(o.upstream) {
+		fmt.Fprintf(errOut, "proxy: warning: --upstream %s is a unix socket: every client of the proxy reaches the server as this account (%s), with its peer authentication\n",
+			o.upstream, currentAccount())
+	}
 	p, err := proxy.Start(ctx, po)
 	if err != nil {
 		return Usage(err)
@@ -148,4 +163,12 @@ func reportLine(prev, cur proxy.Stats, elapsed time.Duration) string {
 		line += fmt.Sprintf("; %d failed to reach the upstream", d)
 	}
 	return line
+}
+
+// currentAccount names the account lagscope runs as, for the warning.
+func currentAccount() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "uid " + strconv.Itoa(os.Getuid())
 }

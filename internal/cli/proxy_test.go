@@ -177,6 +177,8 @@ func TestProxyCommandRejectsBadInputAsUsage(t *testing.T) {
 		{"a relay flag given to bench", []string{"proxy", "bench", "--listen", "127.0.0.1:1"}},
 		{"a relay without addresses", []string{"proxy"}},
 		{"a port already in use by the upstream itself", []string{"proxy", "--listen", "127.0.0.1:1", "--upstream", "127.0.0.1:1"}},
+		{"a listen address on every interface without --allow-remote", []string{"proxy", "--listen", ":6432", "--upstream", "127.0.0.1:5432"}},
+		{"a non-loopback listen address without --allow-remote", []string{"proxy", "--listen", "192.0.2.1:6432", "--upstream", "127.0.0.1:5432"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is a usage error", func(t *testing.T) {
@@ -192,5 +194,42 @@ func TestProxyCommandRejectsBadInputAsUsage(t *testing.T) {
 				t.Errorf("exit code %d for %v, want %d", ExitCode(err), err, ExitUsage)
 			}
 		})
+	}
+}
+
+// A listen address other machines reach is refused in one line that names
+// --allow-remote; a unix-socket upstream starts with a warning on stderr
+// that clients reach the server as this account.
+func TestProxyCommandGuardsRemoteListenAndWarnsOfUnixUpstream(t *testing.T) {
+	var stderr strings.Builder
+	cmd := NewRoot()
+	cmd.SetArgs([]string{"proxy", "--listen", ":0", "--upstream", "127.0.0.1:5432"})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	err := cmd.ExecuteContext(context.Background())
+	if err == nil || ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "--allow-remote") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("proxy --listen :0 = %v (exit %d), want a one-line usage error naming --allow-remote", err, ExitCode(err))
+	}
+
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd = NewRoot()
+	cmd.SetArgs([]string{"proxy", "--listen", dir + "/.s.PGSQL.6432", "--upstream", dir + "/.s.PGSQL.5432", "--report-every", "0"})
+	out, w := io.Pipe()
+	cmd.SetOut(w)
+	cmd.SetErr(&stderr)
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx); w.Close() }()
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() {
+		t.Fatalf("no start line: %v", <-done)
+	}
+	cancel()
+	go io.Copy(io.Discard, out)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "warning") || !strings.Contains(stderr.String(), "unix socket") {
+		t.Errorf("stderr = %q, want a warning about the unix-socket upstream", stderr.String())
 	}
 }

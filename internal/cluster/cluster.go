@@ -31,16 +31,30 @@ type Options struct {
 	CPUs []int
 	// Settings are written to postgresql.conf after the defaults (LabSettings).
 	Settings map[string]string
+	// TCP makes the server listen on 127.0.0.1 as well as on its socket;
+	// there the superuser logs in with scram-sha-256 and a password made for
+	// the cluster, which TCPConnString reaches through a passfile. Without
+	// it (and without SetTLS) the server has no TCP port at all.
+	TCP bool
 }
 
 // Cluster is a disposable PostgreSQL server made by the lab.
+//
+// Its directory (Dir) is lagscope's (mode 0711): it holds server.log and the
+// passfile, which only lagscope writes, and the two directories of the
+// server's account, both 0700: the data directory and the socket directory.
+// The server accepts connections on that socket only (trust: only its own
+// account and root can reach it), and with Options.TCP or SetTLS on
+// 127.0.0.1 with a password.
 type Cluster struct {
 	Name      string
 	Dir       string // the cluster's directory (data/, sock/, server.log)
 	DataDir   string
 	SocketDir string
-	Port      int
-	CPUs      []int
+	// Port is the server's port: the number in its socket's name
+	// (.s.PGSQL.<Port>) and, with TCP, its port on 127.0.0.1.
+	Port int
+	CPUs []int
 
 	opts  Options
 	owner Owner
@@ -80,8 +94,11 @@ func (l *Lab) Create(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	// trust on the socket, whose directory only the server's account (and
+	// root) can enter; a password over TCP, where every local user can
+	// connect.
 	initdb := exec.CommandContext(ctx, filepath.Join(o.Bin, "initdb"), "-D", c.DataDir, "-U", Superuser,
-		"--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync")
+		"--auth-local=trust", "--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-sync")
 	initdb.SysProcAttr = l.Owner.sysProcAttr(syscall.SIGKILL)
 	initdb.Dir = c.Dir
 	if out, err := initdb.CombinedOutput(); err != nil {
@@ -90,19 +107,26 @@ func (l *Lab) Create(ctx context.Context, o Options) (*Cluster, error) {
 	return c, nil
 }
 
-// newCluster makes the directories of a new cluster (not its data
-// directory) owned by the lab's owner and registers it with the lab.
+// newCluster makes the directories of a new cluster: its own (lagscope's,
+// 0711) and in it the empty data and socket directories (the owner's,
+// 0700), and registers it with the lab.
 func (l *Lab) newCluster(o Options) (*Cluster, error) {
 	if o.Name == "" || strings.ContainsAny(o.Name, "/ ") {
 		return nil, fmt.Errorf("cluster name %q: use a plain word", o.Name)
 	}
 	dir := filepath.Join(l.Dir, o.Name)
 	c := &Cluster{Name: o.Name, Dir: dir, DataDir: filepath.Join(dir, "data"), SocketDir: filepath.Join(dir, "sock"), CPUs: o.CPUs, opts: o, owner: l.Owner}
-	for _, d := range []string{dir, c.SocketDir} {
+	if err := os.Mkdir(dir, 0o711); err != nil {
+		return nil, fmt.Errorf("make %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, 0o711); err != nil { // past the umask
+		return nil, fmt.Errorf("protect %s: %w", dir, err)
+	}
+	for _, d := range []string{c.DataDir, c.SocketDir} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			return nil, fmt.Errorf("make %s: %w", d, err)
 		}
-		if err := l.Owner.chown(d); err != nil {
+		if err := l.Owner.Give(d); err != nil {
 			return nil, err
 		}
 	}
@@ -142,7 +166,7 @@ func (c *Cluster) start(ctx context.Context) error {
 		}
 		args = append([]string{ts, "-c", proc.FormatCPUList(c.CPUs)}, args...)
 	}
-	logf, err := os.OpenFile(filepath.Join(c.Dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := openLog(c.Dir, "server.log")
 	if err != nil {
 		return fmt.Errorf("open server log: %w", err)
 	}
@@ -163,8 +187,14 @@ func (c *Cluster) start(ctx context.Context) error {
 		conn, err := pgx.Connect(cctx, c.ConnString("postgres"))
 		cancel()
 		if err == nil {
+			if c.tcp() {
+				err = c.setPassword(ctx, conn)
+			}
 			conn.Close(context.Background())
-			return nil
+			if err != nil {
+				c.Stop()
+			}
+			return err
 		}
 		select {
 		case <-c.done:
@@ -244,7 +274,7 @@ func (c *Cluster) StartAgain(ctx context.Context) error {
 }
 
 // ConnString is a libpq keyword/value connection string to db over the
-// cluster's unix socket.
+// cluster's unix socket, which only root and the server's account can reach.
 func (c *Cluster) ConnString(db string) string {
 	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s", c.SocketDir, c.Port, Superuser, db)
 }
@@ -261,8 +291,13 @@ func (c *Cluster) writeConf() error {
 		set[k] = v
 	}
 	set["port"] = strconv.Itoa(c.Port)
-	set["listen_addresses"] = "'127.0.0.1'"
+	set["listen_addresses"] = "''"
+	if c.tcp() {
+		set["listen_addresses"] = "'127.0.0.1'"
+	}
+	set["password_encryption"] = "'scram-sha-256'"
 	set["unix_socket_directories"] = "'" + c.SocketDir + "'"
+	set["unix_socket_permissions"] = "0700"
 	keys := make([]string, 0, len(set))
 	for k := range set {
 		keys = append(keys, k)
@@ -273,11 +308,7 @@ func (c *Cluster) writeConf() error {
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s = %s\n", k, set[k])
 	}
-	path := filepath.Join(c.DataDir, "postgresql.auto.conf")
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return c.owner.chown(path)
+	return writeOwned(c.owner, c.DataDir, "postgresql.auto.conf", []byte(b.String()))
 }
 
 // freePort asks the kernel for a free loopback TCP port.

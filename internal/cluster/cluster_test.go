@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -57,6 +59,14 @@ func TestAClusterStartsServesAndIsRemovedOnClose(t *testing.T) {
 	conn.Close(ctx)
 	if level != "logical" {
 		t.Errorf("wal_level = %q, want logical", level)
+	}
+	// No TCP without Options.TCP: the socket is the only way in.
+	if tc, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", c.Port), time.Second); err == nil {
+		tc.Close()
+		t.Errorf("the server accepts TCP on 127.0.0.1:%d, want the socket only", c.Port)
+	}
+	if fi, err := os.Stat(c.SocketDir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket directory %s: %v, %v; want mode 0700", c.SocketDir, fi.Mode(), err)
 	}
 	los, err := FindLeftovers(base)
 	if err != nil || len(los) != 1 || len(los[0].Servers) != 1 || los[0].Servers[0] != c.PID() {

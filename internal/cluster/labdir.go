@@ -3,11 +3,14 @@ package cluster
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // MarkerFile names the file that marks a directory as a lab directory made by
@@ -156,7 +159,7 @@ func runningPostmasters(dir string) []int {
 	var pids []int
 	matches, _ := filepath.Glob(filepath.Join(dir, "*", "data", "postmaster.pid"))
 	for _, f := range matches {
-		b, err := os.ReadFile(f)
+		b, err := readSmall(f)
 		if err != nil {
 			continue
 		}
@@ -170,4 +173,18 @@ func runningPostmasters(dir string) []int {
 		}
 	}
 	return pids
+}
+
+// readSmall reads the first 4 kB of a regular file in a directory of the
+// server's account, not following a symlink (the account could plant one).
+func readSmall(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, 4096))
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 )
 
@@ -25,27 +24,27 @@ func (l *Lab) Standby(ctx context.Context, primary *Cluster, o Options) (*Cluste
 	if err != nil {
 		return nil, err
 	}
-	cp := exec.CommandContext(ctx, "cp", "-a", primary.DataDir, c.DataDir)
+	// As the server's account, into the empty data directory newCluster
+	// made, and so is the removal of what a base backup would not hold: the
+	// postmaster.pid, and the replication slots (pg_basebackup leaves
+	// pg_replslot empty: a copied slot would stand in the way of the
+	// standby's own, such as a synced copy of a failover slot). Root does
+	// not walk a directory that account owns.
+	const copyScript = `cp -a -- "$1/." "$2" && rm -f -- "$2/postmaster.pid" && find "$2/pg_replslot" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +`
+	cp := exec.CommandContext(ctx, "/bin/sh", "-c", copyScript, "sh", primary.DataDir, c.DataDir)
 	cp.SysProcAttr = l.Owner.sysProcAttr(syscall.SIGKILL)
 	if out, err := cp.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("copy %s's data directory: %w: %s", primary.Name, err, lastLines(string(out), 2))
 	}
-	os.Remove(filepath.Join(c.DataDir, "postmaster.pid"))
-	// A base backup holds no replication slots (pg_basebackup leaves
-	// pg_replslot empty): a copied one would stand in the way of the
-	// standby's own, such as a synced copy of a failover slot.
-	slots, _ := filepath.Glob(filepath.Join(c.DataDir, "pg_replslot", "*"))
-	for _, d := range slots {
-		if err := os.RemoveAll(d); err != nil {
-			return nil, fmt.Errorf("clear the copy's replication slots: %w", err)
-		}
-	}
-	signal := filepath.Join(c.DataDir, "standby.signal")
-	if err := os.WriteFile(signal, nil, 0o600); err != nil {
-		return nil, fmt.Errorf("write standby.signal: %w", err)
-	}
-	if err := l.Owner.chown(signal); err != nil {
+	if err := writeOwned(l.Owner, c.DataDir, "standby.signal", nil); err != nil {
 		return nil, err
+	}
+	// The copy has the primary's superuser password (a standby cannot set
+	// its own): it gets the primary's passfile.
+	if pw, err := os.ReadFile(primary.PassFile()); err == nil {
+		if err := os.WriteFile(c.PassFile(), pw, 0o600); err != nil {
+			return nil, fmt.Errorf("write the standby's passfile: %w", err)
+		}
 	}
 	if c.opts.Settings == nil {
 		c.opts.Settings = map[string]string{}

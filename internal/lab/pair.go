@@ -26,7 +26,11 @@ type PairOptions struct {
 	// TLS gives both servers a certificate for localhost and 127.0.0.1 from
 	// a throwaway CA (Pair.CAFile): ConnString then reaches them over TCP
 	// with sslmode=verify-full.
-	TLS     bool
+	TLS bool
+	// TCP makes both servers listen on 127.0.0.1 as well, where the
+	// superuser needs the password in the server's passfile
+	// (cluster.Options.TCP); ConnString keeps the socket. TLS implies it.
+	TCP     bool
 	Bin     string // server binaries (initdb, postgres)
 	Base    string // lab base directory ("" = cluster.BaseDir())
 	Purpose string // written into the lab marker
@@ -141,7 +145,7 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 		p.Opts = o
 	}
 	fmt.Fprintf(o.Log, "lab: creating publisher (CPUs %v) and subscriber (CPUs %v) in %s\n", o.PubCPUs, o.SubCPUs, l.Dir)
-	if p.Pub, err = l.Create(ctx, cluster.Options{Name: "publisher", Bin: o.Bin, CPUs: o.PubCPUs, Settings: o.PubSettings}); err != nil {
+	if p.Pub, err = l.Create(ctx, cluster.Options{Name: "publisher", Bin: o.Bin, CPUs: o.PubCPUs, Settings: o.PubSettings, TCP: o.TCP}); err != nil {
 		return p, err
 	}
 	if err = checkRowFilter(p.Pub.DataDir, o.RowFilter); err != nil {
@@ -150,7 +154,7 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 	if err = checkMajor(p.Pub.DataDir, o.MinMajor, o.Needs); err != nil {
 		return p, err
 	}
-	if p.Sub, err = l.Create(ctx, cluster.Options{Name: "subscriber", Bin: o.Bin, CPUs: o.SubCPUs, Settings: o.SubSettings}); err != nil {
+	if p.Sub, err = l.Create(ctx, cluster.Options{Name: "subscriber", Bin: o.Bin, CPUs: o.SubCPUs, Settings: o.SubSettings, TCP: o.TCP}); err != nil {
 		return p, err
 	}
 	if o.TLS {
@@ -183,18 +187,12 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 	via := ""
 	if o.Link {
 		linkDir := filepath.Join(l.Dir, "link")
-		if err = os.Mkdir(linkDir, 0o755); err != nil {
-			return p, fmt.Errorf("make link directory: %w", err)
-		}
 		upstream := fmt.Sprintf("%s/.s.PGSQL.%d", p.Pub.SocketDir, p.Pub.Port)
-		listen := fmt.Sprintf("%s/.s.PGSQL.%d", linkDir, p.Pub.Port)
-		// The link lives as long as the pair (Close ends it), not as long
-		// as the context that set the pair up.
-		if p.Proxy, err = proxy.Start(context.WithoutCancel(ctx), proxy.Options{Listen: listen, Upstream: upstream, Rate: o.LinkRate}); err != nil {
+		if p.Proxy, err = p.startLink(ctx, linkDir, upstream, p.Pub.Port, o.LinkRate); err != nil {
 			return p, fmt.Errorf("start link proxy: %w", err)
 		}
 		via = linkDir
-		fmt.Fprintf(o.Log, "lab: subscriber connects through a %s link (%s -> %s)\n", o.LinkRate, listen, upstream)
+		fmt.Fprintf(o.Log, "lab: subscriber connects through a %s link (%s -> %s)\n", o.LinkRate, p.Proxy.Addr(), upstream)
 	}
 	fmt.Fprintf(o.Log, "lab: loading %d rows (%s layout) on both sides\n", o.Rows, o.Layout)
 	if err = p.setup(ctx, via); err != nil {

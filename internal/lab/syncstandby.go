@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -39,12 +38,8 @@ func (p *Pair) AddSyncStandby(ctx context.Context, rate units.ByteRate, log io.W
 	sb := &syncStandby{}
 	p.standby = sb
 	linkDir := filepath.Join(p.Lab.Dir, "standby-link")
-	if err := os.Mkdir(linkDir, 0o755); err != nil {
-		return fmt.Errorf("make the standby's link directory: %w", err)
-	}
 	upstream := fmt.Sprintf("%s/.s.PGSQL.%d", p.Sub.SocketDir, p.Sub.Port)
-	listen := fmt.Sprintf("%s/.s.PGSQL.%d", linkDir, p.Sub.Port)
-	if sb.link, err = proxy.Start(context.WithoutCancel(ctx), proxy.Options{Listen: listen, Upstream: upstream, Rate: rate}); err != nil {
+	if sb.link, err = p.startLink(ctx, linkDir, upstream, p.Sub.Port, rate); err != nil {
 		return fmt.Errorf("start the standby's link: %w", err)
 	}
 	fmt.Fprintf(log, "lab: the subscriber gets a synchronous standby (%s) behind a %s link\n", SubStandbyName, rate)

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"runtime"
 	"strings"
+	"syscall"
 )
 
 // ScriptPath is get-postgres.sh's place in a lagscope checkout.
@@ -37,7 +39,7 @@ func (o FindOptions) fetch(ctx context.Context, seen []string) (Dir, error) {
 		script = o.locate()
 	}
 	if script == "" {
-		return Dir{}, fmt.Errorf("%s and %s is not next to lagscope or in the working directory's module: "+
+		return Dir{}, fmt.Errorf("%s and %s is not next to lagscope or in the checkout it was built from: "+
 			"run scripts/get-postgres.sh %d from a lagscope checkout and pass the directory it prints as --pg-bin",
 			notFound, ScriptPath, major)
 	}
@@ -118,38 +120,64 @@ func compareDotted(a, b string) int {
 }
 
 // locateScript finds get-postgres.sh next to the executable exe (in ./scripts
-// or ../scripts, following symlinks) or in the nearest directory at or above
-// cwd that holds go.mod and scripts/get-postgres.sh. It returns "" when there
-// is none; exe and cwd may be "".
-func locateScript(exe, cwd string) string {
+// or ../scripts, following symlinks) or in repo, the lagscope checkout the
+// binary was built from (sourceRepo). It never looks at the working
+// directory: a lagscope run as root from a directory another user prepared
+// must not run that user's script. A script that another account could have
+// changed (not owned by root or the current user, or writable by group or
+// others) is not taken. It returns "" when there is none; exe and repo may be
+// "".
+func locateScript(exe, repo string) string {
+	var bases []string
 	if exe != "" {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = real
 		}
 		dir := filepath.Dir(exe)
-		for _, base := range []string{dir, filepath.Dir(dir)} {
-			if p := filepath.Join(base, ScriptPath); isFile(p) {
-				return p
-			}
-		}
+		bases = append(bases, dir, filepath.Dir(dir))
 	}
-	for dir := cwd; dir != ""; {
-		if isFile(filepath.Join(dir, "go.mod")) && isFile(filepath.Join(dir, ScriptPath)) {
-			return filepath.Join(dir, ScriptPath)
+	if repo != "" && isFile(filepath.Join(repo, "go.mod")) {
+		bases = append(bases, repo)
+	}
+	for _, base := range bases {
+		if p := filepath.Join(base, ScriptPath); trustedFile(p) {
+			return p
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
 	}
 	return ""
+}
+
+// sourceRepo is the checkout this package was compiled from (the directory
+// two above this file), or "" when the build recorded no absolute path
+// (-trimpath) or the checkout is gone.
+func sourceRepo() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	repo := filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	if !isFile(filepath.Join(repo, "go.mod")) {
+		return ""
+	}
+	return repo
 }
 
 // isFile reports whether path is a regular file.
 func isFile(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// trustedFile reports whether path is a regular file that only root or the
+// current user can change: owned by one of them, not writable by group or
+// others.
+func trustedFile(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && (st.Uid == 0 || int(st.Uid) == os.Geteuid())
 }
 
 // parseScriptOutput takes the bin directory from get-postgres.sh's standard

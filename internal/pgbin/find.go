@@ -48,8 +48,8 @@ type FindOptions struct {
 	PGVersion int
 	// Script is scripts/get-postgres.sh, run when PGVersion is not found
 	// installed. "" looks for it next to the executable (./scripts and
-	// ../scripts) and in the module root: the nearest directory above the
-	// working directory holding go.mod and scripts/get-postgres.sh.
+	// ../scripts) and in the checkout lagscope was built from, never in the
+	// working directory (see locateScript).
 	Script string
 	// DistroRoot holds Debian-style <major>/bin directories. "" means
 	// DefaultDistroRoot.
@@ -68,8 +68,8 @@ type FindOptions struct {
 	Run func(ctx context.Context, name string, args ...string) ([]byte, error)
 
 	// locate finds get-postgres.sh when Script is "". nil means locateScript
-	// from the executable and working directory. Tests replace it so that they
-	// never run the real script.
+	// from the executable and the source checkout. Tests replace it so that
+	// they never run the real script.
 	locate func() string
 }
 
@@ -98,8 +98,7 @@ func (o FindOptions) withDefaults() FindOptions {
 	if o.locate == nil {
 		o.locate = func() string {
 			exe, _ := os.Executable()
-			cwd, _ := os.Getwd()
-			return locateScript(exe, cwd)
+			return locateScript(exe, sourceRepo())
 		}
 	}
 	if o.Run == nil {

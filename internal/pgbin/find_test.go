@@ -288,25 +288,42 @@ func TestLocateScript(t *testing.T) {
 	// A checkout: root/repo/go.mod, root/repo/scripts/get-postgres.sh.
 	writeScript(t, root+"/repo/scripts/get-postgres.sh", "")
 	os.WriteFile(root+"/repo/go.mod", []byte("module x\n"), 0o644)
-	os.MkdirAll(root+"/repo/internal/pgbin", 0o755)
-	// A directory with scripts/ but no go.mod is not a module root.
+	// A directory with scripts/ but no go.mod is not a checkout.
 	writeScript(t, root+"/loose/scripts/get-postgres.sh", "")
-	os.MkdirAll(root+"/loose/sub", 0o755)
+	// A script others may write to is not run.
+	writeScript(t, root+"/open/scripts/get-postgres.sh", "")
+	os.Chmod(root+"/open/scripts/get-postgres.sh", 0o777)
+	os.WriteFile(root+"/open/go.mod", []byte("module x\n"), 0o644)
 
 	tests := []struct {
-		name, exe, cwd, want string
+		name, exe, repo, want string
 	}{
-		{name: "The script next to the executable's parent directory is found", exe: root + "/inst/bin/lagscope", cwd: "/", want: root + "/inst/scripts/get-postgres.sh"},
-		{name: "The module root above the working directory is found", exe: root + "/tmp/x.test", cwd: root + "/repo/internal/pgbin", want: root + "/repo/scripts/get-postgres.sh"},
-		{name: "A scripts directory outside a module is not taken", exe: "", cwd: root + "/loose/sub", want: ""},
-		{name: "Nothing anywhere gives the empty string", exe: "", cwd: root, want: ""},
+		{name: "The script next to the executable's parent directory is found", exe: root + "/inst/bin/lagscope", repo: "", want: root + "/inst/scripts/get-postgres.sh"},
+		{name: "The checkout the binary was built from is found", exe: root + "/tmp/x.test", repo: root + "/repo", want: root + "/repo/scripts/get-postgres.sh"},
+		{name: "A scripts directory outside a checkout is not taken", exe: "", repo: root + "/loose", want: ""},
+		{name: "A script writable by others is not taken", exe: "", repo: root + "/open", want: ""},
+		{name: "Nothing anywhere gives the empty string", exe: "", repo: "", want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := locateScript(tt.exe, tt.cwd); got != tt.want {
-				t.Errorf("locateScript(%q, %q) = %q, want %q", tt.exe, tt.cwd, got, tt.want)
+			if got := locateScript(tt.exe, tt.repo); got != tt.want {
+				t.Errorf("locateScript(%q, %q) = %q, want %q", tt.exe, tt.repo, got, tt.want)
 			}
 		})
+	}
+}
+
+// The checkout a test binary was built from is this one, wherever the
+// test runs: the working directory plays no part.
+func TestSourceRepoIsTheCheckoutNotTheWorkingDirectory(t *testing.T) {
+	wd, _ := os.Getwd()
+	want := filepath.Dir(filepath.Dir(wd)) // go test runs in internal/pgbin
+	if got := sourceRepo(); got != want {
+		t.Errorf("sourceRepo() = %q, want %q", got, want)
+	}
+	t.Chdir(t.TempDir())
+	if got := sourceRepo(); got != want {
+		t.Errorf("after a chdir, sourceRepo() = %q, want %q", got, want)
 	}
 }
 

@@ -13,10 +13,17 @@ import (
 // Options configures a Proxy. Listen and Upstream are required.
 type Options struct {
 	// Listen is the host:port to accept clients on, e.g. "127.0.0.1:6432".
-	// Port 0 picks a free port; Proxy.Addr reports it. An absolute path is a
-	// unix socket (made accessible to every local user), e.g.
-	// "/tmp/link/.s.PGSQL.5432" for libpq's host=/tmp/link port=5432.
+	// Port 0 picks a free port; Proxy.Addr reports it. It must be a
+	// loopback address unless AllowRemote is set: the proxy authenticates
+	// no one. An absolute path is a unix socket of mode 0600 (the proxy's
+	// account only; give it to another account with os.Lchown), e.g.
+	// "/tmp/link/.s.PGSQL.5432" for libpq's host=/tmp/link port=5432; the
+	// path must not exist.
 	Listen string
+	// AllowRemote lets Listen be an address other machines can reach
+	// (every interface, or a non-loopback one): anyone who reaches it
+	// reaches Upstream as if from this machine.
+	AllowRemote bool
 	// Upstream is the host:port (or absolute unix socket path) every client
 	// connection is relayed to.
 	Upstream string
@@ -43,6 +50,9 @@ func (o Options) Validate() error {
 	}
 	if o.Rate < 0 {
 		return fmt.Errorf("rate %d bytes/s is negative: use a positive rate such as 8MB/s, or 0 for unlimited", int64(o.Rate))
+	}
+	if !o.AllowRemote && !IsLoopback(o.Listen) {
+		return fmt.Errorf("listen address %q is reachable from other machines, and the proxy authenticates no one: listen on 127.0.0.1 (e.g. 127.0.0.1:6432), or pass --allow-remote", o.Listen)
 	}
 	return nil
 }

@@ -12,7 +12,14 @@ func TestOptionsValidate(t *testing.T) {
 		wantErr string // "" = valid
 	}{
 		{"a loopback listen and upstream are valid", Options{Listen: "127.0.0.1:6432", Upstream: "127.0.0.1:5432"}, ""},
-		{"listening on all interfaces and any port is valid", Options{Listen: ":0", Upstream: "db.example:5432", Rate: 8_000_000}, ""},
+		{"listening on all interfaces and any port is valid with AllowRemote", Options{Listen: ":0", Upstream: "db.example:5432", Rate: 8_000_000, AllowRemote: true}, ""},
+		{"listening on all interfaces without AllowRemote is refused", Options{Listen: ":6432", Upstream: "db.example:5432"}, "--allow-remote"},
+		{"a non-loopback address without AllowRemote is refused", Options{Listen: "10.0.0.5:6432", Upstream: "db.example:5432"}, "reachable from other machines"},
+		{"a host name other than localhost without AllowRemote is refused", Options{Listen: "proxy.example:6432", Upstream: "db.example:5432"}, "--allow-remote"},
+		{"localhost is loopback", Options{Listen: "localhost:6432", Upstream: "db.example:5432"}, ""},
+		{"IPv6 loopback is loopback", Options{Listen: "[::1]:6432", Upstream: "db.example:5432"}, ""},
+		{"another 127/8 address is loopback", Options{Listen: "127.0.0.2:6432", Upstream: "db.example:5432"}, ""},
+		{"a unix socket is local", Options{Listen: "/tmp/link/.s.PGSQL.5432", Upstream: "/run/postgresql/.s.PGSQL.5432"}, ""},
 		{"a missing listen address is rejected", Options{Upstream: "127.0.0.1:5432"}, "listen address is empty"},
 		{"a missing upstream is rejected", Options{Listen: ":6432"}, "upstream address is empty"},
 		{"an address without a port is rejected", Options{Listen: ":6432", Upstream: "127.0.0.1"}, "missing port"},

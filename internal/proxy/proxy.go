@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,17 +69,18 @@ func Start(ctx context.Context, o Options) (*Proxy, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, network(o.Listen), o.Listen)
+	var ln net.Listener
+	var err error
+	if IsUnix(o.Listen) {
+		// Mode 0600: the proxy's account only (a client of another
+		// account, such as a lab server, is given the socket by its maker).
+		ln, err = listenUnix(ctx, o.Listen)
+	} else {
+		var lc net.ListenConfig
+		ln, err = lc.Listen(ctx, "tcp", o.Listen)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w (is the port already in use? choose another listen address)", o.Listen, err)
-	}
-	if network(o.Listen) == "unix" {
-		// The clients (e.g. a subscriber running as user postgres) need write access.
-		if err := os.Chmod(o.Listen, 0o777); err != nil {
-			ln.Close()
-			return nil, fmt.Errorf("make %s accessible: %w", o.Listen, err)
-		}
 	}
 	p := &Proxy{
 		ln:       ln,
