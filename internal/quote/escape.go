@@ -67,16 +67,25 @@ func escape(s, keep string) string {
 			b.WriteString(`\t`)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r <= 0xFFFF:
-			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
+			escapeRune(&b, r)
 		}
 		i += n
 	}
 	return b.String()
+}
+
+// escapeRune writes r as a backslash escape that Escape, bash's $'...' and
+// C read alike: \xNN below U+0080, \uNNNN, \UNNNNNNNN above U+FFFF.
+func escapeRune(b *strings.Builder, r rune) {
+	switch {
+	case r < 0x80:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r <= 0xFFFF:
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		fmt.Fprintf(b, `\U%08x`, r)
+	}
 }
 
 // Fields splits prose at its spaces, as strings.Fields does, for a wrapper to

@@ -38,6 +38,12 @@ func (s Statement) Lines() []string {
 // Fence is the Markdown fence for a code block holding lines: three backticks,
 // or one more than the longest run of backticks in them.
 func Fence(lines []string) string {
+	return strings.Repeat("`", max(3, LongestBacktickRun(lines...)+1))
+}
+
+// LongestBacktickRun is the longest run of backticks in any of lines: a
+// Markdown fence or code span around them must be longer.
+func LongestBacktickRun(lines ...string) int {
 	longest := 0
 	for _, l := range lines {
 		run := 0
@@ -50,7 +56,7 @@ func Fence(lines []string) string {
 			}
 		}
 	}
-	return strings.Repeat("`", max(3, longest+1))
+	return longest
 }
 
 // Block is a list of statements as Markdown: a fenced block per language.

@@ -29,12 +29,8 @@ func Word(s string) string {
 			b.WriteRune(r)
 		case printableRune(r):
 			b.WriteRune(r)
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r <= 0xFFFF:
-			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
+			escapeRune(&b, r)
 		}
 		i += n
 	}

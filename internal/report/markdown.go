@@ -133,16 +133,7 @@ func MarkdownCell(s string) string { return strings.ReplaceAll(quote.Escape(s), 
 // that nothing in it ends the span.
 func MarkdownCode(s string) string {
 	s = quote.Escape(s)
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
+	fence := strings.Repeat("`", quote.LongestBacktickRun(s)+1)
 	if s == "" || s[0] == '`' || s[len(s)-1] == '`' || s[0] == ' ' && s[len(s)-1] == ' ' {
 		s = " " + s + " "
 	}
