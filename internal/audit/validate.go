@@ -96,6 +96,7 @@ func (r Report) validate() error {
 			ff := f + "." + valid.At("findings", j)
 			c.OneOf(ff+".check", fd.Check, ids)
 			c.OneOf(ff+".severity", string(fd.Severity), severities)
+			c.Statements(ff+".run", fd.Run)
 		}
 	}
 	if c.Err != nil {

@@ -29,6 +29,14 @@ func (r Report) Validate() error {
 		if p.Next != nil {
 			c.OneOf(f+".next_limit.stage", p.Next.Stage, stageNames)
 		}
+		for _, list := range []struct {
+			name   string
+			advice []classify.Advice
+		}{{"helps", p.Helps}, {"does_not_help", p.NotHelps}} {
+			for j, a := range list.advice {
+				c.Statements(f+"."+valid.At(list.name, j)+".run", a.Run)
+			}
+		}
 		for j, s := range p.Stages {
 			sf := f + "." + valid.At("stages", j)
 			c.OneOf(sf+".stage", s.Name, stageNames)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // MaxName is the longest name PostgreSQL keeps, in bytes (NAMEDATALEN - 1).
@@ -107,3 +109,34 @@ func (c *Checker) OneOf(field, v string, known []string) {
 
 // At is the field name of element i of list: At("ticks", 3) = "ticks[3]".
 func At(list string, i int) string { return list + "[" + strconv.Itoa(i) + "]" }
+
+// Statement checks a statement read back from a file: a known kind, a
+// known server, and text that is one printable line (what the quoting layer
+// writes), or withheld. A file that holds anything else was not written by
+// lagscope, and its statements are not offered to anybody.
+func Statement(field string, s quote.Statement) error {
+	if err := OneOf(field+".kind", string(s.Kind), []string{string(quote.SQLKind), string(quote.ShellKind)}); err != nil {
+		return err
+	}
+	if err := OneOf(field+".on", s.On, []string{"", "publisher", "subscriber", "standby"}); err != nil {
+		return err
+	}
+	for _, t := range []struct{ name, v string }{{"text", s.Text}, {"note", s.Note}, {"instead", s.Instead}, {"withheld", s.Withheld}} {
+		if !quote.Printable(t.v) {
+			return &Error{field + "." + t.name, t.v, "a statement is one line of printable text, as lagscope writes it"}
+		}
+	}
+	if s.Text == "" && s.Withheld == "" {
+		return &Error{field + ".text", "", "a statement has its text, or says why it was withheld"}
+	}
+	return nil
+}
+
+// Statements applies Statement to each of sts.
+func (c *Checker) Statements(field string, sts []quote.Statement) {
+	for i, s := range sts {
+		if c.Err == nil {
+			c.Err = Statement(At(field, i), s)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package valid
 import (
 	"strings"
 	"testing"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 func TestRules(t *testing.T) {
@@ -44,5 +46,23 @@ func TestErrorIsOneLineNamingTheField(t *testing.T) {
 	msg := c.Err.Error()
 	if strings.ContainsAny(msg, "\n\x1b\x07") || !strings.Contains(msg, "paths[0].slot") || len(msg) > 200 {
 		t.Errorf("error %q: want one line naming paths[0].slot, control characters escaped", msg)
+	}
+}
+
+func TestAStatementFromAFileIsOnePrintableLine(t *testing.T) {
+	good := quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", "x'; DROP TABLE users; --").OnServer("subscriber")
+	if err := Statement("run[0]", good); err != nil {
+		t.Errorf("a statement the quoting layer built is refused: %v", err)
+	}
+	for name, s := range map[string]quote.Statement{
+		"a line break in its text":       {Kind: quote.SQLKind, On: "subscriber", Text: "SELECT 1;\nDROP TABLE users;"},
+		"an escape sequence in its note": {Kind: quote.SQLKind, Text: "SELECT 1;", Note: "\x1b]52;c;aGk=\x07"},
+		"an unknown kind":                {Kind: "powershell", Text: "rm -r /"},
+		"an unknown server":              {Kind: quote.SQLKind, On: "everywhere", Text: "SELECT 1;"},
+		"no text and no reason":          {Kind: quote.SQLKind},
+	} {
+		if err := Statement("run[0]", s); err == nil || !strings.Contains(err.Error(), "run[0].") {
+			t.Errorf("%s: got %v, want an error naming the field", name, err)
+		}
 	}
 }
