@@ -31,9 +31,10 @@ go test -short -count=1 ./...
 # (LAGSCOPE_REPRODUCE_VERSION, default 18: 16+ has an index path for REPLICA
 # IDENTITY FULL), and the tests that do not depend on the server's version
 # (the exporter with a real Prometheus, watch in tmux, the HTML reports in
-# Chromium, the slot forecast, the conflict text before 18) on another
+# Chromium, the slot forecast, the conflict text before 18, the signal and TLS
+# tests, the release packages, the closed lab) on another
 # (LAGSCOPE_ONCE_VERSION, default 15), so that neither version carries both;
-# CI stops at 60 minutes (see README for the measured time).
+# CI stops at 60 minutes (see CONTRIBUTING.md for the measured time).
 reproduce_on=${LAGSCOPE_REPRODUCE_VERSION:-18}
 once_on=${LAGSCOPE_ONCE_VERSION:-15}
 for v in $versions; do

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/lagscope/lagscope/internal/labtest/labpair"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,6 +92,7 @@ func assertClean(t *testing.T, base string, servers []int) {
 }
 
 func TestIntegrationInterruptRemovesTheLab(t *testing.T) {
+	labpair.Once(t) // lagscope's own clean-up: the same on every server version
 	bin := buildLagscope(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -114,6 +116,7 @@ func TestIntegrationInterruptRemovesTheLab(t *testing.T) {
 }
 
 func TestIntegrationSIGKILLLeavesNoServerAndLabCleanRemovesTheRest(t *testing.T) {
+	labpair.Once(t) // lagscope's own clean-up: the same on every server version
 	bin := buildLagscope(t)
 	base := labBase(t)
 	cmd, _, servers := startLabRun(t, bin, base)

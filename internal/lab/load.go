@@ -12,6 +12,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/proc"
+	"github.com/lagscope/lagscope/internal/safefile"
 )
 
 // LoadOptions describe a pgbench run of seed 000's workload.
@@ -55,7 +56,7 @@ func StartLoad(ctx context.Context, c *cluster.Cluster, o LoadOptions) (*Load, e
 		text, name = o.Script, "custom.sql"
 	}
 	script := filepath.Join(c.Dir, "..", name)
-	if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
+	if err := safefile.WriteFile(script, []byte(text)); err != nil {
 		return nil, fmt.Errorf("write pgbench script: %w", err)
 	}
 	jobs := o.Clients
@@ -81,7 +82,9 @@ func StartLoad(ctx context.Context, c *cluster.Cluster, o LoadOptions) (*Load, e
 		args = append([]string{ts, "-c", proc.FormatCPUList(o.CPUs)}, args...)
 	}
 	logPath := filepath.Join(c.Dir, "..", "pgbench.log")
-	logf, err := os.Create(logPath)
+	// A fresh file of root's alone: never through a link planted at the name.
+	_ = os.Remove(logPath)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/proc"
+	"github.com/lagscope/lagscope/internal/safefile"
 )
 
 // Small helpers shared by the experiments: starting a cluster, server CPU
@@ -98,7 +98,7 @@ type pgbenchRun struct {
 func (p pgbenchRun) run(ctx context.Context) (time.Time, error) {
 	dir := filepath.Dir(p.Target.Dir)
 	script := filepath.Join(dir, "pgbench-script.sql")
-	if err := os.WriteFile(script, []byte(p.Script), 0o644); err != nil {
+	if err := safefile.WriteFile(script, []byte(p.Script)); err != nil {
 		return time.Time{}, fmt.Errorf("write pgbench script: %w", err)
 	}
 	args := []string{p.PGBench, "-n", "-h", p.Target.SocketDir, "-p", strconv.Itoa(p.Target.Port), "-U", cluster.Superuser,
