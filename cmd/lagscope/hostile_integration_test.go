@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"html/template"
 	"os"
 	"os/exec"
@@ -83,7 +82,7 @@ func TestIntegrationHostileNames(t *testing.T) {
 	h.renderings("diagnose", diagJSON, diagStmts, func(format, file string) []byte {
 		return h.lagscope(bin, -1, "report", "--input", file, "--format", format)
 	})
-	if !containsText(diagStmts, "ALTER SUBSCRIPTION "+mustIdent(hSub)+" ENABLE;") {
+	if !containsText(diagStmts, sqlText("ALTER SUBSCRIPTION %I ENABLE;", hSub)) {
 		t.Errorf("diagnose printed no ENABLE for the disabled subscription; its statements: %v", texts(diagStmts))
 	}
 
@@ -125,8 +124,8 @@ func TestIntegrationHostileNames(t *testing.T) {
 
 	if h.major >= 15 {
 		t.Log("an apply error on the hostile subscription")
-		h.exec(h.sub, fmt.Sprintf("INSERT INTO %s VALUES (1, 0, 'x', 'local')", mustQualified(hSchema, hOrders)))
-		h.exec(h.pub, fmt.Sprintf("INSERT INTO %s VALUES (1, 0, 'x', 'remote')", mustQualified(hSchema, hOrders)))
+		h.exec(h.sub, sqlText("INSERT INTO %I VALUES (1, 0, 'x', 'local')", quote.Name{Schema: hSchema, Name: hOrders}))
+		h.exec(h.pub, sqlText("INSERT INTO %I VALUES (1, 0, 'x', 'remote')", quote.Name{Schema: hSchema, Name: hOrders}))
 		var errs []stmt
 		h.eventually("the apply error counted", func() bool {
 			var n int64
@@ -134,7 +133,7 @@ func TestIntegrationHostileNames(t *testing.T) {
 			return err == nil && n > 0
 		})
 		errs = statements(t, h.lagscope(bin, -1, append([]string{"check", "--json"}, args...)...))
-		h.exec(h.sub, fmt.Sprintf("DELETE FROM %s WHERE id = 1", mustQualified(hSchema, hOrders)))
+		h.exec(h.sub, sqlText("DELETE FROM %I WHERE id = 1", quote.Name{Schema: hSchema, Name: hOrders}))
 		var reset bool
 		for _, st := range errs {
 			if strings.Contains(st.Text, "pg_stat_reset_subscription_stats") {
@@ -170,42 +169,39 @@ type hostile struct {
 
 // missingDDL creates the table the subscriber lacks.
 func missingDDL() string {
-	return fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, note text)", mustQualified(hSchema, hMissing))
+	return sqlText("CREATE TABLE %I (id int PRIMARY KEY, note text)", quote.Name{Schema: hSchema, Name: hMissing})
 }
 
 // build creates the hostile objects and the states around them.
 func (h *hostile) build() {
-	orders, window, inj, esc := mustQualified(hSchema, hOrders), mustQualified(hSchema, hWindow),
-		mustQualified(hSchema, hInj), mustQualified(hSchema, hEsc)
-	pos, user := mustIdent(hColPos), mustIdent(hColUser)
+	in := func(name string) quote.Name { return quote.Name{Schema: hSchema, Name: name} }
+	orders, window, inj, esc := in(hOrders), in(hWindow), in(hInj), in(hEsc)
 	for _, c := range []*pgx.Conn{h.pub, h.sub} {
 		h.exec(c, "CREATE TABLE public.users (id int PRIMARY KEY)", "INSERT INTO public.users VALUES (1)",
 			"CREATE TABLE public.orders (id int PRIMARY KEY)",
-			"CREATE SCHEMA "+mustIdent(hSchema),
-			fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, %s int, note text, %s text)", window, pos, mustIdent("q\"uote")),
-			fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, %s int, note text)", inj, pos),
-			fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, %s int, note text)", esc, pos))
+			sqlText("CREATE SCHEMA %I", hSchema),
+			sqlText("CREATE TABLE %I (id int PRIMARY KEY, %I int, note text, %I text)", window, hColPos, "q\"uote"),
+			sqlText("CREATE TABLE %I (id int PRIMARY KEY, %I int, note text)", inj, hColPos),
+			sqlText("CREATE TABLE %I (id int PRIMARY KEY, %I int, note text)", esc, hColPos))
 	}
-	h.exec(h.pub, fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, %s int, note text, %s text)", orders, pos, user))
-	h.exec(h.sub, fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, %s int, note text)", orders, pos))
-	h.exec(h.pub, fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY FULL", window))
+	h.exec(h.pub, sqlText("CREATE TABLE %I (id int PRIMARY KEY, %I int, note text, %I text)", orders, hColPos, hColUser))
+	h.exec(h.sub, sqlText("CREATE TABLE %I (id int PRIMARY KEY, %I int, note text)", orders, hColPos))
+	h.exec(h.pub, sqlText("ALTER TABLE %I REPLICA IDENTITY FULL", window))
 	for _, ix := range hIndexes {
-		h.exec(h.sub, fmt.Sprintf("CREATE INDEX %s ON %s (%s, note)", mustIdent(ix), orders, pos))
+		h.exec(h.sub, sqlText("CREATE INDEX %I ON %I (%I, note)", ix, orders, hColPos))
 	}
 	h.exec(h.sub, "CREATE FUNCTION public.touch() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$",
-		fmt.Sprintf("CREATE TRIGGER %s BEFORE UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION public.touch()", mustIdent(hTrigger), esc),
-		fmt.Sprintf("ALTER TABLE %s ENABLE ALWAYS TRIGGER %s", esc, mustIdent(hTrigger)))
+		sqlText("CREATE TRIGGER %I BEFORE UPDATE ON %I FOR EACH ROW EXECUTE FUNCTION public.touch()", hTrigger, esc),
+		sqlText("ALTER TABLE %I ENABLE ALWAYS TRIGGER %I", esc, hTrigger))
 	// Three members, one filtered on a column outside its identity.
-	h.exec(h.pub, fmt.Sprintf("CREATE PUBLICATION %s FOR TABLE %s, %s, %s WHERE (%s > 0), %s", mustIdent(hPub), orders, window, inj, pos, esc))
+	h.exec(h.pub, sqlText("CREATE PUBLICATION %I FOR TABLE %I, %I, %I WHERE (%I > 0), %I", hPub, orders, window, inj, hColPos, esc))
 	var conninfo string
 	if err := h.sub.QueryRow(h.ctx, "SELECT subconninfo FROM pg_subscription LIMIT 1").Scan(&conninfo); err != nil {
 		h.t.Fatalf("the lab subscription's conninfo: %v", err)
 	}
-	lit, _ := quote.Literal(conninfo)
-	slot, _ := quote.Literal(hSlot)
-	h.exec(h.sub, fmt.Sprintf("CREATE SUBSCRIPTION %s CONNECTION %s PUBLICATION %s WITH (copy_data = false, enabled = false, slot_name = %s)",
-		mustIdent(hSub), lit, mustIdent(hPub), slot))
-	h.exec(h.pub, missingDDL(), fmt.Sprintf("ALTER PUBLICATION %s ADD TABLE %s", mustIdent(hPub), mustQualified(hSchema, hMissing)))
+	h.exec(h.sub, sqlText("CREATE SUBSCRIPTION %I CONNECTION %L PUBLICATION %I WITH (copy_data = false, enabled = false, slot_name = %L)",
+		hSub, conninfo, hPub, hSlot))
+	h.exec(h.pub, missingDDL(), sqlText("ALTER PUBLICATION %I ADD TABLE %I", hPub, in(hMissing)))
 }
 
 // decoysIntact fails the test when an injected statement ran.
@@ -431,15 +427,15 @@ func connect(t *testing.T, ctx context.Context, dsn string) *pgx.Conn {
 	return c
 }
 
-func mustIdent(s string) string {
-	q, ok := quote.Ident(s)
-	if !ok {
-		panic("test name is not UTF-8: " + s)
+// sqlText is the test's own DDL, built by the quoting layer it checks
+// elsewhere against the server (a name it could not print fails at once).
+func sqlText(template string, args ...any) string {
+	st := quote.SQL(template, args...)
+	if st.Withheld != "" {
+		panic("test statement " + template + ": " + st.Withheld)
 	}
-	return q
+	return st.Text
 }
-
-func mustQualified(schema, name string) string { return mustIdent(schema) + "." + mustIdent(name) }
 
 func containsText(sts []stmt, text string) bool {
 	for _, s := range sts {

@@ -14,7 +14,6 @@ import (
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/recordings"
 	"github.com/lagscope/lagscope/internal/sample"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -63,24 +62,23 @@ func slice(rec *sample.Recording, from, to time.Time) *sample.Recording {
 // gather returns the value of every series of name whose labels include want.
 func gather(t *testing.T, col *Collector, name string, want map[string]string) []float64 {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(col)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatalf("gather: %v", err)
-	}
 	var out []float64
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.Metric {
-			if matches(m, want) {
-				out = append(out, value(m))
-			}
+	for _, s := range gatherSeries(t, col, name) {
+		if hasLabels(s.labels, want) {
+			out = append(out, s.value)
 		}
 	}
 	return out
+}
+
+// hasLabels reports whether labels hold every label of want.
+func hasLabels(labels, want map[string]string) bool {
+	for k, v := range want {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 func matches(m *dto.Metric, want map[string]string) bool {
