@@ -9,6 +9,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lagscope/lagscope/internal/cluster"
 	"github.com/lagscope/lagscope/internal/pgbin"
@@ -65,10 +66,14 @@ func PGBench(t testing.TB) (pgbin.Dir, string) {
 	return dir, pgbench
 }
 
-// Log is an io.Writer that logs each write, trimmed, with t.Log.
+// Log is an io.Writer that logs each write, trimmed, with t.Log, after the
+// time since the process started (where a scenario's time goes).
 type Log struct{ T testing.TB }
 
+// began is when the test binary started.
+var began = time.Now()
+
 func (l Log) Write(p []byte) (int, error) {
-	l.T.Log(strings.TrimSpace(string(p)))
+	l.T.Logf("%6.1fs %s", time.Since(began).Seconds(), strings.TrimSpace(string(p)))
 	return len(p), nil
 }
