@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lagscope/lagscope/internal/quote"
-	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/render"
 )
 
 // hostile is a name as other people choose it: a screen clear, an OSC 52
@@ -86,7 +86,7 @@ func TestMarkdownCheckReportKeepsItsTableAndSpans(t *testing.T) {
 			}
 		}
 	}
-	if want := "OK: " + report.MarkdownCode("wal-level`|") + "."; !strings.Contains(out, want) || !strings.Contains(want, "``wal-level`|``") {
+	if want := "OK: " + render.MarkdownCode("wal-level`|") + "."; !strings.Contains(out, want) || !strings.Contains(want, "``wal-level`|``") {
 		t.Errorf("the check's code span is not fenced past its backtick: want %s in\n%s", want, out)
 	}
 }

@@ -6,14 +6,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/render"
 )
 
 //go:embed html.tmpl
 var htmlPage string
 
 var htmlTmpl = template.Must(template.New("check").Funcs(template.FuncMap{
-	"style": report.Style,
+	"style": render.Style,
 	"join":  strings.Join,
 	// Statements read back from a file are escaped (the page is sanitized
 	// too, but a line feed in one would pass as a line of the <pre>).
@@ -58,5 +58,5 @@ func HTML(w io.Writer, r Report) error {
 			data.OK = append(data.OK, res.Check)
 		}
 	}
-	return report.ExecutePage(w, htmlTmpl, data)
+	return render.ExecutePage(w, htmlTmpl, data)
 }

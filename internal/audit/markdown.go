@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/quote"
-	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/render"
 )
 
 // Markdown writes the report for a ticket or a pull request: a summary table,
@@ -21,7 +21,7 @@ func Markdown(w io.Writer, r Report) error {
 	if len(findings) > 0 {
 		b.WriteString("\n| severity | check | objects |\n|---|---|---|\n")
 		for _, f := range findings {
-			fmt.Fprintf(b, "| %s | %s | %s |\n", mdCell(string(f.Severity)), mdCell(report.MarkdownCode(f.Check)), mdCell(strings.Join(f.Objects, ", ")))
+			fmt.Fprintf(b, "| %s | %s | %s |\n", mdCell(string(f.Severity)), mdCell(render.MarkdownCode(f.Check)), mdCell(strings.Join(f.Objects, ", ")))
 		}
 	}
 	for _, f := range findings {
@@ -44,13 +44,13 @@ func Markdown(w io.Writer, r Report) error {
 				fmt.Fprintf(b, "\n%s:\n\n", st.title)
 				first = false
 			}
-			fmt.Fprintf(b, "- %s: %s\n", report.MarkdownCode(res.Check), quote.Escape(res.Reason))
+			fmt.Fprintf(b, "- %s: %s\n", render.MarkdownCode(res.Check), quote.Escape(res.Reason))
 		}
 	}
 	var ok []string
 	for _, res := range r.Results {
 		if res.Status == StatusOK {
-			ok = append(ok, report.MarkdownCode(res.Check))
+			ok = append(ok, render.MarkdownCode(res.Check))
 		}
 	}
 	if len(ok) > 0 {
@@ -61,8 +61,8 @@ func Markdown(w io.Writer, r Report) error {
 	return err
 }
 
-// mdCell makes text safe inside a table cell (report.MarkdownCell).
-func mdCell(s string) string { return report.MarkdownCell(s) }
+// mdCell makes text safe inside a table cell (render.MarkdownCell).
+func mdCell(s string) string { return render.MarkdownCell(s) }
 
 func capitalise(s string) string {
 	if s == "" {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/buildinfo"
-	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/render"
 )
 
 // SchemaVersion is bumped when Report's JSON shape changes incompatibly.
@@ -32,7 +32,7 @@ type Report struct {
 	Subscriber  *Server   `json:"subscriber,omitempty"`
 	Summary     Summary   `json:"summary"`
 	// RebuiltFrom is the file the report was rebuilt from (nil: read live).
-	RebuiltFrom *report.Source `json:"rebuilt_from,omitempty"`
+	RebuiltFrom *render.Source `json:"rebuilt_from,omitempty"`
 	// Results has one entry per check, in the order of All.
 	Results []Result `json:"results"`
 }
@@ -119,11 +119,11 @@ var Renderers = map[string]Renderer{
 
 // Render writes r in format.
 func Render(w io.Writer, r Report, format string) error {
-	return report.RenderWith(Renderers, w, r, format)
+	return render.RenderWith(Renderers, w, r, format)
 }
 
 // JSON writes the report as indented JSON.
-func JSON(w io.Writer, r Report) error { return report.IndentedJSON(w, r) }
+func JSON(w io.Writer, r Report) error { return render.IndentedJSON(w, r) }
 
 // ReadReport loads a report saved with 'lagscope check --json' and checks
 // its check IDs, statuses, sides and severities against this lagscope's.

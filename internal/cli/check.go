@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/lagscope/lagscope/internal/audit"
-	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/safefile"
 	"github.com/spf13/cobra"
 )
@@ -120,7 +120,7 @@ func (o *checkOptions) report(cmd *cobra.Command) (audit.Report, error) {
 		if err != nil {
 			return rep, Usagef("--input %s: %v", o.input, err)
 		}
-		rep.RebuiltFrom = &report.Source{File: o.input, RecordedAt: rep.Taken}
+		rep.RebuiltFrom = &render.Source{File: o.input, RecordedAt: rep.Taken}
 		return rep, nil
 	}
 	var snaps audit.Snapshots
@@ -154,7 +154,7 @@ func (o *checkOptions) report(cmd *cobra.Command) (audit.Report, error) {
 	}
 	rep := audit.NewReport(snaps, audit.Run(snaps, audit.All))
 	if o.snapshots != "" {
-		rep.RebuiltFrom = &report.Source{File: o.snapshots, RecordedAt: rep.Taken}
+		rep.RebuiltFrom = &render.Source{File: o.snapshots, RecordedAt: rep.Taken}
 	}
 	return rep, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/safefile"
 	"github.com/spf13/cobra"
@@ -153,7 +154,7 @@ func diagnoseFromSamples(cmd *cobra.Command, o *diagnoseOptions) error {
 	if err != nil {
 		return Usagef("--from-samples %s: %v", o.fromSamples, err)
 	}
-	rep.RebuiltFrom = &report.Source{File: o.fromSamples, RecordedAt: rep.Start}
+	rep.RebuiltFrom = &render.Source{File: o.fromSamples, RecordedAt: rep.Start}
 	return renderDiagnosis(cmd, rep, o.format)
 }
 
@@ -231,7 +232,7 @@ classified by 'lagscope diagnose --from-samples FILE'.`,
 			if err != nil {
 				return Usagef("%s: %v", name, err)
 			}
-			rep.RebuiltFrom = &report.Source{File: name, RecordedAt: rep.Start}
+			rep.RebuiltFrom = &render.Source{File: name, RecordedAt: rep.Start}
 			if err := report.Render(cmd.OutOrStdout(), rep, format); err != nil {
 				return Usage(err)
 			}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/reproduce"
 	"github.com/spf13/cobra"
 )
@@ -80,7 +80,7 @@ not their size. docs/reproduction.md has this machine's tables.`,
 			out := cmd.OutOrStdout()
 			switch {
 			case o.json:
-				err = report.IndentedJSON(out, t)
+				err = render.IndentedJSON(out, t)
 			case o.markdown:
 				err = reproduce.Markdown(out, t)
 			case o.html:

@@ -13,6 +13,7 @@ import (
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sleep"
 	"github.com/lagscope/lagscope/internal/whatif"
@@ -113,7 +114,7 @@ Changes:
 			err = nil
 			switch {
 			case o.json:
-				err = report.IndentedJSON(cmd.OutOrStdout(), cs)
+				err = render.IndentedJSON(cmd.OutOrStdout(), cs)
 			case w.html:
 				err = report.WhatifHTML(cmd.OutOrStdout(), cs, "lagscope "+strings.Join(os.Args[1:], " "))
 			default:

@@ -9,6 +9,7 @@ import (
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/quote"
+	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/whatif"
 )
@@ -118,8 +119,8 @@ func TestMarkdownKeepsNamesInsideTheirSpansAndCells(t *testing.T) {
 		{"", "`  `"},
 		{"a\x1b[2Jb", "`a\\x1b[2Jb`"},
 	} {
-		if got := MarkdownCode(c.in); got != c.want {
-			t.Errorf("MarkdownCode(%q) = %s, want %s", c.in, got, c.want)
+		if got := render.MarkdownCode(c.in); got != c.want {
+			t.Errorf("render.MarkdownCode(%q) = %s, want %s", c.in, got, c.want)
 		}
 	}
 	var b bytes.Buffer
@@ -160,7 +161,7 @@ func TestEveryHTMLPageDeclaresTheCSP(t *testing.T) {
 	}
 	for name, page := range map[string]string{"diagnose": b.String(), "lab whatif": w.String()} {
 		head, _, _ := strings.Cut(page, "<style>")
-		if !strings.Contains(head, CSPMeta) {
+		if !strings.Contains(head, render.CSPMeta) {
 			t.Errorf("the %s page declares no CSP before its style", name)
 		}
 		if bad := unprintable(page, "\n\t"); len(bad) > 0 {

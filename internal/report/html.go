@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -9,7 +8,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/lagscope/lagscope/internal/quote"
+	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -19,17 +18,8 @@ import (
 //go:embed html.tmpl
 var htmlPage string
 
-// style is the HTML reports' stylesheet, inlined in each page.
-//
-//go:embed style.css
-var style string
-
-// Style returns the stylesheet every lagscope HTML report inlines (check's
-// too), for a <style> element.
-func Style() template.CSS { return template.CSS(style) }
-
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"style": Style,
+	"style": render.Style,
 	"bytes": func(n int64) string { return units.FormatBytes(float64(n)) },
 	"pct":   units.Percent,
 	"rate":  func(mbps float64) string { return rate(mbps * 1e6) },
@@ -82,29 +72,8 @@ func HTMLPage(w io.Writer, r Report, prefaces ...Preface) error {
 		}
 		data.Paths = append(data.Paths, htmlPath{Path: p, Charts: ch})
 	}
-	return ExecutePage(w, htmlTmpl, data)
+	return render.ExecutePage(w, htmlTmpl, data)
 }
-
-// ExecutePage runs the template of one of lagscope's HTML pages and writes
-// the page through quote.Sanitize: html/template escapes markup but leaves
-// control, bidi and format runes as they are, and a name or a query holding
-// one would reorder or hide what the page shows. They are written as visible
-// escapes. Line feeds and tabs pass (the page's own, and the tabs gonum/plot
-// writes inside its SVG): in a value outside <pre> a browser shows them as a
-// space; statements, in <pre>, are escaped value by value.
-func ExecutePage(w io.Writer, t *template.Template, data any) error {
-	var b bytes.Buffer
-	if err := t.Execute(&b, data); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, quote.Sanitize(b.String(), "\n\t"))
-	return err
-}
-
-// CSPMeta is the Content-Security-Policy every lagscope HTML page declares
-// in its head, before its style: it loads nothing and runs nothing (no page has a script);
-// its one stylesheet is inline, its charts inline SVG.
-const CSPMeta = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`
 
 // pipeBox is one stage of the HTML pipeline picture.
 type pipeBox struct {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/quote"
+	"github.com/lagscope/lagscope/internal/render"
 )
 
 // Markdown writes the report for a ticket or a mailing-list post.
@@ -22,9 +23,9 @@ func Markdown(w io.Writer, r Report) error {
 		fmt.Fprintf(b, "\n> %s\n", r.RebuiltFrom.MarkdownLine())
 	}
 	for _, p := range r.Paths {
-		name := "slot " + MarkdownCode(p.Slot)
+		name := "slot " + render.MarkdownCode(p.Slot)
 		if p.Subscription != "" {
-			name += " → subscription " + MarkdownCode(p.Subscription)
+			name += " → subscription " + render.MarkdownCode(p.Subscription)
 		}
 		fmt.Fprintf(b, "\n### %s\n\n**%s** (confidence %.2f): %s\n", name, quote.Escape(p.Name), p.Confidence, quote.Escape(p.Headline))
 		if p.Cause != "" {
@@ -35,22 +36,22 @@ func Markdown(w io.Writer, r Report) error {
 			size(p.LagBytes), size(p.Lag.NotYetSent), size(p.Lag.SentNotFlushed), size(p.Lag.FlushedNotConfd))
 		fmt.Fprintf(b, "| generated | %s |\n| decoded (sent_lsn) | %s |\n| confirmed | %s |\n", rate(p.GeneratedMBps*1e6), rate(p.DecodedMBps*1e6), rate(p.ConfirmedMBps*1e6))
 		if p.CatchUp != "" {
-			fmt.Fprintf(b, "| outlook | %s |\n", MarkdownCell(p.CatchUp))
+			fmt.Fprintf(b, "| outlook | %s |\n", render.MarkdownCell(p.CatchUp))
 		}
 		if p.Trouble != nil {
-			fmt.Fprintf(b, "| slot | %s |\n", MarkdownCell(p.Trouble.Text))
+			fmt.Fprintf(b, "| slot | %s |\n", render.MarkdownCell(p.Trouble.Text))
 		}
 		if c := p.Conflicts; c != nil && c.Text != "" {
-			fmt.Fprintf(b, "| conflicts | %s |\n", MarkdownCell(c.Text))
+			fmt.Fprintf(b, "| conflicts | %s |\n", render.MarkdownCell(c.Text))
 		}
 		if p.Limit != "" {
-			fmt.Fprintf(b, "| limit | %s |\n", MarkdownCell(p.Limit))
+			fmt.Fprintf(b, "| limit | %s |\n", render.MarkdownCell(p.Limit))
 			if p.Next != nil {
-				fmt.Fprintf(b, "| next limit | %s, %s |\n", MarkdownCell(string(p.Next.Stage)), headroomText(p.Next.Headroom))
+				fmt.Fprintf(b, "| next limit | %s, %s |\n", render.MarkdownCell(string(p.Next.Stage)), headroomText(p.Next.Headroom))
 			}
 		}
 		if p.LagTime.Text != "" {
-			fmt.Fprintf(b, "| lag in time | %s |\n", MarkdownCell(strings.TrimPrefix(p.LagTime.Text, "lag in time: ")))
+			fmt.Fprintf(b, "| lag in time | %s |\n", render.MarkdownCell(strings.TrimPrefix(p.LagTime.Text, "lag in time: ")))
 		}
 		if len(p.Stages) > 0 {
 			b.WriteString("\nStages (shares of a core or of wait-event probes; util = busy + own waits; headroom = 1/util):\n\n")
@@ -116,26 +117,8 @@ func mdTable(b *strings.Builder, header []string, rows [][]string) {
 	for _, r := range rows {
 		cells := make([]string, len(r))
 		for i, c := range r {
-			cells[i] = MarkdownCell(c)
+			cells[i] = render.MarkdownCell(c)
 		}
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
-}
-
-// MarkdownCell is text from other people for a Markdown table cell: escaped
-// (quote.Escape) and its '|' written as '\|', which GitHub's tables read as a
-// '|' of the cell, inside a code span too.
-func MarkdownCell(s string) string { return strings.ReplaceAll(quote.Escape(s), "|", `\|`) }
-
-// MarkdownCode is text from other people as a Markdown inline code span:
-// escaped, between backtick fences one longer than any run of backticks in it
-// (padded with a space where it starts or ends with a backtick or a space), so
-// that nothing in it ends the span.
-func MarkdownCode(s string) string {
-	s = quote.Escape(s)
-	fence := strings.Repeat("`", quote.LongestBacktickRun(s)+1)
-	if s == "" || s[0] == '`' || s[len(s)-1] == '`' || s[0] == ' ' && s[len(s)-1] == ' ' {
-		s = " " + s + " "
-	}
-	return fence + s + fence
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/conflict"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/trouble"
 	"github.com/lagscope/lagscope/internal/units"
@@ -51,8 +52,8 @@ type Report struct {
 	Paths      []Path   `json:"paths"`
 	Gaps       []string `json:"gaps,omitempty"`
 	// RebuiltFrom is the file the report was rebuilt from (nil: read live).
-	RebuiltFrom *Source  `json:"rebuilt_from,omitempty"`
-	Notes       []string `json:"notes,omitempty"`
+	RebuiltFrom *render.Source `json:"rebuilt_from,omitempty"`
+	Notes       []string       `json:"notes,omitempty"`
 }
 
 // Server describes an observed server.
@@ -155,28 +156,12 @@ var Renderers = map[string]Renderer{
 }
 
 // Render writes r in format.
-func Render(w io.Writer, r Report, format string) error { return RenderWith(Renderers, w, r, format) }
-
-// RenderWith writes r with the renderer named format from renderers; it serves
-// every lagscope report type (diagnose's, check's).
-func RenderWith[R any, F ~func(io.Writer, R) error](renderers map[string]F, w io.Writer, r R, format string) error {
-	f, ok := renderers[format]
-	if !ok {
-		return fmt.Errorf("unknown format %q: use text, markdown, json or html", format)
-	}
-	return f(w, r)
+func Render(w io.Writer, r Report, format string) error {
+	return render.RenderWith(Renderers, w, r, format)
 }
 
 // JSON writes the report as indented JSON.
-func JSON(w io.Writer, r Report) error { return IndentedJSON(w, r) }
-
-// IndentedJSON writes v as JSON indented by two spaces, as every lagscope
-// report is saved.
-func IndentedJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func JSON(w io.Writer, r Report) error { return render.IndentedJSON(w, r) }
 
 // Read loads a saved JSON report: a diagnose report, or the diagnosis a
 // 'lab run --diagnose --json' result holds. Another of lagscope's files

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/units"
 	"github.com/lagscope/lagscope/internal/whatif"
 )
@@ -22,7 +23,7 @@ import (
 var whatifPage string
 
 var whatifTmpl = template.Must(template.New("whatif").Funcs(template.FuncMap{
-	"style": Style,
+	"style": render.Style,
 	"rate":  units.FormatRate,
 	"secs":  units.FormatSeconds,
 	"inc":   func(i int) int { return i + 1 },
@@ -45,7 +46,7 @@ func WhatifHTML(w io.Writer, cs whatif.Checks, command string) error {
 		}
 		data.Chart = svg
 	}
-	return ExecutePage(w, whatifTmpl, data)
+	return render.ExecutePage(w, whatifTmpl, data)
 }
 
 // drainBars draws each run's drain today, predicted and measured, MB/s.

@@ -3,9 +3,10 @@ package reproduce
 import (
 	"context"
 	"fmt"
-	"github.com/lagscope/lagscope/internal/sleep"
 	"math"
 	"time"
+
+	"github.com/lagscope/lagscope/internal/sleep"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/lab"

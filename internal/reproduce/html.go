@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/report"
 )
 
@@ -18,7 +19,7 @@ import (
 var htmlPage string
 
 var htmlTmpl = template.Must(template.New("reproduce").Funcs(template.FuncMap{
-	"style":  report.Style,
+	"style":  render.Style,
 	"num":    num,
 	"spread": spread,
 	"dash":   dash,
@@ -51,7 +52,7 @@ func HTML(w io.Writer, t *Table) error {
 		}
 		data.Secs = append(data.Secs, hs)
 	}
-	return report.ExecutePage(w, htmlTmpl, data)
+	return render.ExecutePage(w, htmlTmpl, data)
 }
 
 // ratioBars draws each ratio as two bars: the seed's and this machine's.

@@ -2,8 +2,9 @@ package reproduce
 
 import (
 	"fmt"
-	"github.com/lagscope/lagscope/internal/median"
 	"math"
+
+	"github.com/lagscope/lagscope/internal/median"
 )
 
 // TableVersion is bumped when Table's JSON shape changes.
