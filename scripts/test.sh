@@ -27,7 +27,7 @@ go vet ./...
 echo "== unit tests"
 go test -short -count=1 ./...
 
-# The --quick seed reproductions (internal/reproduce) run on one version only
+# The --quick seed reproductions (internal/lab/reproduce) run on one version only
 # (LAGSCOPE_REPRODUCE_VERSION, default 18: 16+ has an index path for REPLICA
 # IDENTITY FULL), and the tests that do not depend on the server's version
 # (the exporter with a real Prometheus, watch in tmux, the HTML reports in

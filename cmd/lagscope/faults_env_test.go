@@ -11,9 +11,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/proxy"
+	"github.com/lagscope/lagscope/internal/lab/proxy"
 )
 
 // faultEnv is the fault matrix's pair, with the links lagscope reaches its

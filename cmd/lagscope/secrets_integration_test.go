@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/labtest/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
 )
 
 // secret is the password of the role the secrets test connects as; it

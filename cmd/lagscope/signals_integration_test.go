@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"github.com/lagscope/lagscope/internal/labtest/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/cluster"
-	"github.com/lagscope/lagscope/internal/pgbin"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
+	"github.com/lagscope/lagscope/internal/lab/pgbin"
 	"github.com/lagscope/lagscope/internal/proc"
 )
 

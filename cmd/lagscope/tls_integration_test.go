@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/lagscope/lagscope/internal/labtest/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/certs"
-	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/lab/certs"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 	"github.com/lagscope/lagscope/internal/pg"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/labtest/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/whatif"
 )
 

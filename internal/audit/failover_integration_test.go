@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lab"
 )
 

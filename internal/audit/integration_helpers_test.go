@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 	"github.com/lagscope/lagscope/internal/lsn"
 )
 

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/labtest/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/quote"
 )

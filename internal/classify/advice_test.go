@@ -7,7 +7,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/quote"
 
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // TestEveryRemedyHasAKey checks the general advice (what helps and what

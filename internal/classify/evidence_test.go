@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // TestEveryRecordedVerdictStatesWhatItDecidedOn judges every path of every

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 

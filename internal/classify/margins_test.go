@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // nearMargin is the margin, in share points, under which a recording sits

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/pgbin"
+	"github.com/lagscope/lagscope/internal/lab/pgbin"
 	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/units"
 	"github.com/spf13/cobra"

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"os"
 
-	"github.com/lagscope/lagscope/internal/calibration"
+	"github.com/lagscope/lagscope/internal/lab/calibration"
 	"github.com/lagscope/lagscope/internal/safefile"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/spf13/cobra"

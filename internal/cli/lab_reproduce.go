@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/render"
-	"github.com/lagscope/lagscope/internal/reproduce"
+	"github.com/lagscope/lagscope/internal/lab/reproduce"
 	"github.com/spf13/cobra"
 )
 

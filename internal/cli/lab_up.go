@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/spf13/cobra"

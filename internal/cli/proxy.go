@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/proxy"
+	"github.com/lagscope/lagscope/internal/lab/proxy"
 	"github.com/lagscope/lagscope/internal/units"
 	"github.com/spf13/cobra"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lagscope/lagscope/internal/proxy"
+	"github.com/lagscope/lagscope/internal/lab/proxy"
 	"github.com/lagscope/lagscope/internal/units"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/proxy"
+	"github.com/lagscope/lagscope/internal/lab/proxy"
 )
 
 func TestProxyOptionsValidate(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/pg"
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 

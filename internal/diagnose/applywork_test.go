@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/classify"
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // A full-identity lab run on 16.14 whose samples hold the subscribed

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 	"github.com/lagscope/lagscope/internal/report"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/whatif"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/classify"
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // An apply-bound recording read with its pair's setup (the snapshots 'lagscope

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // A recording's saved setup with a name no server writes is refused, and

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/classify"
-	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // TestIntegrationTheEnableStatementEnablesExactlyThatSubscription creates

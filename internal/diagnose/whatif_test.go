@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/classify"
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/whatif"
 )

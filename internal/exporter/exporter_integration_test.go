@@ -21,11 +21,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/labtest"
-	"github.com/lagscope/lagscope/internal/labtest/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/monitor"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/labtest/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
 )
 
 // scrape reads the exporter's /metrics and returns the value of the first

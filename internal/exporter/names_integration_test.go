@@ -16,8 +16,8 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/labtest"
-	"github.com/lagscope/lagscope/internal/labtest/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/monitor"
 )
 

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/cluster"
-	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // TestIntegrationTheLabIsClosedToOtherLocalUsers brings up a pair with

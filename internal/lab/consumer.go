@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/consumer"
+	"github.com/lagscope/lagscope/internal/lab/consumer"
 	"github.com/lagscope/lagscope/internal/units"
 )
 

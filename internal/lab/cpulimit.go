@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"fmt"
-	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"os"
 	"path/filepath"
 	"slices"

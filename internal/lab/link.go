@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/lagscope/lagscope/internal/proxy"
+	"github.com/lagscope/lagscope/internal/lab/proxy"
 	"github.com/lagscope/lagscope/internal/units"
 )
 

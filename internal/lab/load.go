@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/safefile"
 )

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/lagscope/lagscope/internal/cluster"
-	"github.com/lagscope/lagscope/internal/consumer"
-	"github.com/lagscope/lagscope/internal/proxy"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
+	"github.com/lagscope/lagscope/internal/lab/consumer"
+	"github.com/lagscope/lagscope/internal/lab/proxy"
 	"github.com/lagscope/lagscope/internal/units"
 )
 

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/sleep"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/cluster"
-	"github.com/lagscope/lagscope/internal/proxy"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
+	"github.com/lagscope/lagscope/internal/lab/proxy"
 	"github.com/lagscope/lagscope/internal/sleep"
 	"github.com/lagscope/lagscope/internal/units"
 )

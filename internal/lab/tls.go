@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/certs"
-	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/lab/certs"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 )
 
 // giveCertificates makes a CA for the pair's lifetime (its certificate in

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 )

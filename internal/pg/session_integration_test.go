@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 	"github.com/lagscope/lagscope/internal/pg"
 )
 

@@ -21,7 +21,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/report"
-	"github.com/lagscope/lagscope/internal/reproduce"
+	"github.com/lagscope/lagscope/internal/lab/reproduce"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/measure"
-	"github.com/lagscope/lagscope/internal/recordings"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // seriesOf builds a one-path report with the series of a recorded run (the

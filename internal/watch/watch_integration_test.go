@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/labtest/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/quote"
 )
 

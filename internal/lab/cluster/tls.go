@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 
-	"github.com/lagscope/lagscope/internal/certs"
+	"github.com/lagscope/lagscope/internal/lab/certs"
 )
 
 // SetTLS gives the server a certificate and its key: written into the data

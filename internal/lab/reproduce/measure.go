@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/lagscope/lagscope/internal/cluster"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/safefile"

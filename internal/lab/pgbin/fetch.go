@@ -148,15 +148,15 @@ func locateScript(exe, repo string) string {
 }
 
 // sourceRepo is the checkout this package was compiled from (the directory
-// two above this file), or "" when the build recorded no absolute path
+// three above this file), or "" when the build recorded no absolute path
 // (-trimpath) or the checkout is gone.
 func sourceRepo() string {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok || !filepath.IsAbs(file) {
 		return ""
 	}
-	repo := filepath.Dir(filepath.Dir(filepath.Dir(file)))
-	if !isFile(filepath.Join(repo, "go.mod")) {
+	repo := filepath.Join(filepath.Dir(file), "..", "..", "..") // internal/lab/pgbin/fetch.go
+	if repo = filepath.Clean(repo); !isFile(filepath.Join(repo, "go.mod")) {
 		return ""
 	}
 	return repo

@@ -317,7 +317,7 @@ func TestLocateScript(t *testing.T) {
 // test runs: the working directory plays no part.
 func TestSourceRepoIsTheCheckoutNotTheWorkingDirectory(t *testing.T) {
 	wd, _ := os.Getwd()
-	want := filepath.Dir(filepath.Dir(wd)) // go test runs in internal/pgbin
+	want := filepath.Dir(filepath.Dir(filepath.Dir(wd))) // go test runs in internal/lab/pgbin
 	if got := sourceRepo(); got != want {
 		t.Errorf("sourceRepo() = %q, want %q", got, want)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // quickOptions finds binaries for the --quick integration runs (skipped with

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/labtest"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // Up brings up a pair of 50,000 rows in scenario, pinned to CPU 0

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/cluster"
-	"github.com/lagscope/lagscope/internal/pgbin"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
+	"github.com/lagscope/lagscope/internal/lab/pgbin"
 )
 
 // Servers returns the server binaries ($LAGSCOPE_PG_BIN, pg_config, or the

@@ -18,7 +18,7 @@ func TestGetPostgresRefusesATarballThatIsNotThePinnedOne(t *testing.T) {
 			t.Skipf("%s not found: %v", tool, err)
 		}
 	}
-	script, err := filepath.Abs("../../" + ScriptPath)
+	script, err := filepath.Abs("../../../" + ScriptPath)
 	if err != nil {
 		t.Fatal(err)
 	}
