@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/testkit/labtest"
 	"github.com/lagscope/lagscope/internal/testkit/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // monitorRole is the role diagnose connects as in the fault matrix: what

@@ -15,8 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/testkit/labtest"
 	"github.com/lagscope/lagscope/internal/quote"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // Names other database users chose: quotes, semicolons, command

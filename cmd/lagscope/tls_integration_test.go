@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab/certs"
-	"github.com/lagscope/lagscope/internal/testkit/labtest"
 	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // A server with a certificate from a throwaway CA: pg.Connect (and so

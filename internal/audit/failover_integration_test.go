@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 )
 
 // TestIntegrationFailoverSafety gives a lab pair's publisher a physical

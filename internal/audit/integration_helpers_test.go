@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/testkit/labtest"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lsn"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 var record = flag.Bool("record", false, "integration tests write the snapshots they read to testdata/")

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/quote"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
 )
 
 // crafted is a table name that breaks out of its quoted literal when it is

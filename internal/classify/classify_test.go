@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/testkit/recordings"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 func load(t *testing.T, path string) *sample.Recording {

@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/lab/reproduce"
+	"github.com/lagscope/lagscope/internal/render"
 	"github.com/spf13/cobra"
 )
 

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/spf13/cobra"
 )

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/pg"
-	"github.com/lagscope/lagscope/internal/testkit/recordings"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 func load(t *testing.T, name string) *sample.Recording {

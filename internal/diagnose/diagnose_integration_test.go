@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/testkit/labtest"
 	"github.com/lagscope/lagscope/internal/testkit/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 func TestIntegrationAPgMonitorRoleIsEnoughOnBothSides(t *testing.T) {

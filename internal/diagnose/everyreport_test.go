@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/testkit/recordings"
 	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // everyReportSums is the fingerprint of every report of every recording:

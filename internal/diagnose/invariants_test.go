@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/classify"
-	"github.com/lagscope/lagscope/internal/testkit/recordings"
 	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // Every recording's report agrees with itself: the lag in time is the

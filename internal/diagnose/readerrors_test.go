@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/testkit/recordings"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // A recording whose blocker reads timed out at some ticks gets a caveat

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/testkit/recordings"
 	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // A recording with the subscriber's per-table counters shows, in every

@@ -21,12 +21,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/testkit/labtest"
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // startExporter runs an exporter for pairs on a free port until the test ends.

@@ -16,9 +16,9 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/testkit/labtest"
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // TestIntegrationANonUTF8SubscriptionNameLeavesEveryOtherPairServed

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/testkit/labtest"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // TestIntegrationWaitSampling runs apply-bound with pg_wait_sampling loaded

@@ -20,8 +20,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/lagscope/lagscope/internal/diagnose"
-	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/lab/reproduce"
+	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 )
 

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/lagscope/lagscope/internal/testkit/labtest"
 	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // TestIntegrationBlockersNameTheLockHolder holds LOCK TABLE in one session,

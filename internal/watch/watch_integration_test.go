@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab"
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/quote"
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
 )
 
 // tmux runs tmux with args and returns its output.

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lab/consumer"
-	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/proc"
 )
 
