@@ -7,10 +7,13 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckColumnMismatch is the ID of columnMismatch: its page is docs/checks/column-mismatch.md.
+const CheckColumnMismatch CheckID = "column-mismatch"
+
 // columnMismatch: published columns missing on the subscriber, of another
 // type, or local NOT NULL columns the publisher does not fill.
 var columnMismatch = Check{
-	ID:       "column-mismatch",
+	ID:       CheckColumnMismatch,
 	Title:    "published columns exist on the subscriber with the same types",
 	Severity: Error,
 	Side:     BothSides,

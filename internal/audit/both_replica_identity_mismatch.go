@@ -6,10 +6,13 @@ import (
 	"strings"
 )
 
+// CheckReplicaIdentityMismatch is the ID of replicaIdentityMismatch: its page is docs/checks/replica-identity-mismatch.md.
+const CheckReplicaIdentityMismatch CheckID = "replica-identity-mismatch"
+
 // replicaIdentityMismatch: the key the subscriber finds rows by must be
 // covered by what the publisher sends as the old row's identity.
 var replicaIdentityMismatch = Check{
-	ID:       "replica-identity-mismatch",
+	ID:       CheckReplicaIdentityMismatch,
 	Title:    "replica identities agree between publisher and subscriber",
 	Severity: Error,
 	Side:     BothSides,

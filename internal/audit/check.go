@@ -39,11 +39,18 @@ const (
 	BothSides      Side = "both"
 )
 
+// CheckID names a check: stable, kebab-case, and the name of the check's
+// page in docs/checks/. Each check's constant (CheckWALLevel, ...) is
+// declared in the check's own file, beside its definition; code outside
+// this package names a check by its constant, never by a string literal
+// (a test in package layers holds the tree to it).
+type CheckID string
+
 // Check is one static check. Run is pure: it reads the snapshots and returns
 // the findings (none when all is well).
 type Check struct {
 	// ID is stable and names the check's page in docs/checks/ (kebab-case).
-	ID    string
+	ID    CheckID
 	Title string
 	// Severity is the worst severity the check reports.
 	Severity Severity
@@ -106,7 +113,7 @@ type Result struct {
 func Run(s Snapshots, checks []Check) []Result {
 	out := make([]Result, 0, len(checks))
 	for _, c := range checks {
-		r := Result{Check: c.ID, Title: c.Title, Side: c.Side}
+		r := Result{Check: string(c.ID), Title: c.Title, Side: c.Side}
 		switch st, why := c.status(s); st {
 		case StatusNotApplicable, StatusNotChecked:
 			r.Status, r.Reason = st, why
@@ -114,7 +121,7 @@ func Run(s Snapshots, checks []Check) []Result {
 			r.Findings = c.Run(s)
 			r.Status = StatusOK
 			for i := range r.Findings {
-				r.Findings[i].Check = c.ID
+				r.Findings[i].Check = string(c.ID)
 				if r.Findings[i].Severity == "" {
 					r.Findings[i].Severity = c.Severity
 				}

@@ -425,7 +425,7 @@ func TestCheckStatuses(t *testing.T) {
 }
 
 func TestEveryCheckIsListedOnceWithADocPage(t *testing.T) {
-	seen := map[string]bool{}
+	seen := map[CheckID]bool{}
 	for _, c := range All {
 		if seen[c.ID] {
 			t.Errorf("check %s listed twice", c.ID)
@@ -437,7 +437,7 @@ func TestEveryCheckIsListedOnceWithADocPage(t *testing.T) {
 		if c.MinVersion > 13 && c.VersionNote == "" {
 			t.Errorf("check %s starts at %d without saying why", c.ID, c.MinVersion)
 		}
-		page := "../../docs/checks/" + c.ID + ".md"
+		page := "../../docs/checks/" + string(c.ID) + ".md"
 		if !fileExists(page) {
 			t.Errorf("check %s has no page %s", c.ID, page)
 		}

@@ -8,7 +8,9 @@
 // version-specific SQL); a part of the catalogs the role may not read is
 // recorded in the snapshot's Unreadable map ("needs ...") instead of failing.
 // Each check is a pure function over the Snapshots, in its own file
-// (pub_*.go, sub_*.go, both_*.go), and All lists them explicitly. Run
+// (pub_*.go, sub_*.go, both_*.go) beside the constant of its CheckID, and All
+// lists them explicitly: a new check is its file, a line in All and its page
+// in docs/checks/. Run
 // evaluates checks and returns one Result per check: its findings, or "ok",
 // or "not applicable (reason)", or "not checked: needs ...".
 //

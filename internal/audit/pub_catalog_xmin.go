@@ -6,9 +6,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckOldCatalogXmin is the ID of oldCatalogXmin: its page is docs/checks/old-catalog-xmin.md.
+const CheckOldCatalogXmin CheckID = "old-catalog-xmin"
+
 // oldCatalogXmin: a slot's catalog_xmin holds back vacuum of the catalogs.
 var oldCatalogXmin = Check{
-	ID:       "old-catalog-xmin",
+	ID:       CheckOldCatalogXmin,
 	Title:    "no slot holds catalog_xmin far back",
 	Severity: Error,
 	Side:     PublisherSide,

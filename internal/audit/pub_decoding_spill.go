@@ -6,9 +6,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckDecodingSpill is the ID of decodingSpill: its page is docs/checks/decoding-spill.md.
+const CheckDecodingSpill CheckID = "decoding-spill"
+
 // decodingSpill: large transactions spilled to disk by the walsender.
 var decodingSpill = Check{
-	ID:          "decoding-spill",
+	ID:          CheckDecodingSpill,
 	Title:       "decoding does not spill to disk",
 	Severity:    Warning,
 	MinVersion:  14,

@@ -9,6 +9,9 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckFailoverSafety is the ID of failoverSafety: its page is docs/checks/failover-safety.md.
+const CheckFailoverSafety CheckID = "failover-safety"
+
 // failoverSafety: whether the publisher's logical slots survive a failover
 // to its physical standbys (those streaming from a physical slot, and the
 // one given with --standby; without either, a slot that is not a failover
@@ -19,7 +22,7 @@ import (
 // standbys have not received. Before 17 a standby has no copy of a logical
 // slot.
 var failoverSafety = Check{
-	ID:       "failover-safety",
+	ID:       CheckFailoverSafety,
 	Title:    "the logical slots survive a failover to a physical standby",
 	Severity: Warning,
 	Side:     PublisherSide,

@@ -6,9 +6,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckInactiveSlot is the ID of inactiveSlot: its page is docs/checks/inactive-slot.md.
+const CheckInactiveSlot CheckID = "inactive-slot"
+
 // inactiveSlot: a slot nobody reads keeps WAL until the disk fills.
 var inactiveSlot = Check{
-	ID:       "inactive-slot",
+	ID:       CheckInactiveSlot,
 	Title:    "no inactive slot retains WAL",
 	Severity: Warning,
 	Side:     PublisherSide,

@@ -7,9 +7,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckNoReplicaIdentity is the ID of noReplicaIdentity: its page is docs/checks/no-replica-identity.md.
+const CheckNoReplicaIdentity CheckID = "no-replica-identity"
+
 // noReplicaIdentity: UPDATE and DELETE fail on a published table without one.
 var noReplicaIdentity = Check{
-	ID:       "no-replica-identity",
+	ID:       CheckNoReplicaIdentity,
 	Title:    "tables published for UPDATE/DELETE have a replica identity",
 	Severity: Error,
 	Side:     PublisherSide,

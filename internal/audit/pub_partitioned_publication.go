@@ -8,9 +8,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckPartitionedPublication is the ID of partitionedPublication: its page is docs/checks/partitioned-publication.md.
+const CheckPartitionedPublication CheckID = "partitioned-publication"
+
 // partitionedPublication: a partitioned table published as its partitions.
 var partitionedPublication = Check{
-	ID:       "partitioned-publication",
+	ID:       CheckPartitionedPublication,
 	Title:    "partitioned tables and publish_via_partition_root",
 	Severity: Info,
 	Side:     PublisherSide,

@@ -8,9 +8,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckReplicaIdentityFull is the ID of replicaIdentityFull: its page is docs/checks/replica-identity-full.md.
+const CheckReplicaIdentityFull CheckID = "replica-identity-full"
+
 // replicaIdentityFull: the whole old row goes to WAL for every UPDATE/DELETE.
 var replicaIdentityFull = Check{
-	ID:       "replica-identity-full",
+	ID:       CheckReplicaIdentityFull,
 	Title:    "REPLICA IDENTITY FULL only where needed",
 	Severity: Warning,
 	Side:     PublisherSide,

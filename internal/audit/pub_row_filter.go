@@ -7,9 +7,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckRowFilter is the ID of rowFilter: its page is docs/checks/row-filter.md.
+const CheckRowFilter CheckID = "row-filter"
+
 // rowFilter: row filters cost publisher CPU and constrain UPDATE/DELETE.
 var rowFilter = Check{
-	ID:          "row-filter",
+	ID:          CheckRowFilter,
 	Title:       "row filters and their cost",
 	Severity:    Error,
 	MinVersion:  15,

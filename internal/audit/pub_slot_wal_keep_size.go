@@ -2,9 +2,12 @@ package audit
 
 import "fmt"
 
+// CheckSlotWALKeepSize is the ID of slotWALKeepSize: its page is docs/checks/slot-wal-keep-size.md.
+const CheckSlotWALKeepSize CheckID = "slot-wal-keep-size"
+
 // slotWALKeepSize: nothing bounds the WAL a stalled slot keeps.
 var slotWALKeepSize = Check{
-	ID:       "slot-wal-keep-size",
+	ID:       CheckSlotWALKeepSize,
 	Title:    "max_slot_wal_keep_size bounds the WAL slots retain",
 	Severity: Warning,
 	Side:     PublisherSide,

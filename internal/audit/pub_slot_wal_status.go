@@ -6,9 +6,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckSlotWALStatus is the ID of slotWALStatus: its page is docs/checks/slot-wal-status.md.
+const CheckSlotWALStatus CheckID = "slot-wal-status"
+
 // slotWALStatus: wal_status extended, unreserved or lost; invalidated slots.
 var slotWALStatus = Check{
-	ID:       "slot-wal-status",
+	ID:       CheckSlotWALStatus,
 	Title:    "every slot still has the WAL it needs",
 	Severity: Error,
 	Side:     PublisherSide,

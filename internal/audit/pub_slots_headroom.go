@@ -2,9 +2,12 @@ package audit
 
 import "fmt"
 
+// CheckSlotsHeadroom is the ID of slotsHeadroom: its page is docs/checks/slots-headroom.md.
+const CheckSlotsHeadroom CheckID = "slots-headroom"
+
 // slotsHeadroom: table synchronisation creates temporary slots.
 var slotsHeadroom = Check{
-	ID:       "slots-headroom",
+	ID:       CheckSlotsHeadroom,
 	Title:    "max_replication_slots leaves room for new slots and table copies",
 	Severity: Error,
 	Side:     PublisherSide,

@@ -5,9 +5,12 @@ import (
 	"sort"
 )
 
+// CheckSlotsPerDatabase is the ID of slotsPerDatabase: its page is docs/checks/slots-per-database.md.
+const CheckSlotsPerDatabase CheckID = "slots-per-database"
+
 // slotsPerDatabase: each logical slot decodes all WAL of its database.
 var slotsPerDatabase = Check{
-	ID:       "slots-per-database",
+	ID:       CheckSlotsPerDatabase,
 	Title:    "several logical slots decoding the same database",
 	Severity: Info,
 	Side:     PublisherSide,

@@ -2,9 +2,12 @@ package audit
 
 import "fmt"
 
+// CheckWALLevel is the ID of walLevel: its page is docs/checks/wal-level.md.
+const CheckWALLevel CheckID = "wal-level"
+
 // walLevel: logical decoding needs wal_level = logical.
 var walLevel = Check{
-	ID:       "wal-level",
+	ID:       CheckWALLevel,
 	Title:    "wal_level is logical",
 	Severity: Error,
 	Side:     PublisherSide,

@@ -2,10 +2,13 @@ package audit
 
 import "fmt"
 
+// CheckWALSendersHeadroom is the ID of walSendersHeadroom: its page is docs/checks/wal-senders-headroom.md.
+const CheckWALSendersHeadroom CheckID = "wal-senders-headroom"
+
 // walSendersHeadroom: every slot's consumer and every table copy needs a
 // walsender.
 var walSendersHeadroom = Check{
-	ID:       "wal-senders-headroom",
+	ID:       CheckWALSendersHeadroom,
 	Title:    "max_wal_senders leaves room for consumers and table copies",
 	Severity: Error,
 	Side:     PublisherSide,

@@ -192,7 +192,7 @@ func TestTheChecksIndexListsEveryCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range All {
-		if !strings.Contains(string(b), "["+c.ID+"]("+c.ID+".md)") {
+		if !strings.Contains(string(b), "["+string(c.ID)+"]("+string(c.ID)+".md)") {
 			t.Errorf("docs/checks/README.md does not list %s", c.ID)
 		}
 	}

@@ -7,9 +7,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckApplyErrors is the ID of applyErrors: its page is docs/checks/apply-errors.md.
+const CheckApplyErrors CheckID = "apply-errors"
+
 // applyErrors: apply and sync errors, and (18+) conflicts.
 var applyErrors = Check{
-	ID:          "apply-errors",
+	ID:          CheckApplyErrors,
 	Title:       "no apply or sync errors, no conflicts",
 	Severity:    Error,
 	MinVersion:  15,

@@ -6,9 +6,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckBinaryTransfer is the ID of binaryTransfer: its page is docs/checks/binary-transfer.md.
+const CheckBinaryTransfer CheckID = "binary-transfer"
+
 // binaryTransfer: text transfer converts every value twice.
 var binaryTransfer = Check{
-	ID:          "binary-transfer",
+	ID:          CheckBinaryTransfer,
 	Title:       "binary transfer where the types allow it",
 	Severity:    Info,
 	MinVersion:  14,

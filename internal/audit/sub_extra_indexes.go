@@ -7,12 +7,15 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckExtraSubscriberIndexes is the ID of extraSubscriberIndexes: its page is docs/checks/extra-subscriber-indexes.md.
+const CheckExtraSubscriberIndexes CheckID = "extra-subscriber-indexes"
+
 // extraSubscriberIndexes: every index beyond the lookup index is written by
 // the apply worker too. The fix drops only what nothing needs: an index that
 // enforces something (unique, a constraint) or that the subscriber's own
 // readers scan is named and left out.
 var extraSubscriberIndexes = Check{
-	ID:       "extra-subscriber-indexes",
+	ID:       CheckExtraSubscriberIndexes,
 	Title:    "subscribed tables carry few indexes beyond the one apply uses",
 	Severity: Warning,
 	Side:     SubscriberSide,

@@ -7,10 +7,13 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckFullIdentityNoIndex is the ID of fullIdentityNoIndex: its page is docs/checks/full-identity-no-index.md.
+const CheckFullIdentityNoIndex CheckID = "full-identity-no-index"
+
 // fullIdentityNoIndex: REPLICA IDENTITY FULL and no index the apply worker
 // can use turns every replicated UPDATE/DELETE into a sequential scan.
 var fullIdentityNoIndex = Check{
-	ID:       "full-identity-no-index",
+	ID:       CheckFullIdentityNoIndex,
 	Title:    "REPLICA IDENTITY FULL tables have an index the apply worker can use",
 	Severity: Error,
 	Side:     SubscriberSide,

@@ -2,11 +2,14 @@ package audit
 
 import "fmt"
 
+// CheckLimitsInUse is the ID of limitsInUse: its page is docs/checks/limits-in-use.md.
+const CheckLimitsInUse CheckID = "limits-in-use"
+
 // limitsInUse: the subscriber's worker and origin limits against what was
 // running when the setup was read (worker-headroom compares them with
 // what the subscriptions may want; this one with what they hold).
 var limitsInUse = Check{
-	ID:       "limits-in-use",
+	ID:       CheckLimitsInUse,
 	Title:    "the subscriber's worker and origin limits have room left",
 	Severity: Warning,
 	Side:     SubscriberSide,

@@ -5,9 +5,12 @@ import (
 	"sort"
 )
 
+// CheckPartitionedOneSubscription is the ID of partitionedOneSubscription: its page is docs/checks/partitioned-one-subscription.md.
+const CheckPartitionedOneSubscription CheckID = "partitioned-one-subscription"
+
 // partitionedOneSubscription: partitioning does not parallelise apply.
 var partitionedOneSubscription = Check{
-	ID:       "partitioned-one-subscription",
+	ID:       CheckPartitionedOneSubscription,
 	Title:    "hash- or range-partitioned tables and apply parallelism",
 	Severity: Info,
 	Side:     SubscriberSide,

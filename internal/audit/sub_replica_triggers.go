@@ -7,9 +7,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckReplicaTriggers is the ID of replicaTriggers: its page is docs/checks/replica-triggers.md.
+const CheckReplicaTriggers CheckID = "replica-triggers"
+
 // replicaTriggers: ALWAYS and REPLICA triggers fire in the apply worker.
 var replicaTriggers = Check{
-	ID:       "replica-triggers",
+	ID:       CheckReplicaTriggers,
 	Title:    "no triggers fire for replicated rows",
 	Severity: Warning,
 	Side:     SubscriberSide,

@@ -6,9 +6,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckStreamingOff is the ID of streamingOff: its page is docs/checks/streaming-off.md.
+const CheckStreamingOff CheckID = "streaming-off"
+
 // streamingOff: large transactions are sent only at commit.
 var streamingOff = Check{
-	ID:          "streaming-off",
+	ID:          CheckStreamingOff,
 	Title:       "large transactions are streamed",
 	Severity:    Info,
 	MinVersion:  14,

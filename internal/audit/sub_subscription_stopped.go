@@ -6,9 +6,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckSubscriptionStopped is the ID of subscriptionStopped: its page is docs/checks/subscription-stopped.md.
+const CheckSubscriptionStopped CheckID = "subscription-stopped"
+
 // subscriptionStopped: a disabled subscription, or one without an apply worker.
 var subscriptionStopped = Check{
-	ID:       "subscription-stopped",
+	ID:       CheckSubscriptionStopped,
 	Title:    "every subscription is enabled and has an apply worker",
 	Severity: Error,
 	Side:     SubscriberSide,

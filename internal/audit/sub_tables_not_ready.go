@@ -7,9 +7,12 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckTablesNotReady is the ID of tablesNotReady: its page is docs/checks/tables-not-ready.md.
+const CheckTablesNotReady CheckID = "tables-not-ready"
+
 // tablesNotReady: tables still synchronising (or stuck).
 var tablesNotReady = Check{
-	ID:       "tables-not-ready",
+	ID:       CheckTablesNotReady,
 	Title:    "every subscribed table is ready",
 	Severity: Warning,
 	Side:     SubscriberSide,

@@ -6,11 +6,14 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
+// CheckWorkerHeadroom is the ID of workerHeadroom: its page is docs/checks/worker-headroom.md.
+const CheckWorkerHeadroom CheckID = "worker-headroom"
+
 // workerHeadroom: apply, tablesync and parallel apply workers come from
 // max_logical_replication_workers, itself within max_worker_processes; each
 // apply and tablesync worker also needs a replication origin.
 var workerHeadroom = Check{
-	ID:       "worker-headroom",
+	ID:       CheckWorkerHeadroom,
 	Title:    "enough logical replication workers and origins",
 	Severity: Error,
 	Side:     SubscriberSide,

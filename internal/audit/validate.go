@@ -17,7 +17,7 @@ var (
 func checkIDs() []string {
 	out := make([]string, len(All))
 	for i, c := range All {
-		out[i] = c.ID
+		out[i] = string(c.ID)
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 func TestTheChecksThatBearOnAVerdictExist(t *testing.T) {
 	ids := map[string]bool{}
 	for _, c := range audit.All {
-		ids[c.ID] = true
+		ids[string(c.ID)] = true
 	}
 	for _, s := range classify.Table {
 		for _, id := range s.Checks {
