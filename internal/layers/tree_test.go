@@ -25,6 +25,8 @@ type tree struct {
 	fset *token.FileSet
 	// root is the module's directory; file names are relative to it.
 	root string
+	// module is the module's path.
+	module string
 	// pkgs are the module's packages, each import path relative to the
 	// module ("internal/audit"), dependencies first.
 	pkgs []*pkg
@@ -114,7 +116,7 @@ func readTree() (*tree, error) {
 	if module == "" {
 		return nil, fmt.Errorf("go list names no package of the module in %s", root)
 	}
-	tr := &tree{fset: token.NewFileSet(), root: root}
+	tr := &tree{fset: token.NewFileSet(), root: root, module: module}
 	imp := importer.ForCompiler(tr.fset, "gc", func(path string) (io.ReadCloser, error) {
 		if export[path] == "" {
 			return nil, fmt.Errorf("no export data for %s", path)
