@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/report"
@@ -105,7 +106,7 @@ func pathView(b *strings.Builder, s *State, slot string, w int) {
 	b.WriteString("\n" + bold.Render(title) + "\n")
 	if p != nil {
 		look := bad
-		if p.Limit == "" && p.Name != "stalled" {
+		if p.Limit == "" && p.Name != classify.Stalled {
 			look = good
 		}
 		fmt.Fprintf(b, "  verdict    %s (%.2f)  %s\n", look.Render(quote.Escape(p.Name)), p.Confidence, quote.Escape(p.Headline))
