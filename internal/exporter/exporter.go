@@ -19,6 +19,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/sample"
 )
 
 // DefaultListen is where the exporter listens unless told otherwise
@@ -227,8 +228,8 @@ func logFailure(log *slog.Logger, u monitor.Update, failing string) string {
 
 // logChanges logs a server reached or lost, once per change.
 func logChanges(log *slog.Logger, u monitor.Update, up map[string]bool, subscriber bool) {
-	for _, side := range []string{"publisher", "subscriber"} {
-		if side == "subscriber" && !subscriber {
+	for _, side := range []string{sample.Publisher, sample.Subscriber} {
+		if side == sample.Subscriber && !subscriber {
 			continue
 		}
 		why, down := u.Down[side]
