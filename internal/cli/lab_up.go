@@ -12,6 +12,7 @@ import (
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/quote"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/spf13/cobra"
 )
 
@@ -47,16 +48,13 @@ Scenarios:
 			}
 			defer p.Close()
 			defer load.Stop()
-			conns := map[string]string{
-				"publisher":  p.ConnString(p.Pub),
-				"subscriber": p.ConnString(p.Sub),
-			}
+			pub, sub := p.ConnString(p.Pub), p.ConnString(p.Sub)
 			if o.json {
-				b, _ := json.Marshal(conns)
+				b, _ := json.Marshal(map[string]string{sample.Publisher: pub, sample.Subscriber: sub})
 				fmt.Fprintln(cmd.OutOrStdout(), string(b))
 			} else {
-				fmt.Fprintf(cmd.OutOrStdout(), "publisher:  %s\nsubscriber: %s\n", conns["publisher"], conns["subscriber"])
-				fmt.Fprintf(cmd.OutOrStdout(), "try: %s\n", quote.Command("lagscope", "diagnose", "--publisher", conns["publisher"], "--subscriber", conns["subscriber"]).Text)
+				fmt.Fprintf(cmd.OutOrStdout(), "publisher:  %s\nsubscriber: %s\n", pub, sub)
+				fmt.Fprintf(cmd.OutOrStdout(), "try: %s\n", quote.Command("lagscope", "diagnose", "--publisher", pub, "--subscriber", sub).Text)
 				fmt.Fprintln(cmd.ErrOrStderr(), "lab: holding; press Ctrl-C to remove the pair")
 			}
 			<-cmd.Context().Done()
