@@ -19,6 +19,8 @@
 // package that depends on the constant's package), and no string literal is
 // used as one of those types: code names a check, a verdict, a stage or a
 // remedy by its constant. Comments are not literals, so prose may name them.
+// In a const group holding names, a constant with a value but no type is
+// refused: Go makes it an untyped string, which no rule would know as a name.
 //
 // The tests read the module's files with go/parser and go/types (the
 // dependencies' export data from 'go list -export'): no server, no network,

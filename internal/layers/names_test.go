@@ -202,6 +202,47 @@ func judge(found []misspelt, ex []exemption) (problems, stale []string) {
 	return problems, stale
 }
 
+// untypedNames finds the string constants declared with a value but no type
+// in a group with constants of a name type: in Go such a constant is an
+// untyped string, not a name (only a spec without a value repeats the
+// type), so the rule above would not know it.
+func (tr *tree) untypedNames() []string {
+	var out []string
+	for _, p := range tr.pkgs {
+		for _, f := range p.files {
+			for _, d := range f.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.CONST {
+					continue
+				}
+				typ := ""
+				for _, s := range g.Specs {
+					for _, id := range s.(*ast.ValueSpec).Names {
+						if c, ok := p.info.Defs[id].(*types.Const); ok && nameType(c.Type()) != "" {
+							typ = nameType(c.Type())
+						}
+					}
+				}
+				if typ == "" {
+					continue
+				}
+				for _, s := range g.Specs {
+					vs := s.(*ast.ValueSpec)
+					if vs.Type != nil || len(vs.Values) == 0 {
+						continue
+					}
+					for _, id := range vs.Names {
+						if c, ok := p.info.Defs[id].(*types.Const); ok && c.Type() == types.Typ[types.UntypedString] {
+							out = append(out, fmt.Sprintf("%s: %s is an untyped string among %s constants: declare it a %s", tr.at(id.Pos()), id.Name, typ, typ))
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 func TestNoNameIsALiteralOutsideItsPackage(t *testing.T) {
 	tr := load(t)
 	if len(names(tr.pkgs)) == 0 {
@@ -213,6 +254,9 @@ func TestNoNameIsALiteralOutsideItsPackage(t *testing.T) {
 	}
 	for _, s := range stale {
 		t.Error(s)
+	}
+	for _, u := range tr.untypedNames() {
+		t.Error(u)
 	}
 }
 
@@ -282,16 +326,21 @@ func TestTheNameRuleFindsLiteralsWhereAConstantBelongs(t *testing.T) {
 		{"a literal converted to a name type outside its package is found, whatever its value",
 			[][2]string{{"internal/audit", madeAudit}, {"internal/cli", "package cli\n\nimport \"example.com/m/internal/audit\"\n\nvar id audit.CheckID = \"new-check\"\n"}},
 			[]string{`internal/cli/x.go:5: the literal "new-check" is used as a audit.CheckID outside its package`}},
+		{"an untyped string in a group of names is reported, a repeated type is not",
+			[][2]string{{"internal/classify", "package classify\n\ntype VerdictName string\n\nconst (\n\tCaughtUp VerdictName = \"caught-up\"\n\tStalled = \"stalled\"\n)\n\nconst (\n\tA VerdictName = \"a\" + \"\"\n\tB\n)\n"}},
+			[]string{"internal/classify/x.go:7: Stalled is an untyped string among classify.VerdictName constants: declare it a classify.VerdictName"}},
 		{"a constant of a name type declared elsewhere is a name too",
 			[][2]string{{"internal/audit", madeAudit}, {"internal/classify", "package classify\n\nimport \"example.com/m/internal/audit\"\n\ntype VerdictName string\n\nconst Stalled VerdictName = \"stalled\"\n\nvar _ = audit.CheckWALLevel\n"},
 				{"internal/watch", "package watch\n\nfunc stopped(name string) bool { return name == \"stalled\" }\n"}},
 			[]string{`internal/watch/x.go:3: "stalled" is the value of classify.Stalled (classify.VerdictName): use the constant`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			tr := made(t, c.files...)
 			var got []string
-			for _, m := range made(t, c.files...).misspelt() {
+			for _, m := range tr.misspelt() {
 				got = append(got, m.String())
 			}
+			got = append(got, tr.untypedNames()...)
 			if len(got) != len(c.want) {
 				t.Fatalf("found %q, want %d problems", got, len(c.want))
 			}
