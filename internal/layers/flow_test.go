@@ -11,8 +11,12 @@ import (
 // import path relative to the module; "dir/..." is dir and every package
 // under it.
 type layer struct {
+	// name is the layer's short name, then after a colon what it holds.
 	name string
 	pkgs []string
+	// apart marks the layers that stand apart from the product (the lab
+	// and the test kit): the drawing dashes them.
+	apart bool
 }
 
 // flow is the tree's layers, lowest first. A package imports only packages
@@ -23,26 +27,26 @@ type layer struct {
 // here, in the lowest layer that holds everything it imports. Some
 // packages are listed before they exist: those issue 38's layout names.
 var flow = []layer{
-	{"foundations: values and helpers every layer uses", []string{
+	{name: "foundations: values and helpers every layer uses", pkgs: []string{
 		"internal/buildinfo", "internal/lsn", "internal/median", "internal/pgversion", "internal/quote",
 		"internal/render", "internal/safefile", "internal/sleep", "internal/units", "internal/unknown", "internal/valid",
 	}},
-	{"reading: sessions on the servers, the host's /proc", []string{
+	{name: "reading: sessions on the servers, the host's /proc", pkgs: []string{
 		"internal/pg", "internal/sqltext", "internal/proc", "internal/host",
 	}},
-	{"checks: the static audit of a setup", []string{"internal/audit"}},
-	{"topology: nodes, roles and paths", []string{"internal/topology"}},
-	{"sample: the recording and the probe loop", []string{"internal/sample"}},
-	{"measure: pure figures over a recording", []string{"internal/measure", "internal/trouble", "internal/conflict"}},
-	{"model: everything that decides", []string{"internal/model", "internal/classify", "internal/whatif"}},
-	{"report: the structured report and its renderers", []string{"internal/report"}},
-	{"pipelines: a window once, or rolling", []string{
+	{name: "checks: the static audit of a setup", pkgs: []string{"internal/audit"}},
+	{name: "topology: nodes, roles and paths", pkgs: []string{"internal/topology"}},
+	{name: "sample: the recording and the probe loop", pkgs: []string{"internal/sample"}},
+	{name: "measure: pure figures over a recording", pkgs: []string{"internal/measure", "internal/trouble", "internal/conflict"}},
+	{name: "model: everything that decides", pkgs: []string{"internal/model", "internal/classify", "internal/whatif"}},
+	{name: "report: the structured report and its renderers", pkgs: []string{"internal/report"}},
+	{name: "pipelines: a window once, or rolling", pkgs: []string{
 		"internal/pipeline", "internal/diagnose", "internal/monitor", "internal/watch", "internal/exporter",
 	}},
-	{"lab: clusters, proxy, scenarios, reproduction, calibration", []string{"internal/lab/..."}},
-	{"test kit: helpers for tests only", []string{"internal/testkit/..."}},
-	{"commands: flags and wiring", []string{"internal/cli", "internal/docgen"}},
-	{"binaries and the release's test", []string{"cmd/...", "internal/release", "internal/layers"}},
+	{name: "lab: clusters, proxy, scenarios, reproduction, calibration", pkgs: []string{"internal/lab/..."}, apart: true},
+	{name: "test kit: helpers for tests only", pkgs: []string{"internal/testkit/..."}, apart: true},
+	{name: "commands: flags and wiring", pkgs: []string{"internal/cli", "internal/docgen"}},
+	{name: "binaries: the programs, the release's test, these rules", pkgs: []string{"cmd/...", "internal/release", "internal/layers"}},
 }
 
 // layerOf is the index in flow of every layer that lists path.
