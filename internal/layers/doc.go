@@ -3,9 +3,10 @@
 //
 // The imports follow one flow, written as data in flow_test.go: an ordered
 // list of layers, lowest first (foundations, reading, the static checks,
-// sample, measure, the decision model, report, the pipelines over them, the
-// lab, the test kit, the commands, the binaries), each a set of package
-// paths. A package imports only packages of its own layer or of the layers
+// topology, sample, measure, the decision model, report, the pipelines over
+// them, the lab, the test kit, the commands, the binaries), each a set of
+// package paths. docs/layout.md draws them from the imports (layout_test.go
+// keeps it current; -update rewrites it). A package imports only packages of its own layer or of the layers
 // below it; a package no layer lists fails the test until it is placed.
 // Besides the order: internal/audit depends on no report, decision, measure
 // or sample package, and only the lab itself, the test kit, internal/cli and
