@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/audit"
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -49,31 +49,31 @@ var causeFrom = []string{"replica-triggers", "full-identity-no-index", "column-m
 // (already set, not in this version, not there), or a finding names it for
 // these objects with its statement (which comes first instead). A remedy
 // not listed is never ruled out.
-var ruledOut = map[classify.AdviceKey]func(s pathSetup) bool{
-	classify.KeyBinary: func(pathSetup) bool { return true }, // on already, or the binary-transfer finding says how
-	classify.KeyStreamingParallel: func(s pathSetup) bool {
+var ruledOut = map[model.AdviceKey]func(s pathSetup) bool{
+	model.KeyBinary: func(pathSetup) bool { return true }, // on already, or the binary-transfer finding says how
+	model.KeyStreamingParallel: func(s pathSetup) bool {
 		// Not in this version, set already, or no transaction large enough
 		// to spill on this slot (decoding-spill): nothing to stream.
 		// Parallel apply needs the publisher's protocol version 4 as well:
 		// both sides 16+.
 		return noParallelApply(s) || s.sub != nil && s.sub.Streaming == "parallel" || !s.spills
 	},
-	classify.KeyStreamingOn: func(s pathSetup) bool {
+	model.KeyStreamingOn: func(s pathSetup) bool {
 		// Not in this version (14+), parallel advised instead (both sides
 		// 16+), streaming set already, or nothing to stream.
 		return noStreaming(s) || s.atLeast(16) || s.sub != nil && (s.sub.Streaming == "on" || s.sub.Streaming == "parallel") || !s.spills
 	},
-	classify.KeyFewerIndexes:     func(pathSetup) bool { return true }, // none extra, or DROP INDEX named
-	classify.KeyNarrowerIdentity: func(pathSetup) bool { return true }, // no FULL, or its fix named
+	model.KeyFewerIndexes:     func(pathSetup) bool { return true }, // none extra, or DROP INDEX named
+	model.KeyNarrowerIdentity: func(pathSetup) bool { return true }, // no FULL, or its fix named
 	// The publisher's side of the setup: without it, nothing is ruled out.
-	classify.KeyRowFilters:      func(s pathSetup) bool { return s.pubRead }, // none, or ALTER PUBLICATION named
-	classify.KeyDecodingWorkMem: func(s pathSetup) bool { return s.pubRead && !s.spills },
-	classify.KeyStreaming: func(s pathSetup) bool {
+	model.KeyRowFilters:      func(s pathSetup) bool { return s.pubRead }, // none, or ALTER PUBLICATION named
+	model.KeyDecodingWorkMem: func(s pathSetup) bool { return s.pubRead && !s.spills },
+	model.KeyStreaming: func(s pathSetup) bool {
 		return s.pubRead && !s.spills || s.sub != nil && s.sub.Streaming != "off" && s.sub.Streaming != ""
 	},
-	classify.KeyFewerSlots: func(s pathSetup) bool { return s.pubRead && s.logicalSlots <= 1 },
+	model.KeyFewerSlots: func(s pathSetup) bool { return s.pubRead && s.logicalSlots <= 1 },
 	// One table cannot be split over subscriptions.
-	classify.KeySplitSubscriptions: func(s pathSetup) bool { return s.sub != nil && len(s.sub.Relations) <= 1 },
+	model.KeySplitSubscriptions: func(s pathSetup) bool { return s.sub != nil && len(s.sub.Relations) <= 1 },
 }
 
 // atLeast says both sides run major version major or later, as far as the
@@ -87,17 +87,17 @@ func (s pathSetup) atLeast(major int) bool {
 // streaming = parallel below 16 on either side, streaming = on below 14. A
 // 15 pair was advised "streaming = parallel (16+)" from samples without a
 // setup.
-func versionRuledOut(rec *sample.Recording) []classify.AdviceKey {
+func versionRuledOut(rec *sample.Recording) []model.AdviceKey {
 	s := pathSetup{pubMajor: rec.Publisher.Major}
 	if rec.Subscriber != nil {
 		s.subMajor = rec.Subscriber.Major
 	}
-	var out []classify.AdviceKey
+	var out []model.AdviceKey
 	if noParallelApply(s) {
-		out = append(out, classify.KeyStreamingParallel)
+		out = append(out, model.KeyStreamingParallel)
 	}
 	if noStreaming(s) {
-		out = append(out, classify.KeyStreamingOn)
+		out = append(out, model.KeyStreamingOn)
 	}
 	return out
 }
@@ -112,11 +112,11 @@ func noStreaming(s pathSetup) bool { return !s.atLeast(14) }
 // moot says, per "does not help" line, when the setup rules it out by key,
 // as ruledOut does the remedies: the remedy it warns against is not there
 // to try. None does yet; a line not listed is never ruled out.
-var moot = map[classify.AdviceKey]func(s pathSetup) bool{}
+var moot = map[model.AdviceKey]func(s pathSetup) bool{}
 
 // keysWhere lists, sorted, the keys whose rule holds for s.
-func keysWhere(rules map[classify.AdviceKey]func(pathSetup) bool, s pathSetup) []classify.AdviceKey {
-	var out []classify.AdviceKey
+func keysWhere(rules map[model.AdviceKey]func(pathSetup) bool, s pathSetup) []model.AdviceKey {
+	var out []model.AdviceKey
 	for key, holds := range rules {
 		if holds(s) {
 			out = append(out, key)
@@ -142,13 +142,13 @@ type pathSetup struct {
 
 // withSetup lists on p the findings of the checks that bear on its verdict
 // (scoped to its subscription and tables), with their docs pages, and
-// returns what they say about its cause and advice (classify.Explain
+// returns what they say about its cause and advice (model.Explain
 // combines it with the verdict's): the findings named as the cause, their
 // fixes, the generic remedies the setup rules out (already set, not in
 // this version, not the cause) and the "does not help" lines it rules out
 // (moot). Without a setup it says so in a caveat and
 // returns nil.
-func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, snaps *audit.Snapshots) *classify.Setup {
+func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, snaps *audit.Snapshots) *model.Setup {
 	if snaps == nil {
 		why := rec.SetupError
 		if why == "" {
@@ -156,15 +156,15 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 		}
 		p.Caveats = append(p.Caveats, "the pair's setup (subscription options, replica identities, indexes, triggers) was not read: "+why+"; the advice is generic: run 'lagscope check' for what applies to these servers")
 		if ko := versionRuledOut(rec); len(ko) > 0 {
-			return &classify.Setup{RuledOut: ko}
+			return &model.Setup{RuledOut: ko}
 		}
 		return nil
 	}
-	s := scope(p, results, snaps, classify.SpecOf(p.Name).Checks)
+	s := scope(p, results, snaps, model.SpecOf(p.Name).Checks)
 	for _, f := range s.findings {
 		p.Setup = append(p.Setup, fmt.Sprintf("%s: %s (docs/checks/%s.md)", f.Check, f.Found, f.Check))
 	}
-	out := &classify.Setup{}
+	out := &model.Setup{}
 	for _, id := range causeFrom {
 		for _, f := range s.findings {
 			if f.Check == id {
@@ -199,7 +199,7 @@ func withSetup(p *report.Path, rec *sample.Recording, results []audit.Result, sn
 	ordered := slices.Clone(s.findings)
 	slices.SortStableFunc(ordered, func(a, b audit.Finding) int { return rank(a.Check) - rank(b.Check) })
 	for _, f := range ordered {
-		out.Fixes = append(out.Fixes, classify.Advice{Key: classify.AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)", Run: f.Run})
+		out.Fixes = append(out.Fixes, model.Advice{Key: model.AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)", Run: f.Run})
 	}
 	out.RuledOut, out.Moot = keysWhere(ruledOut, s), keysWhere(moot, s)
 	if s.sub != nil {
@@ -285,7 +285,7 @@ func setupOf(rec *sample.Recording) (*audit.Snapshots, []audit.Result) {
 // waits), or it ran on a CPU; "" when neither stands out.
 func applyDid(p *report.Path) string {
 	for _, st := range p.Stages {
-		if st.Name != classify.StageApply && st.Name != classify.StageParallel || st.Role != "limit" {
+		if st.Name != model.StageApply && st.Name != model.StageParallel || st.Role != "limit" {
 			continue
 		}
 		switch {

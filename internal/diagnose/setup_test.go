@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/audit"
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
@@ -33,7 +33,7 @@ func TestTheSetupFitsTheAdvice(t *testing.T) {
 	}
 	rec.Setup = json.RawMessage(snaps)
 	p := Build(rec, nil, 20).Paths[0]
-	if p.Name != classify.SubscriberApplyCPU {
+	if p.Name != model.SubscriberApplyCPU {
 		t.Fatalf("verdict %s", p.Name)
 	}
 	var said []string
@@ -63,7 +63,7 @@ func TestTheSetupFitsTheAdvice(t *testing.T) {
 	json.Unmarshal(snaps, &s)
 	s["subscriber"].(map[string]any)["version"] = map[string]any{"Major": 15, "Minor": 18}
 	rec.Setup, _ = json.Marshal(s)
-	if h := strings.Join(classify.Texts(Build(rec, nil, 20).Paths[0].Helps), "\n"); strings.Contains(h, "streaming = parallel") {
+	if h := strings.Join(model.Texts(Build(rec, nil, 20).Paths[0].Helps), "\n"); strings.Contains(h, "streaming = parallel") {
 		t.Errorf("streaming = parallel advised to a PostgreSQL 15 subscriber:\n%s", h)
 	}
 	if len(p.Setup) == 0 || strings.Contains(strings.Join(p.Setup, "\n"), "slot-wal-keep-size") {
@@ -83,12 +83,12 @@ func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
 		firstHelp      string
 		versions       []string // nil: 15 and 16
 	}{
-		{"full-identity-index", classify.SubscriberApplyCPU, []string{"public.hot is published with REPLICA IDENTITY FULL", "finds its rows by usable index (REPLICA IDENTITY FULL) hot_id_lookup (", " index scans, 0 rows read by sequential scans"},
+		{"full-identity-index", model.SubscriberApplyCPU, []string{"public.hot is published with REPLICA IDENTITY FULL", "finds its rows by usable index (REPLICA IDENTITY FULL) hot_id_lookup (", " index scans, 0 rows read by sequential scans"},
 			"First give the subscriber's copy (public.hot) the same key (id)", []string{"16", "18"}},
-		{"trigger-sleep", classify.SubscriberWaits, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "waited in it (PgSleep"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
-		{"trigger-cpu", classify.SubscriberApplyCPU, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "ran on a CPU"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
-		{"row-lock", classify.SubscriberWaits, []string{"row locks on replicated rows", "(lab-lock-holder), idle in transaction", "FOR UPDATE"}, "end or shorten the blocking session (pid", nil},
-		{"missing-column", classify.Stalled, []string{"apply_error_count", "published columns missing on the subscriber: v bigint"}, "ALTER TABLE public.hot ADD COLUMN v bigint", nil},
+		{"trigger-sleep", model.SubscriberWaits, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "waited in it (PgSleep"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
+		{"trigger-cpu", model.SubscriberApplyCPU, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "ran on a CPU"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
+		{"row-lock", model.SubscriberWaits, []string{"row locks on replicated rows", "(lab-lock-holder), idle in transaction", "FOR UPDATE"}, "end or shorten the blocking session (pid", nil},
+		{"missing-column", model.Stalled, []string{"apply_error_count", "published columns missing on the subscriber: v bigint"}, "ALTER TABLE public.hot ADD COLUMN v bigint", nil},
 	}
 	for _, c := range cases {
 		versions := c.versions
@@ -116,7 +116,7 @@ func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
 			if c.firstHelp != "" && (len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Said(), c.firstHelp)) {
 				t.Errorf("%s: helps %q, want %q first", name, p.Helps, c.firstHelp)
 			}
-			for _, h := range classify.Texts(p.Helps) {
+			for _, h := range model.Texts(p.Helps) {
 				// One subscribed table: nothing to split over subscriptions.
 				for _, wrong := range []string{"faster disk", "fewer indexes", "narrower replica identity", "binary = true", "streaming = parallel", "splitting the tables", "CREATE INDEX", "DROP INDEX"} {
 					if strings.Contains(h, wrong) {
@@ -136,7 +136,7 @@ func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := Build(rec, nil, 20).Paths[0]; !strings.Contains(strings.Join(classify.Texts(p.Helps), "\n"), "fewer slots") {
+	if p := Build(rec, nil, 20).Paths[0]; !strings.Contains(strings.Join(model.Texts(p.Helps), "\n"), "fewer slots") {
 		t.Fatalf("without a setup the generic remedies stay: %q", p.Helps)
 	}
 	snaps, err := os.ReadFile("../audit/testdata/misconfigured-pg16.json")
@@ -145,10 +145,10 @@ func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
 	}
 	rec.Setup = json.RawMessage(snaps)
 	p := Build(rec, nil, 20).Paths[0]
-	if p.Name != classify.WalsenderDecodeCPU {
+	if p.Name != model.WalsenderDecodeCPU {
 		t.Fatalf("verdict %s", p.Name)
 	}
-	helps := strings.Join(classify.Texts(p.Helps), "\n")
+	helps := strings.Join(model.Texts(p.Helps), "\n")
 	for _, not := range []string{"fewer slots", "simpler or no publication row filters", "logical_decoding_work_mem large enough", "streaming for large transactions"} {
 		if strings.Contains(helps, not) {
 			t.Errorf("helps give %q, which this publisher rules out:\n%s", not, helps)
@@ -163,7 +163,7 @@ func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
 // the publisher sends protocol version 4) and the slot spilled large
 // transactions; a 15 publisher or subscriber rules it out.
 func TestStreamingParallelNeedsBothSides16(t *testing.T) {
-	out := ruledOut[classify.KeyStreamingParallel]
+	out := ruledOut[model.KeyStreamingParallel]
 	if out == nil {
 		t.Fatal("no rule for streaming = parallel")
 	}
@@ -194,42 +194,42 @@ func TestALargeTransactionIsAdvisedTheStreamingItsVersionsHave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := classify.Judge(classify.Inputs(rec, nil)[0])
-	if v.Name != classify.LargeTransaction {
-		t.Fatalf("verdict %s, want %s", v.Name, classify.LargeTransaction)
+	v := model.Judge(model.Inputs(rec, nil)[0])
+	if v.Name != model.LargeTransaction {
+		t.Fatalf("verdict %s, want %s", v.Name, model.LargeTransaction)
 	}
-	streaming := func(helps []classify.Advice) []classify.AdviceKey {
-		var out []classify.AdviceKey
+	streaming := func(helps []model.Advice) []model.AdviceKey {
+		var out []model.AdviceKey
 		for _, h := range helps {
 			switch h.Key {
-			case classify.KeyStreamingParallel, classify.KeyStreamingOn, classify.KeyStreamingParallelOrOn:
+			case model.KeyStreamingParallel, model.KeyStreamingOn, model.KeyStreamingParallelOrOn:
 				out = append(out, h.Key)
 			}
 		}
 		return out
 	}
-	if got := streaming(classify.Explain(v, nil).Helps); !slices.Equal(got, []classify.AdviceKey{classify.KeyStreamingParallelOrOn}) {
+	if got := streaming(model.Explain(v, nil).Helps); !slices.Equal(got, []model.AdviceKey{model.KeyStreamingParallelOrOn}) {
 		t.Errorf("without a setup: %q, want the general streaming advice", got)
 	}
 	for _, c := range []struct {
 		name     string
 		pub, sub int
 		set      string
-		want     []classify.AdviceKey
+		want     []model.AdviceKey
 	}{
-		{"15 on both sides, streaming off: on", 15, 15, "off", []classify.AdviceKey{classify.KeyStreamingOn}},
-		{"a 14 subscriber of a 16 publisher: on", 16, 14, "off", []classify.AdviceKey{classify.KeyStreamingOn}},
-		{"16 on both sides, streaming off: parallel", 16, 16, "off", []classify.AdviceKey{classify.KeyStreamingParallel}},
-		{"16 on both sides, streaming on: parallel", 16, 18, "on", []classify.AdviceKey{classify.KeyStreamingParallel}},
+		{"15 on both sides, streaming off: on", 15, 15, "off", []model.AdviceKey{model.KeyStreamingOn}},
+		{"a 14 subscriber of a 16 publisher: on", 16, 14, "off", []model.AdviceKey{model.KeyStreamingOn}},
+		{"16 on both sides, streaming off: parallel", 16, 16, "off", []model.AdviceKey{model.KeyStreamingParallel}},
+		{"16 on both sides, streaming on: parallel", 16, 18, "on", []model.AdviceKey{model.KeyStreamingParallel}},
 		{"15, streaming on already: neither", 15, 15, "on", nil},
 		{"16, streaming parallel already: neither", 16, 16, "parallel", nil},
 		{"13: neither", 13, 13, "", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := pathSetup{pubMajor: c.pub, subMajor: c.sub, pubRead: true, spills: true, sub: &audit.Subscription{Name: "lab_sub", Streaming: c.set}}
-			helps := classify.Explain(v, &classify.Setup{RuledOut: keysWhere(ruledOut, s)}).Helps
+			helps := model.Explain(v, &model.Setup{RuledOut: keysWhere(ruledOut, s)}).Helps
 			if got := streaming(helps); !slices.Equal(got, c.want) {
-				t.Errorf("streaming advice %q, want %q (all: %q)", got, c.want, classify.Texts(helps))
+				t.Errorf("streaming advice %q, want %q (all: %q)", got, c.want, model.Texts(helps))
 			}
 		})
 	}
@@ -251,7 +251,7 @@ func TestTheRecordedVersionsRuleOutRemediesWithoutASetup(t *testing.T) {
 			t.Fatalf("%s carries a setup: the test needs one without", c.name)
 		}
 		p := Build(rec, nil, 20).Paths[0]
-		helps := strings.Join(classify.Texts(p.Helps), "\n")
+		helps := strings.Join(model.Texts(p.Helps), "\n")
 		if got := strings.Contains(helps, "streaming = parallel"); got != c.parallel {
 			t.Errorf("%s: streaming = parallel advised %v, want %v:\n%s", c.name, got, c.parallel, helps)
 		}
@@ -285,7 +285,7 @@ func TestALargeTransactionIsOfferedParallelStreaming(t *testing.T) {
 		sub["version"] = map[string]any{"Major": major, "Minor": 0}
 		rec.Setup, _ = json.Marshal(s)
 		p := Build(rec, nil, 20).Paths[0]
-		if p.Name != classify.LargeTransaction {
+		if p.Name != model.LargeTransaction {
 			t.Fatalf("verdict %s", p.Name)
 		}
 		for _, w := range p.WhatIf {

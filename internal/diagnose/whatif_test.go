@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/testkit/recordings"
-	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // pathsOf builds the report of a recording in classify's testdata.
@@ -33,7 +32,7 @@ func TestEveryPredictionIsCappedAndFitsTheSetup(t *testing.T) {
 	bySetup := map[string]string{"drop-extra-indexes": "extra-subscriber-indexes", "disable-trigger": "replica-triggers", "index-for-full": "full-identity-no-index",
 		"binary=on": "binary-transfer", "streaming=parallel": "streaming-off"}
 	changed := func(change string) string {
-		for _, r := range whatif.Remedies {
+		for _, r := range model.Remedies {
 			if r.Names(change) {
 				return r.Stage
 			}
@@ -124,7 +123,7 @@ func TestUnstarvedApplyPredictionsMeetTheUnstarvedRecordings(t *testing.T) {
 			}
 		}
 		measured := max(free.DecodedMBps, free.ConfirmedMBps) * 1e6
-		if free.Name != classify.SubscriberApplyCPU || got == 0 {
+		if free.Name != model.SubscriberApplyCPU || got == 0 {
 			t.Fatalf("%s: no unstarve-apply prediction (%v), or %s is %s", pr[0], starved.WhatIf, pr[1], free.Name)
 		}
 		ratio := measured / got

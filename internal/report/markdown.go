@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/render"
 )
@@ -94,7 +94,7 @@ func list(b *strings.Builder, title string, items []string) {
 // adviceList writes advice under title: each remedy a list item, its
 // statements in a fenced block inside the item (quote.Block: the fence
 // outruns any backtick in them), never an inline span.
-func adviceList(b *strings.Builder, title string, advice []classify.Advice) {
+func adviceList(b *strings.Builder, title string, advice []model.Advice) {
 	if len(advice) == 0 {
 		return
 	}

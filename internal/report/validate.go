@@ -1,23 +1,23 @@
 package report
 
 import (
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/valid"
 )
 
 var (
-	stageNames = []string{classify.StageWalsender, classify.StageLink, classify.StageApply, classify.StageParallel}
+	stageNames = []string{model.StageWalsender, model.StageLink, model.StageApply, model.StageParallel}
 	stageRoles = []string{"", "limit", "next"}
 )
 
 // Validate checks the names and enumerated fields of a report read from a
 // file (package valid): each path's slot by PostgreSQL's rule and its
-// subscription as a name, its verdict against classify.Table, its stages,
+// subscription as a name, its verdict against model.Table, its stages,
 // limit and next limit against the stage names. The first failure is
 // returned, naming its field.
 func (r Report) Validate() error {
 	var c valid.Checker
-	verdicts := classify.Names()
+	verdicts := model.Names()
 	for i, p := range r.Paths {
 		f := valid.At("paths", i)
 		c.Slot(f+".slot", p.Slot)
@@ -31,7 +31,7 @@ func (r Report) Validate() error {
 		}
 		for _, list := range []struct {
 			name   string
-			advice []classify.Advice
+			advice []model.Advice
 		}{{"helps", p.Helps}, {"does_not_help", p.NotHelps}} {
 			for j, a := range list.advice {
 				c.Statements(f+"."+valid.At(list.name, j)+".run", a.Run)
