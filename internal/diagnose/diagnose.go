@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/lagscope/lagscope/internal/buildinfo"
@@ -180,7 +179,7 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link mode
 		r.Subscriber = &sub
 	}
 	r.ProbeHz = reportHz(r, probeHz)
-	snaps, results := setupOf(rec)
+	read := setupRead(rec)
 	for _, in := range model.Inputs(rec, slots) {
 		v := model.Judge(in)
 		s := in.Summary
@@ -194,30 +193,27 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link mode
 		p.Trouble = trouble.Of(rec, in.Slot)
 		p.Conflicts = conflict.Of(rec, p.Subscription)
 		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), s.ProgressBasis(), v.Name == model.CaughtUp)
-		if t := v.Txn; t != nil && t.HeldBytes > s.Lag.Total {
-			// The positions stand past a transaction in flight: its WAL,
-			// not their difference, is the lag (a 396 MB transaction being
-			// applied showed as "4.8 kB, about 0.0 s").
-			p.LagTime = model.LagTime{Seconds: -1, DrainS: -1, FlushLagS: p.LagTime.FlushLagS,
-				Text: fmt.Sprintf("lag in time: unknown: a transaction in flight holds %s of WAL on the slot; the positions do not move until its commit is applied", units.FormatBytes(float64(t.HeldBytes)))}
-			until := map[string]string{model.TxnOpen: "commits and is sent and applied", model.TxnDecoding: "is decoded, sent and applied"}[t.Phase]
-			if until == "" {
-				until = "is applied"
-			}
-			p.CatchUp, p.CatchUpS = fmt.Sprintf("caught up once the transaction in flight (%s of WAL held) %s: the positions cannot show how far it has got", units.FormatBytes(float64(t.HeldBytes)), until), 0
-			for i, e := range p.Evidence {
-				if strings.HasPrefix(e, "lag in time:") {
-					p.Evidence[i] = p.LagTime.Text
-				}
-			}
+		if c, ok := model.TxnCatchUp(v, s.Lag.Total); ok {
+			p.CatchUp, p.CatchUpS = c, 0
+		}
+		facts := model.PathFacts{Slot: in.Slot, Subscription: in.Subscription, Verdict: v, Summary: s,
+			SubWALPerSent: in.SubWALPerSent, PubCPUs: rec.Publisher.CPUs}
+		if rec.Subscriber != nil {
+			facts.SubCPUs = rec.Subscriber.CPUs
 		}
 		var setup *model.Setup
 		if in.Subscription != "" {
-			withApplyWork(&p, rec, snaps)
-			setup = withSetup(&p, rec, results, snaps)
+			withApplyWork(&p, rec, read.Snaps)
+			facts.Tables, facts.ApplyWALBytes = p.Tables, p.ApplyWALBytes
+			says := model.FromSetup(facts, read)
+			if says.Caveat != "" {
+				p.Caveats = append(p.Caveats, says.Caveat)
+			}
+			p.Setup = append(p.Setup, says.Findings...)
+			setup = says.Setup
 		}
 		p.Verdict = model.Explain(p.Verdict, setup)
-		p.WhatIf = whatIf(&p, s, rec, results, snaps, link)
+		p.WhatIf = model.WhatIf(facts, link, read)
 		// Lists are arrays in the JSON, empty rather than null.
 		if p.Evidence == nil {
 			p.Evidence = []string{}

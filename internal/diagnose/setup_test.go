@@ -3,11 +3,9 @@ package diagnose
 import (
 	"encoding/json"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
@@ -159,82 +157,6 @@ func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
 	}
 }
 
-// streaming = parallel is advised only where it exists on both sides (16+:
-// the publisher sends protocol version 4) and the slot spilled large
-// transactions; a 15 publisher or subscriber rules it out.
-func TestStreamingParallelNeedsBothSides16(t *testing.T) {
-	out := ruledOut[model.KeyStreamingParallel]
-	if out == nil {
-		t.Fatal("no rule for streaming = parallel")
-	}
-	for _, c := range []struct {
-		pub, sub int
-		spills   bool
-		ruled    bool
-	}{
-		{16, 16, true, false},
-		{18, 16, true, false},
-		{15, 16, true, true},
-		{16, 15, true, true},
-		{16, 16, false, true},
-	} {
-		if got := out(pathSetup{pubMajor: c.pub, subMajor: c.sub, spills: c.spills}); got != c.ruled {
-			t.Errorf("publisher %d, subscriber %d, spills %v: ruled out %v, want %v", c.pub, c.sub, c.spills, got, c.ruled)
-		}
-	}
-}
-
-// A large transaction is advised the streaming its versions have: parallel
-// where both sides are 16+, on where one is 14 or 15 (on used to be ruled
-// out with parallel on a 15 server, dropping the advice), neither where the
-// subscription streams that way already; without the setup, the general
-// "parallel (16+) or on".
-func TestALargeTransactionIsAdvisedTheStreamingItsVersionsHave(t *testing.T) {
-	rec, err := recordings.Read("../classify/testdata", "big-txn-decoding-pg15-diag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := model.Judge(model.Inputs(rec, nil)[0])
-	if v.Name != model.LargeTransaction {
-		t.Fatalf("verdict %s, want %s", v.Name, model.LargeTransaction)
-	}
-	streaming := func(helps []model.Advice) []model.AdviceKey {
-		var out []model.AdviceKey
-		for _, h := range helps {
-			switch h.Key {
-			case model.KeyStreamingParallel, model.KeyStreamingOn, model.KeyStreamingParallelOrOn:
-				out = append(out, h.Key)
-			}
-		}
-		return out
-	}
-	if got := streaming(model.Explain(v, nil).Helps); !slices.Equal(got, []model.AdviceKey{model.KeyStreamingParallelOrOn}) {
-		t.Errorf("without a setup: %q, want the general streaming advice", got)
-	}
-	for _, c := range []struct {
-		name     string
-		pub, sub int
-		set      string
-		want     []model.AdviceKey
-	}{
-		{"15 on both sides, streaming off: on", 15, 15, "off", []model.AdviceKey{model.KeyStreamingOn}},
-		{"a 14 subscriber of a 16 publisher: on", 16, 14, "off", []model.AdviceKey{model.KeyStreamingOn}},
-		{"16 on both sides, streaming off: parallel", 16, 16, "off", []model.AdviceKey{model.KeyStreamingParallel}},
-		{"16 on both sides, streaming on: parallel", 16, 18, "on", []model.AdviceKey{model.KeyStreamingParallel}},
-		{"15, streaming on already: neither", 15, 15, "on", nil},
-		{"16, streaming parallel already: neither", 16, 16, "parallel", nil},
-		{"13: neither", 13, 13, "", nil},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			s := pathSetup{pubMajor: c.pub, subMajor: c.sub, pubRead: true, spills: true, sub: &audit.Subscription{Name: "lab_sub", Streaming: c.set}}
-			helps := model.Explain(v, &model.Setup{RuledOut: keysWhere(ruledOut, s)}).Helps
-			if got := streaming(helps); !slices.Equal(got, c.want) {
-				t.Errorf("streaming advice %q, want %q (all: %q)", got, c.want, model.Texts(helps))
-			}
-		})
-	}
-}
-
 // Without the setup, the servers' versions recorded in the samples still
 // rule out what those versions lack: a 15 pair is not advised streaming =
 // parallel (16+); a 16 pair keeps the generic line.
@@ -306,45 +228,5 @@ func TestALargeTransactionIsOfferedParallelStreaming(t *testing.T) {
 	}
 	if offered("off", 15) {
 		t.Error("a 15 subscriber: streaming=parallel offered")
-	}
-}
-
-// The setup names the path's subscription as its catalog has it (for the
-// option remedies' statements) only when it read that subscription.
-func TestTheSetupNamesTheSubscriptionItRead(t *testing.T) {
-	rec, err := recordings.Read("../classify/testdata", "apply-bound-pg16-diag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile("../audit/testdata/misconfigured-pg16.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := Build(rec, nil, 20).Paths[0]
-	if s := withSetup(&p, rec, nil, nil); s != nil && s.Subscription != "" {
-		t.Errorf("no setup read, yet it names subscription %q", s.Subscription)
-	}
-	for _, c := range []struct{ name, sub, want string }{
-		{"the path's subscription is in the setup", "lab_sub", "lab_sub"},
-		{"a capitalised name is kept as the catalog has it", "Orders", "Orders"},
-		{"a path whose subscription the setup lacks names none", "not_there", ""},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			var snaps audit.Snapshots
-			if err := json.Unmarshal(b, &snaps); err != nil {
-				t.Fatal(err)
-			}
-			for i := range snaps.Subscriber.Subscriptions {
-				if snaps.Subscriber.Subscriptions[i].Name == "lab_sub" && c.sub != "not_there" {
-					snaps.Subscriber.Subscriptions[i].Name = c.sub
-				}
-			}
-			q := p
-			q.Subscription = c.sub
-			s := withSetup(&q, rec, audit.Run(snaps, audit.All), &snaps)
-			if s == nil || s.Subscription != c.want {
-				t.Errorf("setup %+v, want subscription %q", s, c.want)
-			}
-		})
 	}
 }

@@ -165,7 +165,7 @@ func Judge(in Input) Verdict {
 	if v.Limit == StageWalsender && v.d.resource == ResourceRunQueue && !in.ProcPub {
 		v.Stages[0] = starvedStageNoProc(st[0], in.Summary.PubCPU)
 	}
-	v.LagTime = lagTime(in)
+	v.LagTime = verdictLagTime(in, v.Txn)
 	if v.Limit != "" {
 		for i := range v.Stages {
 			if v.Stages[i].Name == v.Limit {

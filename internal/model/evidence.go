@@ -108,7 +108,10 @@ func pathLines(v Verdict, in Input) []string {
 	case s.Progress() > 0:
 		out = append(out, "no other measured stage is 10% busy: past this limit the path can run more than 10x faster before another stage saturates")
 	}
-	if v.LagTime.Text != "" {
+	if v.LagTime.Text != "" && lagTime(in).Text != "" {
+		// Where the positions measure no lag (a transaction open on a
+		// slot confirmed past it), the large transaction's own lines
+		// state what it holds.
 		out = append(out, v.LagTime.Text)
 	}
 	out = append(out, fmt.Sprintf("generated %s, decoded %s, confirmed %s over %.0f s (%d ticks)", units.FormatRate(s.Generated), units.FormatRate(s.Decoded), units.FormatRate(s.Consumed), s.WindowS, s.Ticks))

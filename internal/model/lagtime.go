@@ -27,7 +27,40 @@ type LagTime struct {
 	Text string `json:"text,omitempty"`
 }
 
-// lagTime derives the lag in time from the input.
+// verdictLagTime is the lag in time a verdict states: the positions'
+// (lagTime), unless a transaction in flight holds more WAL on the slot than
+// their difference: its WAL, not their difference, is then the lag (a
+// 396 MB transaction being applied showed as "4.8 kB, about 0.0 s"), and
+// the positions cannot say how long it takes.
+func verdictLagTime(in Input, txn *LargeTxn) LagTime {
+	lt := lagTime(in)
+	if !txnHoldsLag(txn, in.Summary.Lag.Total) {
+		return lt
+	}
+	return LagTime{Seconds: -1, DrainS: -1, FlushLagS: lt.FlushLagS,
+		Text: fmt.Sprintf("lag in time: unknown: a transaction in flight holds %s of WAL on the slot; the positions do not move until its commit is applied", units.FormatBytes(float64(txn.HeldBytes)))}
+}
+
+// txnHoldsLag says a transaction in flight (nil none) holds more WAL on
+// the slot than the positions' difference (lag, bytes).
+func txnHoldsLag(txn *LargeTxn, lag int64) bool { return txn != nil && txn.HeldBytes > lag }
+
+// TxnCatchUp is when a path whose transaction in flight holds more WAL
+// than its positions' difference (lag, bytes) catches up, in a sentence;
+// false when none does (the positions say it: report.CatchUp).
+func TxnCatchUp(v Verdict, lag int64) (string, bool) {
+	t := v.Txn
+	if !txnHoldsLag(t, lag) {
+		return "", false
+	}
+	until := map[string]string{TxnOpen: "commits and is sent and applied", TxnDecoding: "is decoded, sent and applied"}[t.Phase]
+	if until == "" {
+		until = "is applied"
+	}
+	return fmt.Sprintf("caught up once the transaction in flight (%s of WAL held) %s: the positions cannot show how far it has got", units.FormatBytes(float64(t.HeldBytes)), until), true
+}
+
+// lagTime derives the lag in time from the positions of the input.
 func lagTime(in Input) LagTime {
 	s := in.Summary
 	lt := LagTime{Seconds: -1, DrainS: -1, FlushLagS: in.FlushLagS}

@@ -16,6 +16,9 @@ type Remedy struct {
 	Remedy string
 	// Stage is the stage whose capacity the remedy changes.
 	Stage string
+	// Finding is the check whose finding for the path's subscription or
+	// tables the remedy needs ("" none): without it, it does not apply.
+	Finding string
 	// atLeast says the factor is a lower bound for this path: the
 	// prediction is "at least" its figure while the changed stage still
 	// limits (nil: never).
@@ -87,7 +90,7 @@ var Remedies = []Remedy{
 	// Without the trigger the apply worker's work is what it writes
 	// (ApplyCostPerWAL); without that figure, a sleeping trigger's sleep
 	// gives a lower bound (triggerFactor).
-	{Change: "disable-trigger", Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: StageApply,
+	{Change: "disable-trigger", Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: StageApply, Finding: checkReplicaTriggers,
 		factor: func(p Path, st Stage) (float64, string, bool) {
 			f, model, _, applies := triggerFactor(p, st)
 			return f, model, applies
@@ -96,9 +99,9 @@ var Remedies = []Remedy{
 			_, _, bound, _ := triggerFactor(p, st)
 			return bound
 		}},
-	{Change: "drop-extra-indexes", Remedy: "the subscriber's extra indexes dropped", Stage: StageApply,
+	{Change: "drop-extra-indexes", Remedy: "the subscriber's extra indexes dropped", Stage: StageApply, Finding: checkExtraSubscriberIndex,
 		factor: func(p Path, st Stage) (float64, string, bool) {
-			if p.Limit != StageApply || p.Setup == nil || !p.Setup.ExtraIndexes {
+			if p.Limit != StageApply {
 				return 0, "", false
 			}
 			w := p.SubWALPerSent
@@ -107,9 +110,9 @@ var Remedies = []Remedy{
 			}
 			return w / BaseWALPerSent, fmt.Sprintf("the apply worker's work follows the WAL it writes: %.2fx the WAL it was sent today, about %.2fx without extra indexes (measured in the lab)", w, BaseWALPerSent), true
 		}},
-	{Change: "index-for-full", Remedy: "an index the apply worker can use for the REPLICA IDENTITY FULL table", Stage: StageApply,
+	{Change: "index-for-full", Remedy: "an index the apply worker can use for the REPLICA IDENTITY FULL table", Stage: StageApply, Finding: checkFullIdentityNoIndex,
 		factor: func(p Path, st Stage) (float64, string, bool) {
-			if p.Limit != StageApply || p.Setup == nil || !p.Setup.FullNoIndex {
+			if p.Limit != StageApply {
 				return 0, "", false
 			}
 			n := p.Setup.RowsReadPerChange
@@ -118,14 +121,14 @@ var Remedies = []Remedy{
 			}
 			return n, fmt.Sprintf("each change scanned %.0f rows; with an index it reads about one", n), true
 		}},
-	{Change: "binary=on", Remedy: "binary = true on the subscription (values travel in binary: no type output and input functions)", Stage: StageApply,
+	{Change: "binary=on", Remedy: "binary = true on the subscription (values travel in binary: no type output and input functions)", Stage: StageApply, Finding: checkBinaryTransfer,
 		factor: binaryFactor},
 	// A large transaction sent whole at its commit: streaming = parallel
 	// overlaps its decoding, sending and applying. Offered, not predicted:
 	// a window sees one of them at a time.
-	{Change: "streaming=parallel", Remedy: "streaming = parallel on the subscription (a large transaction is sent while it is decoded and applied by a parallel worker as it arrives)", Stage: StageApply,
+	{Change: "streaming=parallel", Remedy: "streaming = parallel on the subscription (a large transaction is sent while it is decoded and applied by a parallel worker as it arrives)", Stage: StageApply, Finding: checkStreamingOff,
 		factor: func(p Path, _ Stage) (float64, string, bool) {
-			if p.Verdict != LargeTransaction || p.Setup == nil || !p.Setup.StreamingOff || !p.Setup.Parallel {
+			if p.Verdict != LargeTransaction || !p.Setup.Parallel {
 				return 0, "", false
 			}
 			return 0, "its gain is the overlap of decoding and applying the transaction, and the spill to disk it avoids; without streaming this window sees one of them at a time (the walsender decodes it before anything is sent, the apply worker applies it after), so neither's share of the catch-up is known", true
@@ -166,7 +169,7 @@ func unstarve(p Path, st Stage, noun string) (float64, string, bool) {
 // it saves at least (bound), since each sleep costs CPU of its own that
 // counts as work here (the lab: the drain was 5.6-7.4x that bound).
 func triggerFactor(p Path, st Stage) (f float64, model string, bound, applies bool) {
-	if p.Limit != StageApply || p.Setup == nil || !p.Setup.Trigger {
+	if p.Limit != StageApply {
 		return 0, "", false, false
 	}
 	// Own is capped by what /proc leaves outside CPU and run queue: a
@@ -207,14 +210,14 @@ const BinaryResolution = 0.25
 // beyond what its writes cost at ApplyCostPerWAL (calibrated with binary
 // transfer); none when that excess is within BinaryResolution.
 func binaryFactor(p Path, st Stage) (float64, string, bool) {
-	if p.Limit != StageApply || p.Setup == nil || !p.Setup.TextTransfer {
+	if p.Limit != StageApply {
 		return 0, "", false
 	}
 	w := p.SubWALPerSent
 	switch {
 	case w <= 0 || !st.Known() || st.Utilisation <= 0:
 		return 0, "its gain is the columns' input functions' share of the apply worker's CPU, which shows against the WAL the subscriber writes: that was not read", true
-	case p.Setup.Trigger || p.Setup.FullNoIndex:
+	case p.Setup.has(checkReplicaTriggers) || p.Setup.has(checkFullIdentityNoIndex):
 		return 0, "the apply worker's CPU beyond the WAL it writes goes to the trigger or the scans of FULL rows too: the input functions' share of it is not known", true
 	}
 	// Busy (CPU and run queue), not Utilisation: binary transfer saves

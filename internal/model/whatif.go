@@ -44,26 +44,26 @@ type LinkRates struct {
 // RemedySetup are the setup's facts that bear on a remedy, for this path's
 // subscription and tables (from the checks' findings).
 type RemedySetup struct {
-	// ExtraIndexes: the subscriber's tables have indexes the apply worker
-	// maintains beyond the one it finds rows by (extra-subscriber-indexes).
-	ExtraIndexes bool
-	// Trigger: a trigger fires in the apply worker (replica-triggers).
-	Trigger bool
-	// FullNoIndex: a REPLICA IDENTITY FULL table the apply worker has no
-	// usable index for (full-identity-no-index).
-	FullNoIndex bool
+	// Found are the checks with a finding for this path's subscription or
+	// tables, among those a remedy needs (Remedy.Finding): extra indexes
+	// the apply worker maintains (extra-subscriber-indexes), a trigger that
+	// fires in it (replica-triggers), a REPLICA IDENTITY FULL table without
+	// a usable index (full-identity-no-index), binary = false
+	// (binary-transfer), streaming = off (streaming-off).
+	Found map[string]bool
 	// RowsReadPerChange is the rows the subscriber's sequential scans read
 	// per row changed on its tables in the window (0 when not read).
 	RowsReadPerChange float64
-	// TextTransfer: the subscription has binary = false (binary-transfer).
-	TextTransfer bool
-	// StreamingOff: the subscription has streaming = off (streaming-off);
-	// Parallel: both servers are 16 or newer (streaming = parallel).
-	StreamingOff, Parallel bool
+	// Parallel: both servers have streaming = parallel
+	// (pgversion.ParallelApply).
+	Parallel bool
 	// TableChanges are the rows each of the subscription's tables changed
 	// in the window, for the tables that changed (nil when not read).
 	TableChanges []int64
 }
+
+// has says the setup was read and check found something for the path.
+func (s *RemedySetup) has(check string) bool { return s != nil && s.Found[check] }
 
 // Prediction is what one remedy is predicted to buy.
 type Prediction struct {
@@ -105,7 +105,7 @@ func Plan(p Path) []Prediction {
 	var out []Prediction
 	for _, r := range Remedies {
 		st, ok := stage(p, r.Stage)
-		if !ok {
+		if !ok || r.Finding != "" && !p.Setup.has(r.Finding) {
 			continue
 		}
 		f, model, applies := r.factor(p, st)

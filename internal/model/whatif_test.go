@@ -13,6 +13,15 @@ func st(name string, util, runq, own float64) Stage {
 
 var unknownLink = Stage{Name: StageLink, CPU: -1, Runq: -1, Busy: -1, Utilisation: -1}
 
+// found is a setup whose checks found something for the path.
+func found(checks ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range checks {
+		out[c] = true
+	}
+	return out
+}
+
 func changes(ps []Prediction) []string {
 	var out []string
 	for _, p := range ps {
@@ -50,62 +59,62 @@ func TestPlan(t *testing.T) {
 		{name: "without the setup no remedy of the setup is offered",
 			in: Path{Limit: StageApply, Drain: 10e6, Apply: apply, Stages: []Stage{st("walsender", 0.4, 0, 0), unknownLink, st("apply", 1, 0, 0.95)}}},
 		{name: "a sleeping trigger's share of the window is what disabling it saves",
-			in: Path{Limit: StageApply, Drain: 0.1e6, Apply: apply, Setup: &RemedySetup{Trigger: true},
+			in: Path{Limit: StageApply, Drain: 0.1e6, Apply: apply, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
 				Stages: []Stage{st("walsender", 0.01, 0, 0), unknownLink, st("apply", 1, 0, 0.9)}},
 			want: []string{"disable-trigger"}, drain: 1e6, limitedBy: StageApply},
 		{name: "without the trigger the apply worker's capacity is the WAL it writes at the calibrated cost",
-			in: Path{Limit: StageApply, Drain: 0.15e6, Apply: apply, SubWALPerSent: 1.2, Setup: &RemedySetup{Trigger: true},
+			in: Path{Limit: StageApply, Drain: 0.15e6, Apply: apply, SubWALPerSent: 1.2, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
 				Stages: []Stage{st("walsender", 0.004, 0, 0), unknownLink, st("apply", 1, 0, 0.9)}},
 			want: []string{"disable-trigger"}, drain: 1 / (ApplyCostPerWAL * 1.2), limitedBy: StageApply},
 		{name: "a trigger that burns CPU is predicted from the WAL written, capped by the walsender",
-			in: Path{Limit: StageApply, Drain: 1e6, SubWALPerSent: 1.25, Setup: &RemedySetup{Trigger: true},
+			in: Path{Limit: StageApply, Drain: 1e6, SubWALPerSent: 1.25, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
 				Stages: []Stage{st("walsender", 0.05, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"disable-trigger"}, drain: 20e6, limitedBy: StageWalsender},
 		{name: "a trigger that burns CPU is offered but not predicted without the subscriber's WAL",
-			in: Path{Limit: StageApply, Drain: 5e6, Setup: &RemedySetup{Trigger: true},
+			in: Path{Limit: StageApply, Drain: 5e6, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
 				Stages: []Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"disable-trigger"}, notPredicts: true},
 		{name: "an apply worker already faster than the calibrated cost gets no figure for its trigger",
-			in: Path{Limit: StageApply, Drain: 40e6, SubWALPerSent: 1.25, Setup: &RemedySetup{Trigger: true},
+			in: Path{Limit: StageApply, Drain: 40e6, SubWALPerSent: 1.25, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
 				Stages: []Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"disable-trigger"}, notPredicts: true},
 		{name: "extra indexes are predicted from the subscriber's WAL per byte sent, capped by the walsender",
-			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 3.1, Setup: &RemedySetup{ExtraIndexes: true},
+			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 3.1, Setup: &RemedySetup{Found: found(checkExtraSubscriberIndex)},
 				Stages: []Stage{st("walsender", 0.5, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"drop-extra-indexes"}, drain: 20e6, limitedBy: StageWalsender},
 		{name: "no extra index, no prediction for dropping them",
 			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 3.1, Setup: &RemedySetup{},
 				Stages: []Stage{st("walsender", 0.5, 0, 0), unknownLink, st("apply", 1, 0, 0)}}},
 		{name: "an index for FULL is predicted from the rows each change scanned, capped by the walsender",
-			in: Path{Limit: StageApply, Drain: 0.1e6, Setup: &RemedySetup{FullNoIndex: true, RowsReadPerChange: 500000},
+			in: Path{Limit: StageApply, Drain: 0.1e6, Setup: &RemedySetup{Found: found(checkFullIdentityNoIndex), RowsReadPerChange: 500000},
 				Stages: []Stage{st("walsender", 0.01, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"index-for-full"}, drain: 10e6, limitedBy: StageWalsender},
 		{name: "a subscription in text is offered binary, not predicted without the subscriber's WAL",
-			in: Path{Limit: StageApply, Drain: 10e6, Setup: &RemedySetup{TextTransfer: true},
+			in: Path{Limit: StageApply, Drain: 10e6, Setup: &RemedySetup{Found: found(checkBinaryTransfer)},
 				Stages: []Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"binary=on"}, notPredicts: true},
 		{name: "an apply worker at binary transfer's cost per WAL byte gains nothing from binary",
-			in: Path{Limit: StageApply, Drain: 16e6, SubWALPerSent: 2.4, Setup: &RemedySetup{TextTransfer: true},
+			in: Path{Limit: StageApply, Drain: 16e6, SubWALPerSent: 2.4, Setup: &RemedySetup{Found: found(checkBinaryTransfer)},
 				Stages: []Stage{st("walsender", 0.4, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"binary=on"}, drain: 16e6, limitedBy: StageApply},
 		{name: "an apply worker's CPU beyond binary transfer's cost is what binary saves",
 			// 1 / (10 MB/s * 2) = 50 ms per MB of WAL, 20 above 30: 1 / (1 - 20/50)
-			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &RemedySetup{TextTransfer: true},
+			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &RemedySetup{Found: found(checkBinaryTransfer)},
 				Stages: []Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"binary=on"}, drain: 10e6 / 0.6, limitedBy: StageApply},
 		{name: "binary is not predicted beside a trigger: the excess is not the input functions' alone",
-			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &RemedySetup{TextTransfer: true, Trigger: true},
+			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &RemedySetup{Found: found(checkBinaryTransfer, checkReplicaTriggers)},
 				Stages: []Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"disable-trigger", "binary=on"}, drain: 1 / (ApplyCostPerWAL * 2), limitedBy: StageApply},
 		{name: "a subscription in binary is not offered binary",
 			in: Path{Limit: StageApply, Drain: 10e6, Setup: &RemedySetup{},
 				Stages: []Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}}},
 		{name: "a large transaction sent whole is offered streaming = parallel on 16+, not predicted",
-			in: Path{Verdict: LargeTransaction, Limit: StageWalsender, Drain: 40e6, Setup: &RemedySetup{StreamingOff: true, Parallel: true},
+			in: Path{Verdict: LargeTransaction, Limit: StageWalsender, Drain: 40e6, Setup: &RemedySetup{Found: found(checkStreamingOff), Parallel: true},
 				Stages: []Stage{st("walsender", 1, 0, 0), unknownLink, st("apply", 0.01, 0, 0)}},
 			want: []string{"streaming=parallel"}, notPredicts: true},
 		{name: "before 16 a large transaction is not offered streaming = parallel",
-			in: Path{Verdict: LargeTransaction, Limit: StageWalsender, Drain: 40e6, Setup: &RemedySetup{StreamingOff: true},
+			in: Path{Verdict: LargeTransaction, Limit: StageWalsender, Drain: 40e6, Setup: &RemedySetup{Found: found(checkStreamingOff)},
 				Stages: []Stage{st("walsender", 1, 0, 0), unknownLink, st("apply", 0.01, 0, 0)}}},
 		{name: "a subscription that streams already is not offered streaming = parallel",
 			in: Path{Verdict: LargeTransaction, Limit: StageWalsender, Drain: 40e6, Setup: &RemedySetup{Parallel: true},
@@ -170,7 +179,7 @@ func TestCatchUpSaysWhenThePathStillFallsBehind(t *testing.T) {
 }
 
 func TestASleepingTriggersPredictionIsALowerBound(t *testing.T) {
-	in := Path{Limit: StageApply, Drain: 0.15e6, Backlog: 30e6, Setup: &RemedySetup{Trigger: true},
+	in := Path{Limit: StageApply, Drain: 0.15e6, Backlog: 30e6, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
 		Apply:  measure.Proc{TypeShares: map[string]float64{"Timeout": 0.97}},
 		Stages: []Stage{st("walsender", 0.005, 0, 0), unknownLink, st("apply", 1, 0, 0.97)}}
 	p := Plan(in)[0]
@@ -184,7 +193,7 @@ func TestASleepingTriggersPredictionIsALowerBound(t *testing.T) {
 }
 
 func TestBinaryIsNotPredictedBesideATrigger(t *testing.T) {
-	in := Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &RemedySetup{TextTransfer: true, Trigger: true},
+	in := Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &RemedySetup{Found: found(checkBinaryTransfer, checkReplicaTriggers)},
 		Stages: []Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}}
 	offered := false
 	for _, p := range Plan(in) {
