@@ -49,7 +49,7 @@ func TestFromSamplesReproducesEveryRecording(t *testing.T) {
 			if i < 0 || len(want.Paths) != len(got.Paths) || got.Paths[i].Name != want.Paths[i].Name || got.Paths[i].Confidence != want.Paths[i].Confidence {
 				t.Fatalf("from samples: %+v, live build: %+v", got.Paths, want.Paths)
 			}
-			if got.Paths[i].Name != e.Verdict {
+			if string(got.Paths[i].Name) != e.Verdict {
 				t.Errorf("verdict %s; the lab made %s (%s): want %s", got.Paths[i].Name, e.State, e.How, e.Verdict)
 			}
 			var a, c bytes.Buffer

@@ -76,10 +76,11 @@ func TestTheSetupFitsTheAdvice(t *testing.T) {
 // on a lock, no index where the apply worker uses the one there is).
 func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
 	cases := []struct {
-		state, verdict string
-		cause          []string
-		firstHelp      string
-		versions       []string // nil: 15 and 16
+		state     string
+		verdict   model.VerdictName
+		cause     []string
+		firstHelp string
+		versions  []string // nil: 15 and 16
 	}{
 		{"full-identity-index", model.SubscriberApplyCPU, []string{"public.hot is published with REPLICA IDENTITY FULL", "finds its rows by usable index (REPLICA IDENTITY FULL) hot_id_lookup (", " index scans, 0 rows read by sequential scans"},
 			"First give the subscriber's copy (public.hot) the same key (id)", []string{"16", "18"}},

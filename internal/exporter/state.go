@@ -24,14 +24,20 @@ var Stages = []string{stageLabel(model.StageWalsender), stageLabel(model.StageLi
 
 // Verdicts are the label values of lagscope_verdict: classify's verdict
 // table, read at each scrape.
-func Verdicts() []string { return model.Names() }
+func Verdicts() []string {
+	var out []string
+	for _, n := range model.Names() {
+		out = append(out, string(n))
+	}
+	return out
+}
 
-// stageLabel turns a classify stage name into a label value.
-func stageLabel(s string) string {
+// stageLabel turns a model stage name into a label value.
+func stageLabel(s model.StageName) string {
 	if s == "" {
 		return "none"
 	}
-	return strings.ReplaceAll(s, " ", "_")
+	return strings.ReplaceAll(string(s), " ", "_")
 }
 
 // roleLabel turns a sample role into the label value of the per-process

@@ -386,7 +386,7 @@ func TestIntegrationScenarios(t *testing.T) {
 					t.Fatalf("diagnosis = %#v, want a report", r.During)
 				}
 				p := scenarioPath(t, rep, s)
-				if got := p.Name; got != s.Verdict && got != alsoRight[label] {
+				if got := string(p.Name); got != s.Verdict && got != alsoRight[label] {
 					t.Errorf("diagnose named %s (confidence %.2f, evidence %q), want %s", got, p.Confidence, p.Evidence, s.Verdict)
 				}
 				checkDiagnosis(t, label, p)
@@ -422,7 +422,7 @@ var byHand = map[string]bool{"network-8mbps": true, "full-identity-index": true}
 // on one version below 18, and on every version from 18.
 var onceBefore18 = map[string]bool{"conflict-missing": true, "conflict-exists": true}
 
-var alsoRight = map[string]string{"sub-cpu-io": model.SubscriberWaits}
+var alsoRight = map[string]string{"sub-cpu-io": string(model.SubscriberWaits)}
 
 // noProcExact are the cases that must keep their verdict without /proc:
 // the publisher's CPU burst tells a starved walsender from the link.
@@ -441,7 +441,7 @@ func checkNoProc(t *testing.T, label string, s Scenario, rec *sample.Recording) 
 	p := scenarioPath(t, diagnose.Build(rec.WithoutProc(), nil, 20), s)
 	t.Logf("without /proc: %s (confidence %.2f), evidence %q", p.Name, p.Confidence, p.Evidence)
 	switch {
-	case p.Name == s.Verdict:
+	case string(p.Name) == s.Verdict:
 	case noProcExact[label]:
 		t.Errorf("without /proc diagnose named %s (confidence %.2f, evidence %q), want %s", p.Name, p.Confidence, p.Evidence, s.Verdict)
 	case p.Name != model.Inconclusive && p.Confidence > 0.6:
@@ -474,7 +474,7 @@ func scenarioPath(t *testing.T, rep report.Report, s Scenario) report.Path {
 	if len(rep.Paths) != want {
 		var slots []string
 		for _, p := range rep.Paths {
-			slots = append(slots, p.Slot+" "+p.Name)
+			slots = append(slots, p.Slot+" "+string(p.Name))
 		}
 		t.Fatalf("diagnosis has %d path(s) %q, want %d", len(rep.Paths), slots, want)
 	}

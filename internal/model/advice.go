@@ -8,7 +8,7 @@ import (
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
-// AdviceKey names a remedy, so that code can tell which remedy a piece of
+// RemedyID names a remedy, so that code can tell which remedy a piece of
 // advice is without reading its text: the classifier's own derivation (a
 // parallel apply worker runs already, a large transaction names streaming
 // itself, a next limit caps a faster link) and what reads the pair's setup
@@ -19,45 +19,45 @@ import (
 // it rules out where there is one); a setup finding's
 // remedy is keyed by its check's ID. The zero value is a remedy read back
 // from a saved report, which does not write keys.
-type AdviceKey string
+type RemedyID string
 
 // The remedies something decides on.
 const (
 	// KeyBinary: binary = true on the subscription.
-	KeyBinary AdviceKey = "binary"
+	KeyBinary RemedyID = "binary"
 	// KeyStreamingParallel: streaming = parallel (16+) on the subscription,
 	// which hands a large transaction to a parallel apply worker.
-	KeyStreamingParallel AdviceKey = "streaming-parallel"
+	KeyStreamingParallel RemedyID = "streaming-parallel"
 	// KeyStreaming: streaming for large transactions (any mode), so that
 	// the walsender sends them while it decodes them.
-	KeyStreaming AdviceKey = "streaming"
+	KeyStreaming RemedyID = "streaming"
 	// KeyStreamingOn: streaming = on (14+) on the subscription, which
 	// spools a large transaction to files and applies it at its commit.
-	KeyStreamingOn AdviceKey = "streaming-on"
+	KeyStreamingOn RemedyID = "streaming-on"
 	// KeyStreamingParallelOrOn: streaming = parallel where both sides are
 	// 16+, on otherwise: what a large transaction is advised when the
 	// versions are not known; a setup refines it into KeyStreamingParallel
 	// and KeyStreamingOn (refinements) and rules out the one that does not
 	// apply.
-	KeyStreamingParallelOrOn AdviceKey = "streaming-parallel-or-on"
+	KeyStreamingParallelOrOn RemedyID = "streaming-parallel-or-on"
 	// KeyFewerIndexes: fewer indexes on the subscriber's copy of the
 	// replicated tables.
-	KeyFewerIndexes AdviceKey = "fewer-indexes"
+	KeyFewerIndexes RemedyID = "fewer-indexes"
 	// KeyNarrowerIdentity: a replica identity narrower than FULL, or a
 	// usable index where FULL is required.
-	KeyNarrowerIdentity AdviceKey = "narrower-identity"
+	KeyNarrowerIdentity RemedyID = "narrower-identity"
 	// KeyRowFilters: simpler or no publication row filters.
-	KeyRowFilters AdviceKey = "row-filters"
+	KeyRowFilters RemedyID = "row-filters"
 	// KeyDecodingWorkMem: logical_decoding_work_mem large enough that
 	// decoding does not spill to disk.
-	KeyDecodingWorkMem AdviceKey = "decoding-work-mem"
+	KeyDecodingWorkMem RemedyID = "decoding-work-mem"
 	// KeyFewerSlots: fewer logical slots decoding the same WAL.
-	KeyFewerSlots AdviceKey = "fewer-slots"
+	KeyFewerSlots RemedyID = "fewer-slots"
 	// KeySplitSubscriptions: the tables split over several subscriptions,
 	// each with its own apply worker.
-	KeySplitSubscriptions AdviceKey = "split-subscriptions"
+	KeySplitSubscriptions RemedyID = "split-subscriptions"
 	// KeyBandwidth: more bandwidth on the link.
-	KeyBandwidth AdviceKey = "bandwidth"
+	KeyBandwidth RemedyID = "bandwidth"
 )
 
 // Advice is one remedy, one that helps (Verdict.Helps) or one that does
@@ -67,7 +67,7 @@ const (
 // text alone): a saved report reads back with no keys.
 type Advice struct {
 	// Key names the remedy ("" read back from a saved report).
-	Key AdviceKey `json:"-"`
+	Key RemedyID `json:"-"`
 	// Text is the remedy as the operator reads it, in prose: no statement
 	// is written into it.
 	Text string `json:"text"`
@@ -117,7 +117,7 @@ func Texts(advice []Advice) []string {
 
 // withoutKeys is advice less the remedies keyed by any of keys (nil when
 // none is left).
-func withoutKeys(advice []Advice, keys ...AdviceKey) []Advice {
+func withoutKeys(advice []Advice, keys ...RemedyID) []Advice {
 	var out []Advice
 	for _, a := range advice {
 		if !slices.Contains(keys, a.Key) {
@@ -130,7 +130,7 @@ func withoutKeys(advice []Advice, keys ...AdviceKey) []Advice {
 // refinements are the remedies a general remedy (the key) stands for when
 // the pair's setup is not known: with a setup, it is replaced by them, in
 // this order, and the setup rules out those that do not apply (Setup.helps).
-var refinements = map[AdviceKey][]Advice{
+var refinements = map[RemedyID][]Advice{
 	KeyStreamingParallelOrOn: {
 		{KeyStreamingParallel, "streaming = parallel for the subscription (16+ on both sides): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and applied by a parallel worker as it arrives", nil},
 		{KeyStreamingOn, "streaming = on for the subscription (14+): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and the subscriber applies it at its commit from the files it spooled it to", nil},
@@ -141,7 +141,7 @@ var refinements = map[AdviceKey][]Advice{
 // option's name and value (lagscope's own text): with the subscription
 // known from the pair's setup (Setup.Subscription), the remedy carries its
 // ALTER SUBSCRIPTION statement; without, it is prose only.
-var options = map[AdviceKey][2]string{
+var options = map[RemedyID][2]string{
 	KeyBinary:               {"binary", "true"},
 	KeyStreamingParallel:    {"streaming", "parallel"},
 	KeyStreamingOn:          {"streaming", "on"},

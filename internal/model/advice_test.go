@@ -24,8 +24,8 @@ func TestEveryRemedyHasAKey(t *testing.T) {
 		}
 	}
 	for name, a := range adviceFor {
-		check(name, a.helps)
-		check(name+" does not help", a.not)
+		check(string(name), a.helps)
+		check(string(name)+" does not help", a.not)
 	}
 	for also, h := range alsoHelps {
 		check("also "+also, []Advice{h})

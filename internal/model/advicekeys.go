@@ -5,93 +5,93 @@ package model
 // can tell which remedy it is from its key.
 const (
 	// KeyNothingNeeded: nothing to do (a caught-up path).
-	KeyNothingNeeded AdviceKey = "nothing-needed"
+	KeyNothingNeeded RemedyID = "nothing-needed"
 	// KeyFixStop: fix what stops the path (the cause named above).
-	KeyFixStop AdviceKey = "fix-stop"
+	KeyFixStop RemedyID = "fix-stop"
 	// KeySubscriberCPU: CPU for the subscriber, or competing load moved off
 	// its cores.
-	KeySubscriberCPU AdviceKey = "subscriber-cpu"
+	KeySubscriberCPU RemedyID = "subscriber-cpu"
 	// KeyPublisherCPU: CPU headroom on the publisher.
-	KeyPublisherCPU AdviceKey = "publisher-cpu"
+	KeyPublisherCPU RemedyID = "publisher-cpu"
 	// KeyBothCPU: CPU for both servers.
-	KeyBothCPU AdviceKey = "both-cpu"
+	KeyBothCPU RemedyID = "both-cpu"
 	// KeyPublisherFasterCore: a faster CPU core for the publisher.
-	KeyPublisherFasterCore AdviceKey = "publisher-faster-core"
+	KeyPublisherFasterCore RemedyID = "publisher-faster-core"
 	// KeySubscriberFasterCPU: a faster CPU for the subscriber.
-	KeySubscriberFasterCPU AdviceKey = "subscriber-faster-cpu"
+	KeySubscriberFasterCPU RemedyID = "subscriber-faster-cpu"
 	// KeySubscriberDisk: faster disk for the subscriber's WAL and data.
-	KeySubscriberDisk AdviceKey = "subscriber-disk"
+	KeySubscriberDisk RemedyID = "subscriber-disk"
 	// KeySubscriberMemory: more memory on the subscriber for the data files
 	// the apply worker reads.
-	KeySubscriberMemory AdviceKey = "subscriber-memory"
+	KeySubscriberMemory RemedyID = "subscriber-memory"
 	// KeyEndLockHolders: end or shorten the local sessions that hold locks
 	// on the replicated tables or rows.
-	KeyEndLockHolders AdviceKey = "end-lock-holders"
+	KeyEndLockHolders RemedyID = "end-lock-holders"
 	// KeyEndBlocker: end or shorten the one blocking session named.
-	KeyEndBlocker AdviceKey = "end-blocker"
+	KeyEndBlocker RemedyID = "end-blocker"
 	// KeySynchronousCommitOff: synchronous_commit = off on the subscription.
-	KeySynchronousCommitOff AdviceKey = "synchronous-commit-off"
+	KeySynchronousCommitOff RemedyID = "synchronous-commit-off"
 	// KeyFasterSyncStandby: a faster or closer synchronous standby for the
 	// subscriber.
-	KeyFasterSyncStandby AdviceKey = "faster-sync-standby"
+	KeyFasterSyncStandby RemedyID = "faster-sync-standby"
 	// KeyFindSleep: find what sleeps in the apply worker.
-	KeyFindSleep AdviceKey = "find-sleep"
+	KeyFindSleep RemedyID = "find-sleep"
 	// KeyFindWait: find what the apply worker waits for.
-	KeyFindWait AdviceKey = "find-wait"
+	KeyFindWait RemedyID = "find-wait"
 	// KeyCPULimit: a higher CPU limit for a side's container or cgroup.
-	KeyCPULimit AdviceKey = "cpu-limit"
+	KeyCPULimit RemedyID = "cpu-limit"
 	// KeyFewerUnderLimit: fewer processes sharing a CPU limit.
-	KeyFewerUnderLimit AdviceKey = "fewer-under-limit"
+	KeyFewerUnderLimit RemedyID = "fewer-under-limit"
 	// KeyDiagnoseAgain: diagnose again once the present limit is relieved.
-	KeyDiagnoseAgain AdviceKey = "diagnose-again"
+	KeyDiagnoseAgain RemedyID = "diagnose-again"
 	// KeyFindLinkHold: find what holds the network path between the
 	// servers.
-	KeyFindLinkHold AdviceKey = "find-link-hold"
+	KeyFindLinkHold RemedyID = "find-link-hold"
 	// KeyTimeouts: shorter replication timeouts or TCP keepalives.
-	KeyTimeouts AdviceKey = "timeouts"
+	KeyTimeouts RemedyID = "timeouts"
 	// KeyDropLeftoverSlot: drop a leftover tablesync slot.
-	KeyDropLeftoverSlot AdviceKey = "drop-leftover-slot"
+	KeyDropLeftoverSlot RemedyID = "drop-leftover-slot"
 	// KeyFindOwner: find the subscription a tablesync slot belongs to (it
 	// was not observed) before dropping anything.
-	KeyFindOwner AdviceKey = "find-owner"
+	KeyFindOwner RemedyID = "find-owner"
 	// KeyWALStorage: WAL on faster storage (the publisher's).
-	KeyWALStorage AdviceKey = "wal-storage"
+	KeyWALStorage RemedyID = "wal-storage"
 	// KeyPageCache: memory for the publisher's page cache and a lag small
 	// enough that the WAL is still cached.
-	KeyPageCache AdviceKey = "page-cache"
+	KeyPageCache RemedyID = "page-cache"
 	// KeyStandbyBack: bring a synchronized standby back or let it catch up.
-	KeyStandbyBack AdviceKey = "standby-back"
+	KeyStandbyBack RemedyID = "standby-back"
 	// KeyRemoveStandby: remove a standby gone for good from
 	// synchronized_standby_slots.
-	KeyRemoveStandby AdviceKey = "remove-standby"
+	KeyRemoveStandby RemedyID = "remove-standby"
 	// KeyCompressLink: compress the link.
-	KeyCompressLink AdviceKey = "compress-link"
+	KeyCompressLink RemedyID = "compress-link"
 	// KeySendLess: publication column lists (or row filters) to send less.
-	KeySendLess AdviceKey = "send-less"
+	KeySendLess RemedyID = "send-less"
 	// KeyWaitForCopy: wait for a table's initial copy.
-	KeyWaitForCopy AdviceKey = "wait-for-copy"
+	KeyWaitForCopy RemedyID = "wait-for-copy"
 	// KeySyncWorkers: max_sync_workers_per_subscription above the tables
 	// copied at once.
-	KeySyncWorkers AdviceKey = "sync-workers"
+	KeySyncWorkers RemedyID = "sync-workers"
 	// KeyFasterCopy: a faster link or subscriber disk for a large table's
 	// copy.
-	KeyFasterCopy AdviceKey = "faster-copy"
+	KeyFasterCopy RemedyID = "faster-copy"
 	// KeyFasterConsumer: a faster consumer, or several on several slots.
-	KeyFasterConsumer AdviceKey = "faster-consumer"
+	KeyFasterConsumer RemedyID = "faster-consumer"
 	// KeyCloserConsumer: more bandwidth or a closer consumer, for a
 	// consumer that idles.
-	KeyCloserConsumer AdviceKey = "closer-consumer"
+	KeyCloserConsumer RemedyID = "closer-consumer"
 	// KeyConfirmOften: make the consumer confirm more often.
-	KeyConfirmOften AdviceKey = "confirm-often"
+	KeyConfirmOften RemedyID = "confirm-often"
 	// KeySmallerTransactions: smaller transactions on the publisher (or
 	// the open one ended).
-	KeySmallerTransactions AdviceKey = "smaller-transactions"
+	KeySmallerTransactions RemedyID = "smaller-transactions"
 	// KeySlotWALCap: max_slot_wal_keep_size to cap the WAL a slot holds.
-	KeySlotWALCap AdviceKey = "slot-wal-cap"
+	KeySlotWALCap RemedyID = "slot-wal-cap"
 	// KeySampleLonger: sample a longer window.
-	KeySampleLonger AdviceKey = "sample-longer"
+	KeySampleLonger RemedyID = "sample-longer"
 	// KeyRunOnHosts: run lagscope on the servers' hosts (for /proc).
-	KeyRunOnHosts AdviceKey = "run-on-hosts"
+	KeyRunOnHosts RemedyID = "run-on-hosts"
 )
 
 // The remedies the verdicts say do not help and no verdict offers (a
@@ -101,20 +101,20 @@ const (
 const (
 	// KeyAnySpeed: anything about the path's speed (bandwidth, CPU,
 	// indexes, tuning), for a path that is stopped or made to wait.
-	KeyAnySpeed AdviceKey = "any-speed"
+	KeyAnySpeed RemedyID = "any-speed"
 	// KeyPublisherTuning: more CPU or tuning on the publisher.
-	KeyPublisherTuning AdviceKey = "publisher-tuning"
+	KeyPublisherTuning RemedyID = "publisher-tuning"
 	// KeySubscriberTuning: tuning the subscriber or its apply path.
-	KeySubscriberTuning AdviceKey = "subscriber-tuning"
+	KeySubscriberTuning RemedyID = "subscriber-tuning"
 	// KeyHashPartitioning: hash partitioning the tables under one
 	// subscription.
-	KeyHashPartitioning AdviceKey = "hash-partitioning"
+	KeyHashPartitioning RemedyID = "hash-partitioning"
 	// KeyRecreateSubscription: recreating the subscription.
-	KeyRecreateSubscription AdviceKey = "recreate-subscription"
+	KeyRecreateSubscription RemedyID = "recreate-subscription"
 	// KeyMoveOtherWork: moving other work off a side's host.
-	KeyMoveOtherWork AdviceKey = "move-other-work"
+	KeyMoveOtherWork RemedyID = "move-other-work"
 	// KeyOtherSide: more bandwidth, or tuning the side that does not limit.
-	KeyOtherSide AdviceKey = "other-side"
+	KeyOtherSide RemedyID = "other-side"
 	// KeyEitherSide: CPU or schema changes on either server.
-	KeyEitherSide AdviceKey = "either-side"
+	KeyEitherSide RemedyID = "either-side"
 )

@@ -16,17 +16,17 @@ type Check struct {
 	Change   string `json:"change"`
 	Version  string `json:"server_version"`
 	// Verdict is the first window's, After the second's.
-	Verdict string `json:"verdict"`
-	After   string `json:"verdict_after"`
+	Verdict VerdictName `json:"verdict"`
+	After   VerdictName `json:"verdict_after"`
 	// Today, Predicted and Measured are drain rates, bytes/s: the first
 	// window's, the prediction from it, and the second window's.
 	Today     float64 `json:"today_bytes_per_s"`
 	Predicted float64 `json:"predicted_bytes_per_s"`
 	Measured  float64 `json:"measured_bytes_per_s"`
 	// Ratio is Measured / Predicted (1 = the prediction held).
-	Ratio     float64 `json:"measured_over_predicted"`
-	LimitedBy string  `json:"predicted_limit"`
-	Model     string  `json:"model"`
+	Ratio     float64   `json:"measured_over_predicted"`
+	LimitedBy StageName `json:"predicted_limit"`
+	Model     string    `json:"model"`
 	// StagesBefore and StagesAfter are each window's stage utilisations
 	// ("walsender 45%, apply 57%"), to see which stage took the limit.
 	StagesBefore string `json:"stages_before"`
@@ -54,14 +54,14 @@ func Utilisations(stages []Stage) string {
 	var out []string
 	for _, s := range stages {
 		if s.Known() {
-			out = append(out, s.Name+" "+units.Percent(s.Utilisation))
+			out = append(out, string(s.Name)+" "+units.Percent(s.Utilisation))
 		}
 	}
 	return strings.Join(out, ", ")
 }
 
 // NewCheck pairs a prediction with what the second window measured.
-func NewCheck(scenario, version, verdict, after string, today float64, p Prediction, measured float64, ranOut bool) Check {
+func NewCheck(scenario, version string, verdict, after VerdictName, today float64, p Prediction, measured float64, ranOut bool) Check {
 	c := Check{Scenario: scenario, Change: p.Change, Version: version, Verdict: verdict, After: after, Today: today,
 		Predicted: p.Drain, Measured: measured, LimitedBy: p.LimitedBy, Model: p.Model, RanOut: ranOut}
 	if p.Drain > 0 {

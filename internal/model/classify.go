@@ -79,18 +79,18 @@ const (
 
 // Verdict is the classifier's answer for one path.
 type Verdict struct {
-	Name       string   `json:"verdict"`
-	Confidence float64  `json:"confidence"` // 0..1, from the measured margins
-	Headline   string   `json:"headline"`
-	Cause      string   `json:"cause,omitempty"` // for stalled and inconclusive
-	Evidence   []string `json:"evidence"`
-	Helps      []Advice `json:"helps"`
-	NotHelps   []Advice `json:"does_not_help"`
+	Name       VerdictName `json:"verdict"`
+	Confidence float64     `json:"confidence"` // 0..1, from the measured margins
+	Headline   string      `json:"headline"`
+	Cause      string      `json:"cause,omitempty"` // for stalled and inconclusive
+	Evidence   []string    `json:"evidence"`
+	Helps      []Advice    `json:"helps"`
+	NotHelps   []Advice    `json:"does_not_help"`
 	// Caveats say what could not be seen and lowered the confidence.
 	Caveats []string `json:"caveats,omitempty"`
 	// Limit is the stage that limits the path ("" when none does: caught
 	// up, stalled by configuration, inconclusive).
-	Limit string `json:"limit,omitempty"`
+	Limit StageName `json:"limit,omitempty"`
 	// Next is the stage that would limit once Limit is relieved.
 	Next *NextLimit `json:"next_limit,omitempty"`
 	// Stages are the path's stages in pipeline order with their figures.
@@ -112,7 +112,7 @@ type Verdict struct {
 // limit leaves of it: a faster link buys no more than the stage that
 // saturates next allows (a report offered "a 2x link gave 1.86x" beside a
 // next limit at 1.6x).
-func cappedByNext(helps []Advice, limit string, next NextLimit) []Advice {
+func cappedByNext(helps []Advice, limit StageName, next NextLimit) []Advice {
 	if limit != StageLink || next.Headroom <= 0 {
 		return helps
 	}
@@ -120,9 +120,9 @@ func cappedByNext(helps []Advice, limit string, next NextLimit) []Advice {
 	for i, h := range helps {
 		out[i] = h
 		if h.Key == KeyBandwidth {
-			noun := map[string]string{StageApply: "apply worker", StageParallel: "parallel apply worker"}[next.Stage]
+			noun := map[StageName]string{StageApply: "apply worker", StageParallel: "parallel apply worker"}[next.Stage]
 			if noun == "" {
-				noun = next.Stage
+				noun = string(next.Stage)
 			}
 			out[i].Text = fmt.Sprintf("more bandwidth, up to about %.1fx today's rate: then the %s saturates (model: the next limit's headroom, its capacity over today's rate, docs/whatif.md; where the link limited, a 2x link gave 1.86x: docs/reproduction.md)", next.Headroom, noun)
 		}
@@ -133,7 +133,7 @@ func cappedByNext(helps []Advice, limit string, next NextLimit) []Advice {
 // NextLimit is the stage that limits after the current limit, and how much
 // faster the path can run until it does.
 type NextLimit struct {
-	Stage string `json:"stage"`
+	Stage StageName `json:"stage"`
 	// Headroom is the factor on today's rate at which this stage saturates
 	// (1 / its work, or for an apply worker under half busy the WAL it
 	// writes at the lab's calibrated cost, over the drain: docs/whatif.md);
@@ -163,7 +163,7 @@ func Judge(in Input) Verdict {
 	}
 	v.Stages = slices.Clone(st)
 	if v.Limit == StageWalsender && v.d.resource == ResourceRunQueue && !in.ProcPub {
-		v.Stages[0] = starvedStageNoProc(st[0], in.Summary.PubCPU)
+		v.Stages = Stages(v.Stages).with(starvedStageNoProc(st.Of(StageWalsender), in.Summary.PubCPU))
 	}
 	v.LagTime = verdictLagTime(in, v.Txn)
 	if v.Limit != "" {
@@ -192,7 +192,7 @@ func Explain(v Verdict, setup *Setup) Verdict { return withTexts(v, v.Next, setu
 // newVerdict starts a verdict with its score; Judge states its evidence
 // and withTexts derives its headline, cause and advice, from its
 // diagnosis.
-func newVerdict(name string, sc score) Verdict {
+func newVerdict(name VerdictName, sc score) Verdict {
 	return Verdict{Name: name, Confidence: sc.conf, Decided: sc.by}
 }
 

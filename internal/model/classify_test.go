@@ -39,7 +39,7 @@ func TestRecordedLabRuns(t *testing.T) {
 		t.Run(filepath.Base(e.File), func(t *testing.T) {
 			in, i := judged(t, e)
 			v := Classify(in)
-			if v.Name != e.Verdict {
+			if string(v.Name) != e.Verdict {
 				t.Errorf("verdict %s (%.2f) with evidence %q; the lab made %s (%s): want %s", v.Name, v.Confidence, v.Evidence, e.State, e.How, e.Verdict)
 			}
 			if v.Confidence <= 0 || v.Confidence > 1 || len(v.Evidence) == 0 || v.Headline == "" {
@@ -86,7 +86,7 @@ func checkWithoutProc(t *testing.T, e recordings.Expectation, rec *sample.Record
 	}
 	v := Classify(Inputs(rec.WithoutProc(), nil)[path])
 	switch {
-	case v.Name == e.Verdict:
+	case string(v.Name) == e.Verdict:
 	case noProcExact[e.State]:
 		t.Errorf("without /proc: verdict %s (%.2f) with evidence %q; the lab made %s: want %s", v.Name, v.Confidence, v.Evidence, e.State, e.Verdict)
 	case v.Name != Inconclusive && v.Confidence > 0.6:

@@ -120,7 +120,7 @@ const NextLimitFrom = 0.1
 // nextLimit picks, among the stages other than the limit, the measured one
 // with the highest utilisation: past the limit it saturates first, at its
 // headroom times today's rate (headroomIn).
-func nextLimit(limit string, st []Stage, in Input) *NextLimit {
+func nextLimit(limit StageName, st []Stage, in Input) *NextLimit {
 	var best *Stage
 	for i := range st {
 		s := &st[i]
@@ -151,14 +151,14 @@ func nextLimit(limit string, st []Stage, in Input) *NextLimit {
 	return n
 }
 
-func stageNoun(name string) string {
+func stageNoun(name StageName) string {
 	switch name {
 	case StageApply:
 		return "apply worker"
 	case StageParallel:
 		return "busiest parallel apply worker"
 	}
-	return name
+	return string(name)
 }
 
 // starvedEvent is the wait event of an apply-side stage waiting for work.

@@ -57,9 +57,9 @@ func TestStageModelThresholds(t *testing.T) {
 	cases := []struct {
 		name      string
 		in        Input
-		want      string
-		wantLimit string
-		wantNext  string
+		want      VerdictName
+		wantLimit StageName
+		wantNext  StageName
 	}{
 		{"an apply worker at 0.86 of a core, barely waiting for data, is the limit",
 			path(idleWS, proc(0.80, 0.06, map[string]float64{evApplyMain: 0.10})), SubscriberApplyCPU, StageApply, StageWalsender},
@@ -104,7 +104,7 @@ func TestStageModelThresholds(t *testing.T) {
 			if v.Name != c.want || v.Limit != c.wantLimit {
 				t.Fatalf("verdict %s limit %q, want %s limit %q; evidence %q", v.Name, v.Limit, c.want, c.wantLimit, v.Evidence)
 			}
-			next := ""
+			var next StageName
 			if v.Next != nil {
 				next = v.Next.Stage
 			}
@@ -146,7 +146,7 @@ func TestCaughtUpNeedsSmallBytesSmallTimeAndNothingSaturated(t *testing.T) {
 	cases := []struct {
 		name string
 		in   Input
-		want string
+		want VerdictName
 	}{
 		{"300 kB behind at 1 MB/s with idle processes is caught up", light(300e3, 1e6, idle), CaughtUp},
 		{"15 MiB behind at 1 MB/s is 16 s of lag in time: not caught up", light(15<<20, 1e6, idle), Inconclusive},
@@ -280,7 +280,7 @@ func TestACPUAndIOMixNamesBothParts(t *testing.T) {
 	cases := []struct {
 		name    string
 		apply   measure.Proc
-		want    string
+		want    VerdictName
 		cpuLine bool
 		ioLine  bool
 	}{

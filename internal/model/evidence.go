@@ -11,10 +11,10 @@ import (
 )
 
 // evidence states v's evidence lines, once, from its diagnosis, the input
-// and the stages as measured (st: [walsender, link, apply, ...], before
+// and the stages as measured (st, before
 // Judge redraws any), in this order: what v's rule decided on and what its
 // diagnosis adds (verdictLines), then the path's (pathLines).
-func evidence(v Verdict, in Input, st []Stage) []string {
+func evidence(v Verdict, in Input, st Stages) []string {
 	return append(verdictLines(v, in, st), pathLines(v, in)...)
 }
 
@@ -24,7 +24,7 @@ func evidence(v Verdict, in Input, st []Stage) []string {
 // standby, a CPU quota), a second resource it spends its time on, an apply
 // worker that waits while nothing is applied, and a parallel apply worker
 // as the limit. Empty lines are left out.
-func verdictLines(v Verdict, in Input, st []Stage) []string {
+func verdictLines(v Verdict, in Input, st Stages) []string {
 	d := v.d
 	out := decisionLines(v, in, st)
 	applyWaits := d.resource == ResourceOwnWaits && (v.Limit == StageApply || v.Limit == StageParallel)
@@ -56,18 +56,18 @@ func verdictLines(v Verdict, in Input, st []Stage) []string {
 }
 
 // decisionLines state what v's rule decided on, by its basis.
-func decisionLines(v Verdict, in Input, st []Stage) []string {
+func decisionLines(v Verdict, in Input, st Stages) []string {
 	switch v.d.basis {
 	case basisLimit:
 		return limitLines(v, in)
 	case basisLink:
-		return linkLines(v, in, st[0], st[2])
+		return linkLines(v, in, st.Of(StageWalsender), st.Of(StageApply))
 	case basisCopy:
 		return copyLines(v.d, in)
 	case basisTxn:
 		return txnLines(v, in, st)
 	}
-	return pathFigureLines(v, in, st[0], st[2])
+	return pathFigureLines(v, in, st.Of(StageWalsender), st.Of(StageApply))
 }
 
 // rivalsLine names the subscriptions that claim one slot: which one the

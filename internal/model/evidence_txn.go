@@ -10,9 +10,9 @@ import (
 // what the positions show of it, the WAL the slot holds back and what the
 // walsender spilled of it; then what the stage model's verdict (d.inner)
 // decided on when it names a limit (an open transaction has none), or else
-// the walsender's and the apply worker's figures (st[0], st[2]): its lines
+// the walsender's and the apply worker's figures (st.Of(StageWalsender), st.Of(StageApply)): its lines
 // would contradict the transaction's.
-func txnLines(v Verdict, in Input, st []Stage) []string {
+func txnLines(v Verdict, in Input, st Stages) []string {
 	lt, s := v.Txn, in.Summary
 	held := fmt.Sprintf("the slot holds %s of WAL back (restart_lsn): the publisher keeps it until the transaction is applied or rolled back", size(lt.HeldBytes))
 	spill := ""
@@ -45,5 +45,5 @@ func txnLines(v Verdict, in Input, st []Stage) []string {
 	if inner := v.d.inner; inner.Limit != "" && lt.Phase != TxnOpen {
 		return append(out, verdictLines(*inner, in, st)...)
 	}
-	return append(out, walsenderLine(st[0]), applyLine(st[2]))
+	return append(out, walsenderLine(st.Of(StageWalsender)), applyLine(st.Of(StageApply)))
 }

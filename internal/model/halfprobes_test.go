@@ -33,7 +33,7 @@ func TestHalfTheProbesKeepEveryVerdict(t *testing.T) {
 			}
 			thinned++
 			v := Classify(Inputs(rec, nil)[i])
-			if v.Name != e.Verdict {
+			if string(v.Name) != e.Verdict {
 				t.Errorf("at half the probes: verdict %s (%.2f), want %s (at the full rate %s %.2f)", v.Name, v.Confidence, e.Verdict, v0.Name, v0.Confidence)
 			}
 			if d := v.Confidence - v0.Confidence; math.Abs(d) > maxDrift {

@@ -119,7 +119,7 @@ func largeTxnVerdict(in Input, v Verdict) Verdict {
 // is open, none (nothing can be sent before its commit); otherwise the stage
 // model's, or the stage the phase is in (decoding: the walsender; sending:
 // the apply worker, when the subscriber is observed).
-func txnLimit(phase, inner string, hasSubscriber bool) string {
+func txnLimit(phase string, inner StageName, hasSubscriber bool) StageName {
 	switch {
 	case phase == TxnOpen:
 		return ""

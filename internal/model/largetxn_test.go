@@ -12,7 +12,8 @@ import (
 // say beyond the verdict's name: the phase, the limit, the session.
 func TestLargeTransactionPhases(t *testing.T) {
 	cases := []struct {
-		glob, phase, limit string
+		glob, phase string
+		limit       StageName
 	}{
 		{"../classify/testdata/big-txn-pg*.json", TxnSending, StageApply},
 		{"../classify/testdata/big-txn-decoding-*.json", TxnDecoding, StageWalsender},

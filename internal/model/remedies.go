@@ -15,7 +15,7 @@ type Remedy struct {
 	// Remedy says what is changed, in the operator's words.
 	Remedy string
 	// Stage is the stage whose capacity the remedy changes.
-	Stage string
+	Stage StageName
 	// Finding is the check whose finding for the path's subscription or
 	// tables the remedy needs ("" none): without it, it does not apply.
 	Finding string
@@ -30,7 +30,7 @@ type Remedy struct {
 	factor func(p Path, st Stage) (f float64, model string, applies bool)
 	// others returns the factors the remedy puts on other stages'
 	// capacity, by stage name (nil: unchanged).
-	others func(p Path) map[string]float64
+	others func(p Path) map[StageName]float64
 	// label returns the change's name and remedy for this path when they
 	// carry a number (nil: Change and Remedy).
 	label func(p Path) (change, remedy string)

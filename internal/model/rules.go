@@ -11,60 +11,70 @@ type rule struct {
 	// ID names the rule in the docs (README's rule list, docs/verdicts).
 	ID string
 	// Verdicts are every verdict name the rule can give.
-	Verdicts []string
+	Verdicts []VerdictName
 	// When says, in one line, when the rule holds.
 	When string
 	// match decides the verdict when the rule holds. rest are the rules
 	// after this one in the table, for a rule that wraps what they decide
 	// (a large transaction keeps the stage model's limit and evidence).
-	match func(in Input, st []Stage, rest []rule) (Verdict, bool)
+	match func(in Input, st Stages, rest []rule) (Verdict, bool)
 }
 
 // rules is the classifier's precedence: stops that no measurement changes
 // first, then the stage model (see decide). Names the rules in the docs.
 var rules = []rule{
-	{ID: "tablesync", Verdicts: []string{InitialSync, Stalled},
+	{ID: "tablesync", Verdicts: []VerdictName{InitialSync, Stalled},
 		When:  "the slot is a tablesync slot: its table's initial copy is under way (initial-sync), failed or left behind (stalled)",
 		match: matchSync},
-	{ID: "config-stall", Verdicts: []string{Stalled},
+	{ID: "config-stall", Verdicts: []VerdictName{Stalled},
 		When:  "the path is configured not to run: no slot, a lost or invalidated slot, no subscription, a disabled subscription, apply errors, no apply worker, no walsender",
 		match: matchConfigStall},
-	{ID: "large-transaction", Verdicts: []string{LargeTransaction},
+	{ID: "large-transaction", Verdicts: []VerdictName{LargeTransaction},
 		When:  "a large transaction is in flight without streaming (open, being decoded, or sent whole and applied); the rules below still name its limit",
 		match: matchLargeTxn},
-	{ID: "frozen-link", Verdicts: []string{Stalled},
-		When:  "the walsender is blocked on the socket while the apply worker waits for data and has received nothing for the whole window",
-		match: func(in Input, st []Stage, _ []rule) (Verdict, bool) { return frozenLink(in, st[0], st[2]) }},
-	{ID: "few-probes", Verdicts: []string{Inconclusive},
+	{ID: "frozen-link", Verdicts: []VerdictName{Stalled},
+		When: "the walsender is blocked on the socket while the apply worker waits for data and has received nothing for the whole window",
+		match: func(in Input, st Stages, _ []rule) (Verdict, bool) {
+			return frozenLink(in, st.Of(StageWalsender), st.Of(StageApply))
+		}},
+	{ID: "few-probes", Verdicts: []VerdictName{Inconclusive},
 		When:  "too few wait-event probes to trust any share (under MinProbes), unless nothing moves",
 		match: matchFewProbes},
-	{ID: "both-starved", Verdicts: []string{Inconclusive},
+	{ID: "both-starved", Verdicts: []VerdictName{Inconclusive},
 		When:  "the walsender and the apply worker both wait for a CPU (with /proc on both sides): mixed",
 		match: matchBothStarved},
 	{ID: "saturated", Verdicts: stageVerdicts,
 		When:  "a stage works all the time (utilisation at least Saturated) without waiting for its upstream: the busier of the walsender and the apply side (the leader or its busiest parallel worker) is the limit",
 		match: matchSaturated},
-	{ID: "caught-up", Verdicts: []string{CaughtUp},
+	{ID: "caught-up", Verdicts: []VerdictName{CaughtUp},
 		When:  "little unconfirmed WAL that drains within CaughtUpTime (or next to none), not held back by the link",
 		match: matchCaughtUp},
-	{ID: "drained", Verdicts: []string{Inconclusive},
+	{ID: "drained", Verdicts: []VerdictName{Inconclusive},
 		When:  "the backlog drained while it was measured and the walsender ran out of WAL to send",
 		match: matchDrained},
 	{ID: "link", Verdicts: append(namesOf(StageLink), WalsenderStarved, Inconclusive),
-		When:  "the walsender is blocked on the socket while the apply worker (when observed) waits for data: the link, or without /proc a starved walsender",
-		match: func(in Input, st []Stage, _ []rule) (Verdict, bool) { return linkLimit(in, st[0], st[2]) }},
-	{ID: "confirmation-lag", Verdicts: []string{ConfirmationLag},
-		When:  "everything is sent and written by the consumer, which confirms its flush position late",
-		match: func(in Input, st []Stage, _ []rule) (Verdict, bool) { return confirmationLag(in, st[0], st[2]) }},
+		When: "the walsender is blocked on the socket while the apply worker (when observed) waits for data: the link, or without /proc a starved walsender",
+		match: func(in Input, st Stages, _ []rule) (Verdict, bool) {
+			return linkLimit(in, st.Of(StageWalsender), st.Of(StageApply))
+		}},
+	{ID: "confirmation-lag", Verdicts: []VerdictName{ConfirmationLag},
+		When: "everything is sent and written by the consumer, which confirms its flush position late",
+		match: func(in Input, st Stages, _ []rule) (Verdict, bool) {
+			return confirmationLag(in, st.Of(StageWalsender), st.Of(StageApply))
+		}},
 	{ID: "mostly-busy", Verdicts: stageVerdicts,
-		When:  "a stage works most of the window (at least MostlyBusy) while the stages around it agree: the walsender with the apply worker waiting for data, or the apply worker with the walsender blocked on it",
-		match: func(in Input, st []Stage, _ []rule) (Verdict, bool) { return mostlyBusyLimit(in, st[0], st[2]) }},
-	{ID: "nothing-moves", Verdicts: []string{Stalled},
+		When: "a stage works most of the window (at least MostlyBusy) while the stages around it agree: the walsender with the apply worker waiting for data, or the apply worker with the walsender blocked on it",
+		match: func(in Input, st Stages, _ []rule) (Verdict, bool) {
+			return mostlyBusyLimit(in, st.Of(StageWalsender), st.Of(StageApply))
+		}},
+	{ID: "nothing-moves", Verdicts: []VerdictName{Stalled},
 		When:  "neither sending nor confirming advanced while WAL was generated, and no stage was busy",
 		match: matchNothingMoves},
-	{ID: "no-stage", Verdicts: []string{Inconclusive},
-		When:  "otherwise: no stage stands out",
-		match: func(in Input, st []Stage, _ []rule) (Verdict, bool) { return noStage(in, st[0], st[2]), true }},
+	{ID: "no-stage", Verdicts: []VerdictName{Inconclusive},
+		When: "otherwise: no stage stands out",
+		match: func(in Input, st Stages, _ []rule) (Verdict, bool) {
+			return noStage(in, st.Of(StageWalsender), st.Of(StageApply)), true
+		}},
 }
 
 // stageVerdicts are the verdicts that name a saturated (or mostly busy)
@@ -74,23 +84,23 @@ var stageVerdicts = namesOf(StageWalsender, StageApply, StageParallel)
 // decide applies the rules in order to the stages st = [walsender, link,
 // apply] and, when parallel apply workers ran, [parallel apply]: the first
 // that holds names the verdict.
-func decide(in Input, st []Stage) Verdict {
+func decide(in Input, st Stages) Verdict {
 	return firstMatch(rules, in, st)
 }
 
 // firstMatch is the verdict of the first of rs that holds; the last rule
 // always holds.
-func firstMatch(rs []rule, in Input, st []Stage) Verdict {
+func firstMatch(rs []rule, in Input, st Stages) Verdict {
 	for i, r := range rs {
 		if v, ok := r.match(in, st, rs[i+1:]); ok {
 			return v
 		}
 	}
-	panic("classify: no rule holds: the table's last rule must always hold")
+	panic("model: no rule holds: the table's last rule must always hold")
 }
 
 // matchSync describes a tablesync slot (syncVerdict).
-func matchSync(in Input, _ []Stage, _ []rule) (Verdict, bool) {
+func matchSync(in Input, _ Stages, _ []rule) (Verdict, bool) {
 	if in.Sync == nil {
 		return Verdict{}, false
 	}
@@ -98,7 +108,7 @@ func matchSync(in Input, _ []Stage, _ []rule) (Verdict, bool) {
 }
 
 // matchConfigStall names a path that cannot move whatever the processes do.
-func matchConfigStall(in Input, _ []Stage, _ []rule) (Verdict, bool) {
+func matchConfigStall(in Input, _ Stages, _ []rule) (Verdict, bool) {
 	cause, fill := configStall(in)
 	if cause == "" {
 		return Verdict{}, false
@@ -110,7 +120,7 @@ func matchConfigStall(in Input, _ []Stage, _ []rule) (Verdict, bool) {
 
 // matchLargeTxn names a large transaction in flight, with the limit and
 // the evidence the rules after it give.
-func matchLargeTxn(in Input, st []Stage, rest []rule) (Verdict, bool) {
+func matchLargeTxn(in Input, st Stages, rest []rule) (Verdict, bool) {
 	if in.Txn == nil {
 		return Verdict{}, false
 	}
@@ -118,7 +128,7 @@ func matchLargeTxn(in Input, st []Stage, rest []rule) (Verdict, bool) {
 }
 
 // matchFewProbes names a window with too few wait-event probes.
-func matchFewProbes(in Input, _ []Stage, _ []rule) (Verdict, bool) {
+func matchFewProbes(in Input, _ Stages, _ []rule) (Verdict, bool) {
 	s := in.Summary
 	if s.Walsender.Probes+s.Apply.Probes >= MinProbes || nothingMoves(in) {
 		return Verdict{}, false
@@ -131,8 +141,8 @@ func matchFewProbes(in Input, _ []Stage, _ []rule) (Verdict, bool) {
 // matchBothStarved names both processes starved of CPU: the host (or
 // hosts) are saturated by something else; naming one stage would hide the
 // other.
-func matchBothStarved(in Input, st []Stage, _ []rule) (Verdict, bool) {
-	ws, ap := st[0], st[2]
+func matchBothStarved(in Input, st Stages, _ []rule) (Verdict, bool) {
+	ws, ap := st.Of(StageWalsender), st.Of(StageApply)
 	if !in.ProcPub || !in.ProcSub || !starved(ws) || !starved(ap) {
 		return Verdict{}, false
 	}
@@ -144,19 +154,19 @@ func matchBothStarved(in Input, st []Stage, _ []rule) (Verdict, bool) {
 }
 
 // matchSaturated names a stage that works all the time (saturatedLimit).
-func matchSaturated(in Input, st []Stage, _ []rule) (Verdict, bool) {
+func matchSaturated(in Input, st Stages, _ []rule) (Verdict, bool) {
 	var par *Stage
-	if len(st) > 3 {
-		par = &st[3]
+	if p, ok := st.Find(StageParallel); ok {
+		par = &p
 	}
-	return saturatedLimit(in, st[0], st[2], par)
+	return saturatedLimit(in, st.Of(StageWalsender), st.Of(StageApply), par)
 }
 
 // matchCaughtUp names a path with little unconfirmed WAL that drains within
 // CaughtUpTime, or next to none when nothing drains (an idle server's last
 // records).
-func matchCaughtUp(in Input, st []Stage, _ []rule) (Verdict, bool) {
-	s, ws, ap := in.Summary, st[0], st[2]
+func matchCaughtUp(in Input, st Stages, _ []rule) (Verdict, bool) {
+	s, ws, ap := in.Summary, st.Of(StageWalsender), st.Of(StageApply)
 	lt := lagTime(in)
 	if drainedThroughLink(in, ws) || in.MedianLag > CaughtUpLag || s.Lag.Total > 2*CaughtUpLag ||
 		!((lt.DrainS >= 0 && lt.Seconds <= CaughtUpTime) || s.Lag.Total <= IdleLag) {
@@ -172,8 +182,8 @@ func matchCaughtUp(in Input, st []Stage, _ []rule) (Verdict, bool) {
 // while the walsender ran out of WAL to send for a while. A walsender still
 // blocked on the link to the end is draining its last megabytes, not caught
 // up (a 100 MB backlog at 15 MB after 9 s at 8 MB/s).
-func matchDrained(in Input, st []Stage, _ []rule) (Verdict, bool) {
-	s, ws := in.Summary, st[0]
+func matchDrained(in Input, st Stages, _ []rule) (Verdict, bool) {
+	s, ws := in.Summary, st.Of(StageWalsender)
 	if s.Lag.Start <= 2*CaughtUpLag || s.Lag.Total > CaughtUpLag || ws.Starved < Idle {
 		return Verdict{}, false
 	}
@@ -185,11 +195,11 @@ func matchDrained(in Input, st []Stage, _ []rule) (Verdict, bool) {
 
 // matchNothingMoves names a backlog that neither sending nor confirming
 // advanced while no stage was busy.
-func matchNothingMoves(in Input, st []Stage, _ []rule) (Verdict, bool) {
+func matchNothingMoves(in Input, st Stages, _ []rule) (Verdict, bool) {
 	if !nothingMoves(in) {
 		return Verdict{}, false
 	}
-	ws, ap := st[0], st[2]
+	ws, ap := st.Of(StageWalsender), st.Of(StageApply)
 	v := newVerdict(Stalled, confidence(margin{"walsender under Saturated", Saturated - ws.Utilisation}, margin{"apply worker under Saturated", Saturated - ap.Utilisation}))
 	v.d.basis = basisStill
 	v.d.cause = "neither the walsender (sent_lsn) nor the slot (confirmed_flush_lsn) advanced during the window, and no stage was busy or waiting on a resource"

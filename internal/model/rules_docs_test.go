@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -29,7 +28,7 @@ func ruleList() string {
 	for i, r := range rules {
 		names := make([]string, len(r.Verdicts))
 		for j, n := range r.Verdicts {
-			names[j] = "`" + n + "`"
+			names[j] = "`" + string(n) + "`"
 		}
 		fmt.Fprintf(&b, "%d. `%s` → %s: %s\n", i+1, r.ID, strings.Join(names, ", "), r.When)
 	}
@@ -48,7 +47,7 @@ func stageNameTable() string {
 
 // rulesLine is a verdict page's line naming the rules that give it and the
 // setup's checks that bear on it.
-func rulesLine(verdict string) string {
+func rulesLine(verdict VerdictName) string {
 	var ids []string
 	for _, r := range rules {
 		if slices.Contains(r.Verdicts, verdict) {
@@ -71,7 +70,7 @@ func rulesLine(verdict string) string {
 // those rules; README and docs/verdicts/README.md list the rules in order.
 func TestTheRulesAreDocumented(t *testing.T) {
 	update := os.Getenv("LAGSCOPE_UPDATE_DOCS") == "1"
-	given := map[string]bool{}
+	given := map[VerdictName]bool{}
 	ids := map[string]bool{}
 	for _, r := range rules {
 		if ids[r.ID] || r.ID == "" || r.When == "" || r.match == nil || len(r.Verdicts) == 0 {
@@ -94,20 +93,20 @@ func TestTheRulesAreDocumented(t *testing.T) {
 		}
 	}
 	pages, _ := filepath.Glob(filepath.Join(verdictsDir, "*.md"))
-	var names []string
+	var names []VerdictName
 	for _, p := range pages {
 		if n := strings.TrimSuffix(filepath.Base(p), ".md"); n != "README" {
-			names = append(names, n)
+			names = append(names, VerdictName(n))
 		}
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	want := slices.Clone(Names())
-	sort.Strings(want)
+	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Errorf("docs/verdicts has pages %v for the verdicts %v", names, want)
 	}
 	for _, n := range Names() {
-		page := filepath.Join(verdictsDir, n+".md")
+		page := filepath.Join(verdictsDir, string(n)+".md")
 		checkDoc(t, page, update, func(doc string) string { return withRulesLine(doc, rulesLine(n)) })
 	}
 	index := filepath.Join(verdictsDir, "README.md")

@@ -20,14 +20,14 @@ type Setup struct {
 	// RuledOut are the verdict's remedies the setup rules out: set
 	// already, not in these versions, nothing to fix, or named by a fix
 	// with its statement (nil: none).
-	RuledOut []AdviceKey
+	RuledOut []RemedyID
 	// Subscription is the path's subscription as the setup read it from
 	// the subscriber's catalog ("" not read): the remedies that set one of
 	// its options then carry their ALTER SUBSCRIPTION statement.
 	Subscription string
 	// Moot are the verdict's "does not help" lines the setup rules out,
 	// by key, as RuledOut does its remedies (nil: none).
-	Moot []AdviceKey
+	Moot []RemedyID
 }
 
 // cause is the verdict's cause (own, "" none) combined with the setup's:

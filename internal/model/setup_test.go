@@ -20,7 +20,7 @@ func TestSetupCombinesWithTheVerdictsTexts(t *testing.T) {
 		{"the verdict's own cause comes first, the setup's next", Setup{Causes: []string{"a", "b"}}, "own", "own; in the setup: a; b", []string{"binary", "general", "fewer indexes"}},
 		{"one cause in the setup is the cause", Setup{Causes: []string{"a"}}, "", "cause: a", []string{"binary", "general", "fewer indexes"}},
 		{"several causes in the setup are all named", Setup{Causes: []string{"a", "b"}}, "", "causes in the setup: a; b", []string{"binary", "general", "fewer indexes"}},
-		{"fixes come first and ruled-out remedies go by key", Setup{Fixes: []Advice{fix}, RuledOut: []AdviceKey{KeyBinary, KeyFewerIndexes}}, "", "", []string{fix.Text, "general"}},
+		{"fixes come first and ruled-out remedies go by key", Setup{Fixes: []Advice{fix}, RuledOut: []RemedyID{KeyBinary, KeyFewerIndexes}}, "", "", []string{fix.Text, "general"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := c.setup.cause(c.own); got != c.wantCause {
@@ -47,11 +47,11 @@ func TestTheSetupRulesDoesNotHelpLinesOutByKey(t *testing.T) {
 			t.Errorf("%q has no key", a.Text)
 		}
 	}
-	got := Explain(v, &Setup{Moot: []AdviceKey{KeyBandwidth, KeyHashPartitioning}}).NotHelps
+	got := Explain(v, &Setup{Moot: []RemedyID{KeyBandwidth, KeyHashPartitioning}}).NotHelps
 	if want := []Advice{all[1]}; !reflect.DeepEqual(got, want) {
 		t.Errorf("with bandwidth and hash partitioning ruled out: %q, want %q", Texts(got), Texts(want))
 	}
-	if got := Explain(v, &Setup{RuledOut: []AdviceKey{KeyBandwidth}}).NotHelps; !reflect.DeepEqual(got, all) {
+	if got := Explain(v, &Setup{RuledOut: []RemedyID{KeyBandwidth}}).NotHelps; !reflect.DeepEqual(got, all) {
 		t.Errorf("ruling the bandwidth remedy out changed what does not help: %q, want %q", Texts(got), Texts(all))
 	}
 }

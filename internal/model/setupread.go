@@ -107,7 +107,7 @@ func FromSetup(p PathFacts, r SetupRead) SetupSays {
 	ordered := slices.Clone(s.findings)
 	slices.SortStableFunc(ordered, func(a, b audit.Finding) int { return rank(a.Check) - rank(b.Check) })
 	for _, f := range ordered {
-		setup.Fixes = append(setup.Fixes, Advice{Key: AdviceKey(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)", Run: f.Run})
+		setup.Fixes = append(setup.Fixes, Advice{Key: RemedyID(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)", Run: f.Run})
 	}
 	setup.RuledOut, setup.Moot = keysWhere(ruledOut, s), keysWhere(moot, s)
 	if s.sub != nil {
@@ -144,7 +144,7 @@ func causeMeasured(check string, f audit.Finding, p PathFacts, snaps *audit.Snap
 // (already set, not in this version, not there), or a finding names it for
 // these objects with its statement (which comes first instead). A remedy
 // not listed is never ruled out.
-var ruledOut = map[AdviceKey]func(s pathSetup) bool{
+var ruledOut = map[RemedyID]func(s pathSetup) bool{
 	KeyBinary: func(pathSetup) bool { return true }, // on already, or the binary-transfer finding says how
 	KeyStreamingParallel: func(s pathSetup) bool {
 		// Not in this version, set already, or no transaction large enough
@@ -172,7 +172,7 @@ var ruledOut = map[AdviceKey]func(s pathSetup) bool{
 // versionFeatures are the remedies that need a feature of both servers'
 // versions: the versions alone rule them out.
 var versionFeatures = []struct {
-	key     AdviceKey
+	key     RemedyID
 	feature pgversion.Feature
 }{
 	{KeyStreamingParallel, pgversion.ParallelApply},
@@ -183,8 +183,8 @@ var versionFeatures = []struct {
 // (majors pub and sub, 0 unknown), read from the samples (which record
 // them) when the setup was not read. A 15 pair was advised "streaming =
 // parallel (16+)" from samples without a setup.
-func versionRuledOut(pub, sub int) []AdviceKey {
-	var out []AdviceKey
+func versionRuledOut(pub, sub int) []RemedyID {
+	var out []RemedyID
 	for _, v := range versionFeatures {
 		if !v.feature.OnBoth(pub, sub) {
 			out = append(out, v.key)
@@ -196,11 +196,11 @@ func versionRuledOut(pub, sub int) []AdviceKey {
 // moot says, per "does not help" line, when the setup rules it out by key,
 // as ruledOut does the remedies: the remedy it warns against is not there
 // to try. None does yet; a line not listed is never ruled out.
-var moot = map[AdviceKey]func(s pathSetup) bool{}
+var moot = map[RemedyID]func(s pathSetup) bool{}
 
 // keysWhere lists, sorted, the keys whose rule holds for s.
-func keysWhere(rules map[AdviceKey]func(pathSetup) bool, s pathSetup) []AdviceKey {
-	var out []AdviceKey
+func keysWhere(rules map[RemedyID]func(pathSetup) bool, s pathSetup) []RemedyID {
+	var out []RemedyID
 	for key, holds := range rules {
 		if holds(s) {
 			out = append(out, key)

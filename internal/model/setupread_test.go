@@ -49,8 +49,8 @@ func TestALargeTransactionIsAdvisedTheStreamingItsVersionsHave(t *testing.T) {
 	if v.Name != LargeTransaction {
 		t.Fatalf("verdict %s, want %s", v.Name, LargeTransaction)
 	}
-	streaming := func(helps []Advice) []AdviceKey {
-		var out []AdviceKey
+	streaming := func(helps []Advice) []RemedyID {
+		var out []RemedyID
 		for _, h := range helps {
 			switch h.Key {
 			case KeyStreamingParallel, KeyStreamingOn, KeyStreamingParallelOrOn:
@@ -59,19 +59,19 @@ func TestALargeTransactionIsAdvisedTheStreamingItsVersionsHave(t *testing.T) {
 		}
 		return out
 	}
-	if got := streaming(Explain(v, nil).Helps); !slices.Equal(got, []AdviceKey{KeyStreamingParallelOrOn}) {
+	if got := streaming(Explain(v, nil).Helps); !slices.Equal(got, []RemedyID{KeyStreamingParallelOrOn}) {
 		t.Errorf("without a setup: %q, want the general streaming advice", got)
 	}
 	for _, c := range []struct {
 		name     string
 		pub, sub int
 		set      string
-		want     []AdviceKey
+		want     []RemedyID
 	}{
-		{"15 on both sides, streaming off: on", 15, 15, "off", []AdviceKey{KeyStreamingOn}},
-		{"a 14 subscriber of a 16 publisher: on", 16, 14, "off", []AdviceKey{KeyStreamingOn}},
-		{"16 on both sides, streaming off: parallel", 16, 16, "off", []AdviceKey{KeyStreamingParallel}},
-		{"16 on both sides, streaming on: parallel", 16, 18, "on", []AdviceKey{KeyStreamingParallel}},
+		{"15 on both sides, streaming off: on", 15, 15, "off", []RemedyID{KeyStreamingOn}},
+		{"a 14 subscriber of a 16 publisher: on", 16, 14, "off", []RemedyID{KeyStreamingOn}},
+		{"16 on both sides, streaming off: parallel", 16, 16, "off", []RemedyID{KeyStreamingParallel}},
+		{"16 on both sides, streaming on: parallel", 16, 18, "on", []RemedyID{KeyStreamingParallel}},
 		{"15, streaming on already: neither", 15, 15, "on", nil},
 		{"16, streaming parallel already: neither", 16, 16, "parallel", nil},
 		{"13: neither", 13, 13, "", nil},

@@ -43,9 +43,9 @@ var splitRemedy = Remedy{Change: "split=N", Remedy: "the tables split over N sub
 		}
 		return f, model + "; a transaction that spans two subscriptions is no longer applied atomically", true
 	},
-	others: func(p Path) map[string]float64 {
+	others: func(p Path) map[StageName]float64 {
 		if n := splitN(p); p.PubCPUs > 0 && n > p.PubCPUs {
-			return map[string]float64{StageWalsender: float64(p.PubCPUs) / float64(n)}
+			return map[StageName]float64{StageWalsender: float64(p.PubCPUs) / float64(n)}
 		}
 		return nil
 	},

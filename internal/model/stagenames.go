@@ -28,7 +28,9 @@ const (
 
 // stageName is one row of stageNames.
 type stageName struct {
-	stage, resource, name string
+	stage    StageName
+	resource string
+	name     VerdictName
 }
 
 // stageNames names the verdict of a limiting stage by what fills its time:
@@ -52,19 +54,19 @@ var stageNames = []stageName{
 }
 
 // stageVerdictName is the verdict name of stage limited by resource.
-func stageVerdictName(stage, resource string) string {
+func stageVerdictName(stage StageName, resource string) VerdictName {
 	for _, r := range stageNames {
 		if r.stage == stage && r.resource == resource {
 			return r.name
 		}
 	}
-	panic("classify: no verdict for stage " + stage + " limited by " + resource + ": add it to stageNames")
+	panic("model: no verdict for stage " + string(stage) + " limited by " + resource + ": add it to stageNames")
 }
 
 // namesOf lists the verdict names of the stageNames rows for stages, in
 // the table's order, each once.
-func namesOf(stages ...string) []string {
-	var out []string
+func namesOf(stages ...StageName) []VerdictName {
+	var out []VerdictName
 	for _, r := range stageNames {
 		seen := false
 		for _, n := range out {
@@ -82,7 +84,7 @@ func namesOf(stages ...string) []string {
 
 // newStageVerdict starts the verdict of a limiting stage from what fills
 // its time: its name from stageNames, its limit the stage.
-func newStageVerdict(stage, resource string, sc score) Verdict {
+func newStageVerdict(stage StageName, resource string, sc score) Verdict {
 	v := newVerdict(stageVerdictName(stage, resource), sc)
 	v.Limit, v.d.resource = stage, resource
 	return v

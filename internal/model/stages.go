@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/measure"
@@ -11,13 +12,18 @@ import (
 // Stage names of a replication path, in pipeline order. A stage run by a
 // process is named after the process's role.
 const (
-	StageWalsender = sample.RoleWalsender // reads and decodes WAL, sends it
-	StageLink      = "link"               // the network (or proxy, VPN) between the servers
-	StageApply     = sample.RoleApply     // the subscriber's leader apply worker and its resources
+	StageWalsender = StageName(sample.RoleWalsender) // reads and decodes WAL, sends it
+	StageLink      = StageName("link")               // the network (or proxy, VPN) between the servers
+	StageApply     = StageName(sample.RoleApply)     // the subscriber's leader apply worker and its resources
 	// StageParallel is the busiest parallel apply worker (16+, streaming =
 	// parallel), which applies large transactions the leader hands it.
-	StageParallel = sample.RoleParallel
+	StageParallel = StageName(sample.RoleParallel)
 )
+
+// StageName names a stage of a replication path: the one type of stage
+// names, whose constants are listed above. A stage is found by its name
+// (Stages.Of), never by its place in a path's stages.
+type StageName string
 
 // Stage is what one stage of the path did over the window. Shares are of
 // one core (CPU, run queue) or of wait-event probes (the rest), 0..1; -1
@@ -25,7 +31,7 @@ const (
 // for one), waits on its own resources (Own), waits on the stage after it
 // (Blocked) and waits for the stage before it (Starved).
 type Stage struct {
-	Name string `json:"stage"`
+	Name StageName `json:"stage"`
 	// CPU and Runq come from /proc (-1 without it); Busy is their sum or,
 	// without /proc, the share of probes with no wait event.
 	CPU  float64 `json:"cpu_share" jsonschema:"nullable"`
@@ -61,6 +67,48 @@ type Stage struct {
 	// how many there were.
 	PID     int `json:"pid,omitempty"`
 	Workers int `json:"workers,omitempty"`
+}
+
+// Stages are a path's stages in pipeline order (walsender, link, apply
+// and, when parallel apply workers ran, the busiest of them); a stage is
+// found by its name, never by its place.
+type Stages []Stage
+
+// Of is the stage named name, or an unknown stage of that name (not
+// measured) when the path has none.
+func (st Stages) Of(name StageName) Stage {
+	if s, ok := st.Find(name); ok {
+		return s
+	}
+	return unknownStage(name)
+}
+
+// Find is the stage named name, and whether the path has it.
+func (st Stages) Find(name StageName) (Stage, bool) {
+	for _, s := range st {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Stage{}, false
+}
+
+// with is st with the stage of s's name replaced by s (st unchanged when
+// it has none).
+func (st Stages) with(s Stage) Stages {
+	out := slices.Clone(st)
+	for i := range out {
+		if out[i].Name == s.Name {
+			out[i] = s
+		}
+	}
+	return out
+}
+
+// unknownStage is a stage lagscope did not measure (the link, or the
+// apply side without a subscriber).
+func unknownStage(name StageName) Stage {
+	return Stage{Name: name, CPU: -1, Runq: -1, Busy: -1, Utilisation: -1}
 }
 
 // Known reports whether the stage was measured at all.
@@ -159,7 +207,7 @@ var (
 )
 
 // procStage turns one role's measurement into a stage.
-func procStage(name string, p measure.Proc, withProc bool, blockedEv, starvedEv []string) Stage {
+func procStage(name StageName, p measure.Proc, withProc bool, blockedEv, starvedEv []string) Stage {
 	s := Stage{Name: name, CPU: -1, Runq: -1, Busy: -1, Utilisation: -1, Probes: p.Probes}
 	if p.Probes == 0 && (!withProc || p.CPUShare < 0) {
 		return s
@@ -217,20 +265,18 @@ func containsFold(list []string, s string) bool {
 
 // stages builds the path's stages from the input: walsender, link, apply
 // (the apply stage is unknown without a subscriber).
-func stages(in Input) []Stage {
+func stages(in Input) Stages {
 	s := in.Summary
 	ws := procStage(StageWalsender, s.Walsender, in.ProcPub, walsenderBlocked, walsenderStarved)
-	link := Stage{Name: StageLink, CPU: -1, Runq: -1, Busy: -1, Utilisation: -1}
-	ap := Stage{Name: StageApply, CPU: -1, Runq: -1, Busy: -1, Utilisation: -1}
-	out := []Stage{ws, link, ap}
-	if in.HasSubscriber {
-		out[2] = procStage(StageApply, s.Apply, in.ProcSub, applyBlocked, applyStarved)
-		if len(s.Parallel) > 0 {
-			par := procStage(StageParallel, s.Parallel[0], in.ProcSub, nil, parallelStarved)
-			par.PID = s.Parallel[0].PID
-			par.Workers = len(s.Parallel)
-			out = append(out, par)
-		}
+	if !in.HasSubscriber {
+		return Stages{ws, unknownStage(StageLink), unknownStage(StageApply)}
+	}
+	out := Stages{ws, unknownStage(StageLink), procStage(StageApply, s.Apply, in.ProcSub, applyBlocked, applyStarved)}
+	if len(s.Parallel) > 0 {
+		par := procStage(StageParallel, s.Parallel[0], in.ProcSub, nil, parallelStarved)
+		par.PID = s.Parallel[0].PID
+		par.Workers = len(s.Parallel)
+		out = append(out, par)
 	}
 	return out
 }

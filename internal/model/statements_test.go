@@ -90,7 +90,7 @@ func TestAnOptionRemedyCarriesItsStatementOnlyForAKnownSubscription(t *testing.T
 		})
 	}
 	// The general refinements of streaming, with a setup.
-	v := Explain(Verdict{Name: LargeTransaction, Txn: &LargeTxn{Phase: TxnDecoding}, d: diagnosis{sub: "Orders"}}, &Setup{RuledOut: []AdviceKey{KeyStreamingOn}, Subscription: "Orders"})
+	v := Explain(Verdict{Name: LargeTransaction, Txn: &LargeTxn{Phase: TxnDecoding}, d: diagnosis{sub: "Orders"}}, &Setup{RuledOut: []RemedyID{KeyStreamingOn}, Subscription: "Orders"})
 	if got := strings.Join(statements(v.Helps), "\n"); got != `ALTER SUBSCRIPTION "Orders" SET (streaming = parallel);` {
 		t.Errorf("streaming statements %q, want streaming = parallel on \"Orders\"", got)
 	}
@@ -149,7 +149,7 @@ func TestALeftoverTablesyncSlotNeedsItsSubscriptionObserved(t *testing.T) {
 	cases := []struct {
 		name      string
 		rec       *sample.Recording
-		verdict   string
+		verdict   VerdictName
 		drop      bool
 		inCause   string
 		statement string

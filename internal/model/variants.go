@@ -14,7 +14,7 @@ import (
 type variant struct {
 	// verdicts, fill and phase select the row: a verdict in verdicts, the
 	// diagnosis's fill and the large transaction's phase ("" for none).
-	verdicts    []string
+	verdicts    []VerdictName
 	fill, phase string
 	headline    func(v Verdict) string
 	cause       func(v Verdict) string
@@ -38,12 +38,12 @@ func text(s string) func(Verdict) string { return func(Verdict) string { return 
 func advise(a ...Advice) func(Verdict) []Advice { return func(Verdict) []Advice { return a } }
 
 // generalNotAnd is the verdict's general "does not help" lines and more.
-func generalNotAnd(name string, more ...Advice) func(Verdict) []Advice {
+func generalNotAnd(name VerdictName, more ...Advice) func(Verdict) []Advice {
 	return func(Verdict) []Advice { return slices.Concat(adviceFor[name].not, more) }
 }
 
 // starvedVerdicts are the verdicts of a process starved of CPU.
-var starvedVerdicts = []string{SubscriberStarved, WalsenderStarved}
+var starvedVerdicts = []VerdictName{SubscriberStarved, WalsenderStarved}
 
 // Large-transaction advice the phases share.
 var (
@@ -54,10 +54,10 @@ var (
 // variants are the verdict texts by fill and phase; at most one row
 // matches a verdict.
 var variants = []variant{
-	{verdicts: []string{SubscriberWaits}, fill: FillSyncRep,
+	{verdicts: []VerdictName{SubscriberWaits}, fill: FillSyncRep,
 		headline: text("the apply worker mostly waits for the subscriber's synchronous standby: each transaction it commits waits until the standby has it"),
 		helps:    advise(Advice{KeySynchronousCommitOff, "synchronous_commit = off on the subscription (the default; safe: the slot re-sends what was not flushed)", nil}, Advice{KeyFasterSyncStandby, "a faster or closer synchronous standby for the subscriber", nil})},
-	{verdicts: []string{SubscriberWaits}, fill: FillLock,
+	{verdicts: []VerdictName{SubscriberWaits}, fill: FillLock,
 		headline: text("the apply worker mostly waits on locks that other sessions on the subscriber hold"),
 		cause: func(v Verdict) string {
 			if len(v.Blockers) == 0 {
@@ -73,13 +73,13 @@ var variants = []variant{
 			return append([]Advice{EndBlocker(v.Blockers[0])}, h...)
 		},
 		not: generalNotAnd(SubscriberWaits, Advice{KeySubscriberDisk, "faster disk: the worker waits on a lock, not on I/O", nil})},
-	{verdicts: []string{SubscriberWaits}, fill: FillIO,
+	{verdicts: []VerdictName{SubscriberWaits}, fill: FillIO,
 		headline: text("the apply worker mostly waits on the subscriber's disk"),
 		helps:    advise(Advice{KeySubscriberDisk, "faster disk for the subscriber's WAL and data", nil}, Advice{KeySubscriberMemory, "more shared_buffers / memory when it reads data files (DataFileRead)", nil})},
 	// PgSleep and friends: nothing in PostgreSQL's apply path sleeps per
 	// change; what it runs for the rows does (a trigger, a function in a
 	// default or a constraint).
-	{verdicts: []string{SubscriberWaits}, fill: FillSleep,
+	{verdicts: []VerdictName{SubscriberWaits}, fill: FillSleep,
 		headline: func(v Verdict) string {
 			return fmt.Sprintf("the apply worker mostly sleeps (%s): something it runs for each replicated change waits on purpose, a trigger that fires for replicated rows most often", v.d.stage.OwnTop)
 		},
@@ -88,14 +88,14 @@ var variants = []variant{
 	// Neither the disk (nor an LWLock such as WALWrite, which waits for WAL
 	// writes) nor a lock nor a standby: name what it is, and advise nothing
 	// that is about those.
-	{verdicts: []string{SubscriberWaits}, fill: FillOtherWait,
+	{verdicts: []VerdictName{SubscriberWaits}, fill: FillOtherWait,
 		headline: func(v Verdict) string {
 			return fmt.Sprintf("the apply worker mostly waits on %s on the subscriber", v.d.stage.OwnTop)
 		},
 		helps: advise(Advice{KeyFindWait, "find what the apply worker waits for (the wait events above; https://www.postgresql.org/docs/current/monitoring-stats.html#WAIT-EVENT-TABLE)", nil}),
 		not:   generalNotAnd(SubscriberWaits, Advice{KeySubscriberDisk, "faster disk: the worker does not wait on I/O", nil})},
 	// Busy all the time, but not all of it on a CPU: say what it is.
-	{verdicts: []string{SubscriberApplyCPU}, fill: FillCPUPart,
+	{verdicts: []VerdictName{SubscriberApplyCPU}, fill: FillCPUPart,
 		headline: func(v Verdict) string {
 			st := v.d.stage
 			return fmt.Sprintf("the subscriber's %s is the limit: it is busy all the time, on a CPU %s of it (the rest on its own I/O and locks %s, waiting for a CPU %s)", v.d.noun, pct(st.CPU), pct(st.Own), pct(st.Runq))
@@ -131,40 +131,40 @@ var variants = []variant{
 				{KeyDiagnoseAgain, fmt.Sprintf("then diagnose again: the %s's limit is what holds it back now", v.d.noun), nil},
 			}
 		}},
-	{verdicts: []string{Stalled}, fill: FillFrozen,
+	{verdicts: []VerdictName{Stalled}, fill: FillFrozen,
 		cause: text("the replication connection carries nothing: the walsender cannot write to it and the subscriber receives nothing, as when a network path drops packets without closing the connection (lost firewall or NAT state, a hung proxy); the walsender ends it after wal_sender_timeout (60 s by default) and the subscription connects again"),
 		helps: advise(Advice{KeyFindLinkHold, "find what holds the path between publisher and subscriber (firewall or NAT idle timeouts, a proxy or load balancer)", nil}, Advice{KeyTimeouts, "a shorter wal_sender_timeout and wal_receiver_timeout, or TCP keepalives in the subscription's connection string (keepalives_idle=...), notice a dead connection sooner", nil}),
 		not:   advise(Advice{KeyBandwidth, "more bandwidth: the link carries nothing, not too little", nil}, Advice{KeyEitherSide, "CPU or schema changes on either side", nil})},
-	{verdicts: []string{Stalled}, fill: FillDisabled,
+	{verdicts: []VerdictName{Stalled}, fill: FillDisabled,
 		helps: func(v Verdict) []Advice {
 			return []Advice{{KeyFixStop, "enabling the subscription (it was disabled by hand, or by disable_on_error after an apply error: read the subscriber's log first)",
 				[]quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", v.d.sub).OnServer("subscriber")}}}
 		}},
-	{verdicts: []string{Stalled}, fill: FillLeftover,
+	{verdicts: []VerdictName{Stalled}, fill: FillLeftover,
 		helps: func(v Verdict) []Advice {
 			return []Advice{{KeyDropLeftoverSlot, fmt.Sprintf("dropping the leftover slot on the publisher once %s's tables are ready (srsubstate 'r' in pg_subscription_rel) or the subscription is gone: nothing uses it", quote.Id(v.d.sub)),
 				[]quote.Statement{quote.SQL("SELECT pg_drop_replication_slot(%L);", v.d.slot).OnServer("publisher")}}}
 		},
 		not: advise(Advice{KeyAnySpeed, "anything about speed: nothing uses this slot", nil})},
-	{verdicts: []string{Stalled}, fill: FillUnowned,
+	{verdicts: []VerdictName{Stalled}, fill: FillUnowned,
 		helps: func(v Verdict) []Advice {
 			return []Advice{{KeyFindOwner, fmt.Sprintf("finding the subscription with oid %d on the subscriber (pg_subscription lists those of every database) before dropping anything: a slot whose subscription exists is still in use", v.d.subOID),
 				[]quote.Statement{quote.SQL("SELECT oid, subname, subdbid FROM pg_subscription WHERE oid = %d;", v.d.subOID).OnServer("subscriber")}}}
 		},
 		not: advise(Advice{KeyAnySpeed, "anything about speed: the slot's copy is not observed", nil})},
-	{verdicts: []string{Inconclusive}, fill: FillBothStarved,
+	{verdicts: []VerdictName{Inconclusive}, fill: FillBothStarved,
 		helps: advise(Advice{KeyBothCPU, "CPU for both servers, or moving what else runs on their cores", nil}, Advice{KeyDiagnoseAgain, "then diagnose again: the stage that limits next will show", nil})},
-	{verdicts: []string{LargeTransaction}, phase: TxnSending,
+	{verdicts: []VerdictName{LargeTransaction}, phase: TxnSending,
 		headline: text("a large transaction is being applied: without streaming it is sent whole at its commit, and the subscriber applies it in one go"),
 		helps: func(v Verdict) []Advice {
 			return append([]Advice{adviceStreaming, {KeySmallerTransactions, adviceSmaller, nil}}, withoutKeys(v.d.inner.Helps, KeyStreamingParallel, KeyStreamingOn, KeyStreaming)...)
 		},
 		not: func(v Verdict) []Advice { return v.d.inner.NotHelps }},
-	{verdicts: []string{LargeTransaction}, phase: TxnDecoding,
+	{verdicts: []VerdictName{LargeTransaction}, phase: TxnDecoding,
 		headline: text("a large transaction is being decoded: without streaming nothing of it is sent until the walsender reaches its commit"),
 		helps:    advise(adviceStreaming, Advice{KeySmallerTransactions, adviceSmaller, nil}, Advice{KeyDecodingWorkMem, "logical_decoding_work_mem large enough to hold the transaction (no spill)", nil}),
 		not:      advise(Advice{KeySubscriberTuning, "subscriber tuning: it waits for the transaction's commit to be decoded", nil}, Advice{KeyBandwidth, "more bandwidth: nothing is sent yet", nil})},
-	{verdicts: []string{LargeTransaction}, phase: TxnOpen,
+	{verdicts: []VerdictName{LargeTransaction}, phase: TxnOpen,
 		headline: text("a large transaction is open on the publisher: its changes are decoded as written, and nothing of it can be sent before it commits"),
 		helps: advise(Advice{KeySmallerTransactions, adviceSmaller + ", or ending the open transaction (pg_terminate_backend on the publisher if it is abandoned)", nil}, adviceStreaming,
 			Advice{KeySlotWALCap, "max_slot_wal_keep_size to cap the WAL a slot holds (past it the slot is invalidated)", nil}),

@@ -1,38 +1,42 @@
 package model
 
+// VerdictName names a verdict: the one type of verdict names, whose
+// constants are listed below and in Table.
+type VerdictName string
+
 // Verdict names (see Classify and decide for when each is given).
 const (
-	CaughtUp           = "caught-up"
-	Stalled            = "stalled"
-	SubscriberApplyCPU = "subscriber-apply-cpu"
-	SubscriberStarved  = "subscriber-starved"
-	SubscriberWaits    = "subscriber-waits"
-	WalsenderDecodeCPU = "walsender-decode-cpu"
-	WalsenderStarved   = "walsender-starved"
-	WalsenderReadIO    = "walsender-read-io"
+	CaughtUp           VerdictName = "caught-up"
+	Stalled            VerdictName = "stalled"
+	SubscriberApplyCPU VerdictName = "subscriber-apply-cpu"
+	SubscriberStarved  VerdictName = "subscriber-starved"
+	SubscriberWaits    VerdictName = "subscriber-waits"
+	WalsenderDecodeCPU VerdictName = "walsender-decode-cpu"
+	WalsenderStarved   VerdictName = "walsender-starved"
+	WalsenderReadIO    VerdictName = "walsender-read-io"
 	// WalsenderWaitsStandby: a failover slot's walsender waits for the
 	// standbys in synchronized_standby_slots (17+).
-	WalsenderWaitsStandby = "walsender-waits-standby"
-	Network               = "network"
-	Inconclusive          = "inconclusive"
-	InitialSync           = "initial-sync"
+	WalsenderWaitsStandby VerdictName = "walsender-waits-standby"
+	Network               VerdictName = "network"
+	Inconclusive          VerdictName = "inconclusive"
+	InitialSync           VerdictName = "initial-sync"
 	// LargeTransaction is a large transaction in flight without streaming:
 	// open on the publisher, being decoded, or being sent and applied
 	// (see LargeTxn).
-	LargeTransaction = "large-transaction"
+	LargeTransaction VerdictName = "large-transaction"
 	// NetworkOrConsumer is the walsender blocked on the socket while the
 	// consumer is not observed: the link or the consumer limits.
-	NetworkOrConsumer = "network-or-consumer"
+	NetworkOrConsumer VerdictName = "network-or-consumer"
 	// ConfirmationLag is a consumer that received everything and confirms
 	// late (a lazy confirmer).
-	ConfirmationLag = "confirmation-lag"
+	ConfirmationLag VerdictName = "confirmation-lag"
 )
 
 // Spec is what the rest of lagscope derives from a verdict's name: the
 // exporter's label values, the report's exit code, the docs' pages, how its
 // confidence is lowered and which checks of the setup bear on it.
 type Spec struct {
-	Name string
+	Name VerdictName
 	// Finding says the path is not caught up (diagnose exits 1): every
 	// verdict but caught-up and a table's initial copy.
 	Finding bool
@@ -73,7 +77,7 @@ var Table = []Spec{
 
 // SpecOf is verdict name's row of Table; an unknown name (a report from a
 // newer lagscope) is a finding, and nothing else.
-func SpecOf(name string) Spec {
+func SpecOf(name VerdictName) Spec {
 	for _, s := range Table {
 		if s.Name == name {
 			return s
@@ -83,8 +87,8 @@ func SpecOf(name string) Spec {
 }
 
 // Names lists Table's verdict names, in its order.
-func Names() []string {
-	out := make([]string, len(Table))
+func Names() []VerdictName {
+	out := make([]VerdictName, len(Table))
 	for i, s := range Table {
 		out[i] = s.Name
 	}
@@ -93,7 +97,7 @@ func Names() []string {
 
 // IsFinding says whether verdict name is a finding (Spec.Finding); an
 // unknown name is one (a report from a newer lagscope).
-func IsFinding(name string) bool { return SpecOf(name).Finding }
+func IsFinding(name VerdictName) bool { return SpecOf(name).Finding }
 
 // advice is what helps and what does not, per verdict.
 type advice struct {
@@ -102,7 +106,7 @@ type advice struct {
 	not      []Advice
 }
 
-var adviceFor = map[string]advice{
+var adviceFor = map[VerdictName]advice{
 	CaughtUp: {headline: "the subscriber keeps up: nothing limits this path now",
 		helps: []Advice{{KeyNothingNeeded, "nothing needed", nil}}},
 	Stalled: {headline: "nothing is being consumed: the path is stopped, not slow",

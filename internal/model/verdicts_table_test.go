@@ -2,30 +2,29 @@ package model
 
 import (
 	"slices"
-	"sort"
 	"testing"
 )
 
 // The verdict table and the advice table name the same verdicts: a verdict
 // given advice is exported and documented, and the other way round.
 func TestTheVerdictTableNamesEveryVerdict(t *testing.T) {
-	var advised []string
+	var advised []VerdictName
 	for name := range adviceFor {
 		advised = append(advised, name)
 	}
 	names := Names()
-	sort.Strings(advised)
+	slices.Sort(advised)
 	sorted := slices.Clone(names)
-	sort.Strings(sorted)
+	slices.Sort(sorted)
 	if !slices.Equal(advised, sorted) {
 		t.Errorf("verdict table %v, advice for %v: they must name the same verdicts", sorted, advised)
 	}
-	for _, n := range []string{CaughtUp, InitialSync} {
+	for _, n := range []VerdictName{CaughtUp, InitialSync} {
 		if IsFinding(n) {
 			t.Errorf("%s is a finding", n)
 		}
 	}
-	for _, n := range []string{ConfirmationLag, Inconclusive, Stalled, "a-verdict-of-a-newer-lagscope"} {
+	for _, n := range []VerdictName{ConfirmationLag, Inconclusive, Stalled, "a-verdict-of-a-newer-lagscope"} {
 		if !IsFinding(n) {
 			t.Errorf("%s is not a finding", n)
 		}
@@ -42,7 +41,7 @@ func TestEveryVariantIsOneVerdictsAndReachable(t *testing.T) {
 			if !slices.Contains(Names(), n) {
 				t.Errorf("a variant names %s, which the verdict table lacks", n)
 			}
-			key := n + "/" + r.fill + "/" + r.phase
+			key := string(n) + "/" + r.fill + "/" + r.phase
 			if seen[key] {
 				t.Errorf("two variants select %s", key)
 			}

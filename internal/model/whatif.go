@@ -11,9 +11,10 @@ import (
 type Path struct {
 	// Verdict is the verdict's name, Limit its limiting stage ("" when
 	// none: nothing to relieve).
-	Verdict, Limit string
+	Verdict VerdictName
+	Limit   StageName
 	// Stages are the verdict's stages with their utilisation.
-	Stages []Stage
+	Stages Stages
 	// Drain is today's drain rate (the progress basis: sent_lsn or
 	// confirmed_flush_lsn advance), Generated the WAL written, bytes/s;
 	// Backlog the unconfirmed WAL at the window's end, bytes.
@@ -85,7 +86,7 @@ type Prediction struct {
 	CatchUpS float64 `json:"catch_up_s,omitempty"`
 	// LimitedBy is the stage that limits once the remedy is made (the
 	// changed stage itself when nothing else caps it).
-	LimitedBy string `json:"limited_by,omitempty"`
+	LimitedBy StageName `json:"limited_by,omitempty"`
 	// Model says what the figure rests on; NotPredicted why there is none.
 	Model        string `json:"model"`
 	NotPredicted string `json:"not_predicted,omitempty"`
@@ -123,7 +124,7 @@ func Plan(p Path) []Prediction {
 		}
 		pr.Factor = f
 		pr.Drain, pr.LimitedBy = capacity(p, st)*f, st.Name
-		var others map[string]float64
+		var others map[StageName]float64
 		if r.others != nil {
 			others = r.others(p)
 		}
@@ -201,7 +202,7 @@ func catchUp(p Path, drain float64) float64 {
 	}
 }
 
-func stage(p Path, name string) (Stage, bool) {
+func stage(p Path, name StageName) (Stage, bool) {
 	for _, s := range p.Stages {
 		if s.Name == name {
 			return s, true
@@ -234,12 +235,12 @@ func (pr Prediction) String() string {
 }
 
 // processNoun names a stage's process for a sentence.
-func processNoun(stage string) string {
+func processNoun(stage StageName) string {
 	switch stage {
 	case StageApply:
 		return "apply worker"
 	case StageParallel:
 		return "parallel apply worker"
 	}
-	return stage
+	return string(stage)
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/lagscope/lagscope/internal/measure"
 )
 
-func st(name string, util, runq, own float64) Stage {
+func st(name StageName, util, runq, own float64) Stage {
 	return Stage{Name: name, CPU: util - runq - own, Runq: runq, Own: own, Busy: util - own, Utilisation: util}
 }
 
@@ -38,7 +38,7 @@ func TestPlan(t *testing.T) {
 		// want: the changes predicted; drain: the first one's drain (0: not checked)
 		want        []string
 		drain       float64
-		limitedBy   string
+		limitedBy   StageName
 		notPredicts bool
 	}{
 		{name: "a path no stage limits gets no prediction",

@@ -88,7 +88,7 @@ type pipeBox struct {
 func pipeline(p Path) []pipeBox {
 	var out []pipeBox
 	for _, st := range p.Stages {
-		b := pipeBox{Name: st.Name, Role: st.Role, Util: "not measured"}
+		b := pipeBox{Name: string(st.Name), Role: st.Role, Util: "not measured"}
 		if st.Known() {
 			b.Util = fmt.Sprintf("%.0f%% busy", 100*st.Utilisation)
 			b.Width = int(math.Round(min(max(100*st.Utilisation, 0), 100)))

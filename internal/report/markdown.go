@@ -27,7 +27,7 @@ func Markdown(w io.Writer, r Report) error {
 		if p.Subscription != "" {
 			name += " → subscription " + render.MarkdownCode(p.Subscription)
 		}
-		fmt.Fprintf(b, "\n### %s\n\n**%s** (confidence %.2f): %s\n", name, quote.Escape(p.Name), p.Confidence, quote.Escape(p.Headline))
+		fmt.Fprintf(b, "\n### %s\n\n**%s** (confidence %.2f): %s\n", name, quote.Escape(string(p.Name)), p.Confidence, quote.Escape(p.Headline))
 		if p.Cause != "" {
 			fmt.Fprintf(b, "\n%s\n", quote.Escape(p.Cause))
 		}
@@ -45,7 +45,7 @@ func Markdown(w io.Writer, r Report) error {
 			fmt.Fprintf(b, "| conflicts | %s |\n", render.MarkdownCell(c.Text))
 		}
 		if p.Limit != "" {
-			fmt.Fprintf(b, "| limit | %s |\n", render.MarkdownCell(p.Limit))
+			fmt.Fprintf(b, "| limit | %s |\n", render.MarkdownCell(string(p.Limit)))
 			if p.Next != nil {
 				fmt.Fprintf(b, "| next limit | %s, %s |\n", render.MarkdownCell(string(p.Next.Stage)), headroomText(p.Next.Headroom))
 			}

@@ -17,7 +17,7 @@ var stageHeader = []string{"stage", "util", "cpu", "runq", "own", "blocked", "st
 func stageRows(st []model.Stage) [][]string {
 	var rows [][]string
 	for _, s := range st {
-		name := s.Name
+		name := string(s.Name)
 		if s.Role != "" {
 			name += " (" + s.Role + ")"
 		}

@@ -32,13 +32,13 @@ func Text(w io.Writer, r Report) error {
 			name += " -> subscription " + quote.Escape(p.Subscription)
 		}
 		b.WriteString(name + "\n")
-		fmt.Fprintf(b, "  VERDICT  %s (confidence %.2f)\n", quote.Escape(p.Name), p.Confidence)
+		fmt.Fprintf(b, "  VERDICT  %s (confidence %.2f)\n", quote.Escape(string(p.Name)), p.Confidence)
 		wrap(b, "  ", p.Headline)
 		if p.Cause != "" {
 			wrap(b, "  ", p.Cause)
 		}
 		if p.Limit != "" {
-			line := "limit: " + p.Limit
+			line := "limit: " + string(p.Limit)
 			if p.Next != nil {
 				line += fmt.Sprintf("; next: %s, %s", p.Next.Stage, headroomText(p.Next.Headroom))
 			}

@@ -6,7 +6,7 @@ import (
 )
 
 var (
-	stageNames = []string{model.StageWalsender, model.StageLink, model.StageApply, model.StageParallel}
+	stageNames = names(model.StageWalsender, model.StageLink, model.StageApply, model.StageParallel)
 	stageRoles = []string{"", "limit", "next"}
 )
 
@@ -17,17 +17,17 @@ var (
 // returned, naming its field.
 func (r Report) Validate() error {
 	var c valid.Checker
-	verdicts := model.Names()
+	verdicts := names(model.Names()...)
 	for i, p := range r.Paths {
 		f := valid.At("paths", i)
 		c.Slot(f+".slot", p.Slot)
 		c.OptionalName(f+".subscription", p.Subscription)
-		c.OneOf(f+".verdict", p.Name, verdicts)
+		c.OneOf(f+".verdict", string(p.Name), verdicts)
 		if p.Limit != "" {
-			c.OneOf(f+".limit", p.Limit, stageNames)
+			c.OneOf(f+".limit", string(p.Limit), stageNames)
 		}
 		if p.Next != nil {
-			c.OneOf(f+".next_limit.stage", p.Next.Stage, stageNames)
+			c.OneOf(f+".next_limit.stage", string(p.Next.Stage), stageNames)
 		}
 		for _, list := range []struct {
 			name   string
@@ -39,9 +39,18 @@ func (r Report) Validate() error {
 		}
 		for j, s := range p.Stages {
 			sf := f + "." + valid.At("stages", j)
-			c.OneOf(sf+".stage", s.Name, stageNames)
+			c.OneOf(sf+".stage", string(s.Name), stageNames)
 			c.OneOf(sf+".role", s.Role, stageRoles)
 		}
 	}
 	return c.Err
+}
+
+// names are typed names (verdicts, stages) as the strings a report holds.
+func names[T ~string](ns ...T) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = string(n)
+	}
+	return out
 }

@@ -108,7 +108,7 @@ func pathView(b *strings.Builder, s *State, slot string, w int) {
 		if p.Limit == "" && p.Name != "stalled" {
 			look = good
 		}
-		fmt.Fprintf(b, "  verdict    %s (%.2f)  %s\n", look.Render(quote.Escape(p.Name)), p.Confidence, quote.Escape(p.Headline))
+		fmt.Fprintf(b, "  verdict    %s (%.2f)  %s\n", look.Render(quote.Escape(string(p.Name))), p.Confidence, quote.Escape(p.Headline))
 	} else {
 		b.WriteString("  verdict    " + dim.Render("after the first step") + "\n")
 	}
