@@ -197,7 +197,7 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link mode
 			p.CatchUp, p.CatchUpS = c, 0
 		}
 		facts := model.PathFacts{Slot: in.Slot, Subscription: in.Subscription, Verdict: v, Summary: s,
-			SubWALPerSent: in.SubWALPerSent, PubCPUs: rec.Publisher.CPUs}
+			SubWALPerSent: in.SubWALPerSent, PubCPUs: rec.Publisher.CPUs, Calibration: in.Calibration}
 		if rec.Subscriber != nil {
 			facts.SubCPUs = rec.Subscriber.CPUs
 		}

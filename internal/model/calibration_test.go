@@ -48,7 +48,7 @@ func TestApplyCostPerWALHoldsOnRecordings(t *testing.T) {
 			}
 			n++
 			k := ApplyCostOf(s, in.Summary.Progress(), in.SubWALPerSent)
-			if r := k / ApplyCostPerWAL; r < 0.8 || r > 1.2 {
+			if r := k / DefaultCalibration.ApplyCostPerWAL; r < 0.8 || r > 1.2 {
 				t.Errorf("%s: the apply worker took %.1f ms per MB of WAL written, %.2fx ApplyCostPerWAL", filepath.Base(e.File), k*1e9, r)
 			}
 		}

@@ -43,7 +43,7 @@ type Check struct {
 	RowsAfter  float64 `json:"rows_per_s_after,omitempty"`
 	// ApplyCostBefore and ApplyCostAfter are the apply worker's time per
 	// MB of WAL the subscriber wrote in each window, ms (0 when the
-	// subscriber's WAL was not read): ApplyCostPerWAL's measure.
+	// subscriber's WAL was not read): Calibration.ApplyCostPerWAL's measure.
 	ApplyCostBefore float64 `json:"apply_ms_per_sub_wal_mb_before,omitempty"`
 	ApplyCostAfter  float64 `json:"apply_ms_per_sub_wal_mb_after,omitempty"`
 }

@@ -140,7 +140,7 @@ func nextLimit(limit StageName, st []Stage, in Input) *NextLimit {
 	n.Text = fmt.Sprintf("next limit: the %s, %s busy or waiting on its own resources", stageNoun(best.Name), pct(best.Utilisation))
 	switch w := best.Work(); {
 	case calibrated:
-		n.Text += fmt.Sprintf(" (an idle worker's wakes cost it more per byte: busy, it writes %.1fx the WAL it is sent at about %.0f ms a MB, measured in lagscope's lab on a 2-vCPU VM)", in.SubWALPerSent, ApplyCostPerWAL*1e9)
+		n.Text += fmt.Sprintf(" (an idle worker's wakes cost it more per byte: busy, it writes %.1fx the WAL it is sent at about %.0f ms a MB, measured in lagscope's lab on %s)", in.SubWALPerSent, msPerMB(in.calibration().ApplyCostPerWAL), in.calibration().Machine)
 	case pct(best.Utilisation-w) != pct(0):
 		n.Text += fmt.Sprintf(" (%s of it waiting to be scheduled at its wakes, which a busy process does not have)", pct(best.Utilisation-w))
 	}

@@ -17,7 +17,7 @@ func TestAnIdleApplyWorkersCapacityIsItsWALAtTheCalibratedCost(t *testing.T) {
 		t.Fatalf("next limit %+v: want the apply worker", v.Next)
 	}
 	d := in.Summary.Progress()
-	want := 1 / (ApplyCostPerWAL * in.SubWALPerSent) / d
+	want := 1 / (DefaultCalibration.ApplyCostPerWAL * in.SubWALPerSent) / d
 	if r := v.Next.Headroom / want; r < 0.999 || r > 1.001 {
 		t.Errorf("headroom %.2f, want %.2f (the WAL it writes at the calibrated cost)", v.Next.Headroom, want)
 	}

@@ -48,7 +48,13 @@ type Input struct {
 	SubWALPerSent float64
 	Reported      *measure.Reported
 	SilentS       float64
+	// Calibration is the lab profile the predictions rest on (the zero
+	// value: DefaultCalibration).
+	Calibration Calibration
 }
+
+// calibration is the profile in names, or the default one.
+func (in Input) calibration() Calibration { return in.Calibration.orDefault() }
 
 // Inputs builds one Input per logical slot in the recording (restricted to
 // slots when not empty), from the facts measure.Paths derives.
@@ -66,7 +72,8 @@ func inputOf(rec *sample.Recording, p measure.Path) Input {
 		ProcPub: rec.Publisher.ProcUnavailable == "", ProcSub: rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == "",
 		Gaps: len(rec.Gaps), Unseen: unseen(rec), Sync: p.Tablesync,
 		ApplyErrors: p.ApplyErrors, SyncErrors: p.SyncErrors, WorkerChanges: p.WorkerChanges, SpillBytes: p.SpillBytes,
-		MedianLag: p.MedianLag, FlushLagS: p.FlushLagS, SubWALPerSent: p.SubWALPerSent, Reported: p.Reported, SilentS: p.SilentS}
+		MedianLag: p.MedianLag, FlushLagS: p.FlushLagS, SubWALPerSent: p.SubWALPerSent, Reported: p.Reported, SilentS: p.SilentS,
+		Calibration: DefaultCalibration}
 	if l := p.Last; l != nil {
 		in.SlotFound, in.SlotActive, in.WALStatus, in.Invalidation = true, l.Active, l.WALStatus, l.Invalidation
 	}

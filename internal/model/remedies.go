@@ -52,11 +52,6 @@ const Sleeping = 0.20
 // trigger leaves the apply worker 4-7% of work).
 const minWork = 0.01
 
-// BaseWALPerSent is the subscriber's WAL per byte sent without an extra
-// index, measured in the lab on the same UPDATE load (1.23x on 16.14,
-// 1.25x on 15.18: docs/whatif.md).
-const BaseWALPerSent = 1.24
-
 // Remedies lists the remedies the planner knows, in the order a report
 // shows them.
 var Remedies = []Remedy{
@@ -88,7 +83,7 @@ var Remedies = []Remedy{
 			return unstarve(p, st, "apply worker")
 		}},
 	// Without the trigger the apply worker's work is what it writes
-	// (ApplyCostPerWAL); without that figure, a sleeping trigger's sleep
+	// (Calibration.ApplyCostPerWAL); without that figure, a sleeping trigger's sleep
 	// gives a lower bound (triggerFactor).
 	{Change: "disable-trigger", Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: StageApply, Finding: checkReplicaTriggers,
 		factor: func(p Path, st Stage) (float64, string, bool) {
@@ -104,11 +99,11 @@ var Remedies = []Remedy{
 			if p.Limit != StageApply {
 				return 0, "", false
 			}
-			w := p.SubWALPerSent
-			if w <= BaseWALPerSent {
+			w, base := p.SubWALPerSent, p.calibration().BaseWALPerSent
+			if w <= base {
 				return 0, "the subscriber's WAL per byte sent was not measured above its base (so the indexes' share of the apply worker's work is not known)", true
 			}
-			return w / BaseWALPerSent, fmt.Sprintf("the apply worker's work follows the WAL it writes: %.2fx the WAL it was sent today, about %.2fx without extra indexes (measured in the lab)", w, BaseWALPerSent), true
+			return w / base, fmt.Sprintf("the apply worker's work follows the WAL it writes: %.2fx the WAL it was sent today, about %.2fx without extra indexes (measured in the lab)", w, base), true
 		}},
 	{Change: "index-for-full", Remedy: "an index the apply worker can use for the REPLICA IDENTITY FULL table", Stage: StageApply, Finding: checkFullIdentityNoIndex,
 		factor: func(p Path, st Stage) (float64, string, bool) {
@@ -164,7 +159,7 @@ func unstarve(p Path, st Stage, noun string) (float64, string, bool) {
 
 // triggerFactor is disable-trigger's factor on the apply worker: its
 // capacity without the trigger is the WAL it writes per byte sent at
-// ApplyCostPerWAL; without the subscriber's WAL, or when that comes out
+// Calibration.ApplyCostPerWAL; without the subscriber's WAL, or when that comes out
 // slower than today, a sleeping trigger's sleep (Timeout waits) is what
 // it saves at least (bound), since each sleep costs CPU of its own that
 // counts as work here (the lab: the drain was 5.6-7.4x that bound).
@@ -179,11 +174,11 @@ func triggerFactor(p Path, st Stage) (f float64, model string, bound, applies bo
 	if sleep >= Sleeping && st.Known() && st.Utilisation-sleep >= minWork {
 		lower = st.Utilisation / (st.Utilisation - sleep)
 	}
-	w := p.SubWALPerSent
+	w, c := p.SubWALPerSent, p.calibration()
 	if w > 0 && st.Known() && st.Utilisation > 0 {
-		if f := 1 / (ApplyCostPerWAL * w) / capacity(p, st); f > max(lower, 1) {
-			return f, fmt.Sprintf("without the trigger the apply worker's work follows the WAL it writes: %.1fx the WAL it was sent today, at about %.0f ms of its time per MB written (measured in lagscope's lab on a 2-vCPU VM: a faster core takes less; WAL the trigger writes itself makes the figure low)",
-				w, ApplyCostPerWAL*1e9), false, true
+		if f := 1 / (c.ApplyCostPerWAL * w) / capacity(p, st); f > max(lower, 1) {
+			return f, fmt.Sprintf("without the trigger the apply worker's work follows the WAL it writes: %.1fx the WAL it was sent today, at about %.0f ms of its time per MB written (measured in lagscope's lab on %s: a faster core takes less; WAL the trigger writes itself makes the figure low)",
+				w, msPerMB(c.ApplyCostPerWAL), c.Machine), false, true
 		}
 	}
 	switch {
@@ -191,29 +186,18 @@ func triggerFactor(p Path, st Stage) (f float64, model string, bound, applies bo
 		return lower, fmt.Sprintf("the apply worker slept (Timeout waits) %s of the window, in the trigger; without it its work takes %s of today's time",
 			units.Percent(sleep), units.Percent((st.Utilisation-sleep)/st.Utilisation)), true, true
 	case w > 0:
-		return 0, fmt.Sprintf("the apply worker already applies faster than it would at about %.0f ms per MB of WAL written (lagscope's lab, a 2-vCPU VM): the trigger's share of its time cannot be told from it", ApplyCostPerWAL*1e9), false, true
+		return 0, fmt.Sprintf("the apply worker already applies faster than it would at about %.0f ms per MB of WAL written (lagscope's lab, %s): the trigger's share of its time cannot be told from it", msPerMB(c.ApplyCostPerWAL), c.Machine), false, true
 	case sleep >= Sleeping && st.Known():
 		return 0, fmt.Sprintf("the apply worker slept %s of the window; what it did besides is too little to measure, and the WAL the subscriber wrote was not read", units.Percent(sleep)), false, true
 	}
 	return 0, "the trigger's share of the apply worker's time is not measured: the WAL the subscriber wrote per byte sent was not read", false, true
 }
 
-// BinaryResolution is the share by which the apply worker's CPU per byte
-// of WAL written must exceed ApplyCostPerWAL before binary = true is
-// predicted to save any of it: the lab's windows with binary transfer came
-// out at 22.8-36.4 ms per MB on one machine in one evening, up to 1.21x
-// the constant, as the shared host's speed moved (docs/whatif.md).
-const BinaryResolution = 0.25
-
-// binaryFactor is binary=on's factor on the apply worker: binary transfer
-// saves the columns' input functions, which take the apply worker's CPU
-// beyond what its writes cost at ApplyCostPerWAL (calibrated with binary
-// transfer); none when that excess is within BinaryResolution.
 func binaryFactor(p Path, st Stage) (float64, string, bool) {
 	if p.Limit != StageApply {
 		return 0, "", false
 	}
-	w := p.SubWALPerSent
+	w, c := p.SubWALPerSent, p.calibration()
 	switch {
 	case w <= 0 || !st.Known() || st.Utilisation <= 0:
 		return 0, "its gain is the columns' input functions' share of the apply worker's CPU, which shows against the WAL the subscriber writes: that was not read", true
@@ -224,12 +208,12 @@ func binaryFactor(p Path, st Stage) (float64, string, bool) {
 	// CPU, and c was calibrated on windows with little else (own waits
 	// under 10%).
 	per := st.Busy / (p.Drain * w)
-	extra := per - ApplyCostPerWAL
-	if extra <= BinaryResolution*ApplyCostPerWAL {
-		return 1, fmt.Sprintf("the apply worker's CPU per MB of WAL it writes, %.0f ms, is no more than with binary transfer in the lab (about %.0f ms): the input functions cost too little on these columns to show", per*1e9, ApplyCostPerWAL*1e9), true
+	extra := per - c.ApplyCostPerWAL
+	if extra <= c.BinaryResolution*c.ApplyCostPerWAL {
+		return 1, fmt.Sprintf("the apply worker's CPU per MB of WAL it writes, %.0f ms, is no more than with binary transfer in the lab (about %.0f ms): the input functions cost too little on these columns to show", msPerMB(per), msPerMB(c.ApplyCostPerWAL)), true
 	}
-	return st.Utilisation / (st.Utilisation - extra*p.Drain*w), fmt.Sprintf("the apply worker's CPU per MB of WAL it writes, %.0f ms, is %.0f ms above binary transfer's in the lab (about %.0f ms, a 2-vCPU VM): at most that is the input functions', which binary transfer saves",
-		per*1e9, extra*1e9, ApplyCostPerWAL*1e9), true
+	return st.Utilisation / (st.Utilisation - extra*p.Drain*w), fmt.Sprintf("the apply worker's CPU per MB of WAL it writes, %.0f ms, is %.0f ms above binary transfer's in the lab (about %.0f ms, %s): at most that is the input functions', which binary transfer saves",
+		msPerMB(per), msPerMB(extra), msPerMB(c.ApplyCostPerWAL), c.Machine), true
 }
 
 // LinkChange is the change's name for a link of rate r: "link=8MB/s".

@@ -46,6 +46,9 @@ type PathFacts struct {
 	// PubCPUs and SubCPUs are the servers' hosts' CPUs (0 when /proc was
 	// not read there).
 	PubCPUs, SubCPUs int
+	// Calibration is the lab profile the predictions rest on (the zero
+	// value: DefaultCalibration).
+	Calibration Calibration
 }
 
 // SetupSays is what the pair's setup says about one path's verdict.

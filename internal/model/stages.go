@@ -135,53 +135,11 @@ func (s Stage) Work() float64 {
 	return s.Utilisation
 }
 
-// ApplyCostPerWAL is the apply worker's time per byte of WAL it writes,
-// seconds, when nothing but its own work holds it: about 30 ms per MB on
-// this project's lab (2 vCPUs, the subscriber pinned to one), whatever the
-// table, its indexes and the version (29.8-34.9 ms over the recordings of
-// trigger-free windows on 15, 16 and 18 in which the subscriber's WAL was
-// read, 26.7-31.6 in the drains after disable-trigger: docs/whatif.md). A
-// faster core takes less, so the figures it gives are this machine's.
-const ApplyCostPerWAL = 30e-3 / 1e6
-
-// IdleWakeCost is the most an idle apply worker's time per byte of WAL
-// written may be for its wakes alone: 2 ApplyCostPerWAL (the lab saw
-// 32-58 ms per MB at 2 MB/s). Beyond it the time goes to something else (a
-// trigger computing took 345-366 ms per MB, the scans of FULL rows without
-// an index more), which the calibrated cost knows nothing of.
-const IdleWakeCost = 2 * ApplyCostPerWAL
-
-// ApplyCostOf is an apply stage's time per byte of WAL the subscriber
-// wrote, seconds: its work over the drain (bytes sent a second) times the
-// WAL written per byte sent; 0 when either is unknown.
-func ApplyCostOf(s Stage, drain, subWALPerSent float64) float64 {
-	if !s.Known() || s.Utilisation <= 0 || drain <= 0 || subWALPerSent <= 0 {
-		return 0
-	}
-	return s.Work() / (drain * subWALPerSent)
-}
-
-// IdleApplyCapacity is the rate, bytes sent per second, at which an apply
-// stage under IdleWork busy saturates when the subscriber's WAL per byte
-// sent was read: that WAL written at ApplyCostPerWAL, where that is more
-// than drain / Work and its time per byte is within IdleWakeCost (an idle
-// worker's time per byte carries the cost of its wakes). 0 when it does
-// not apply.
-func IdleApplyCapacity(s Stage, drain, subWALPerSent float64) float64 {
-	if s.Name != StageApply || s.Utilisation >= IdleWork {
-		return 0
-	}
-	if k := ApplyCostOf(s, drain, subWALPerSent); k > ApplyCostPerWAL && k <= IdleWakeCost {
-		return 1 / (ApplyCostPerWAL * subWALPerSent)
-	}
-	return 0
-}
-
 // headroomIn is the factor on today's drain at which s saturates (1 /
-// Work, or IdleApplyCapacity's), and whether the calibrated cost gave it.
+// Work, or Calibration.IdleApplyCapacity's), and whether the calibrated cost gave it.
 func headroomIn(s Stage, in Input) (float64, bool) {
 	d := in.Summary.Progress()
-	if c := IdleApplyCapacity(s, d, in.SubWALPerSent); c > 0 {
+	if c := in.calibration().IdleApplyCapacity(s, d, in.SubWALPerSent); c > 0 {
 		return c / d, true
 	}
 	return 1 / s.Work(), false

@@ -34,7 +34,13 @@ type Path struct {
 	// the operator gave them (zero: not given; lagscope measures WAL, not
 	// the bytes on the wire).
 	Link LinkRates
+	// Calibration is the lab profile the predictions rest on (the zero
+	// value: DefaultCalibration).
+	Calibration Calibration
 }
+
+// calibration is the profile p names, or the default one.
+func (p Path) calibration() Calibration { return p.Calibration.orDefault() }
 
 // LinkRates are the link's rate today (Now) and the rate of a faster link
 // to predict the drain for (To), in bytes on the wire a second.
@@ -171,7 +177,7 @@ func capacity(p Path, st Stage) float64 {
 
 // capOf is the rate at which a stage other than the one changed saturates,
 // and how that was found: today's drain over its work, or an idle apply
-// worker's IdleApplyCapacity.
+// worker's Calibration.IdleApplyCapacity.
 func capOf(p Path, o Stage) (float64, string) {
 	c := p.Drain / o.Work()
 	how := "that"
@@ -182,9 +188,9 @@ func capOf(p Path, o Stage) (float64, string) {
 	if o.Utilisation < minUtil {
 		how += " (a rough bound: so idle a stage says little about its capacity)"
 	}
-	if b := IdleApplyCapacity(o, p.Drain, p.SubWALPerSent); b > 0 {
-		return b, fmt.Sprintf("busy, it writes %.1fx the WAL it is sent at about %.0f ms a MB (measured in lagscope's lab on a 2-vCPU VM), so it saturates at %s (today's drain / its share of the window would say %s: an idle worker's wakes cost it more per byte)",
-			p.SubWALPerSent, ApplyCostPerWAL*1e9, units.FormatRate(b), units.FormatRate(c))
+	if b := p.calibration().IdleApplyCapacity(o, p.Drain, p.SubWALPerSent); b > 0 {
+		return b, fmt.Sprintf("busy, it writes %.1fx the WAL it is sent at about %.0f ms a MB (measured in lagscope's lab on %s), so it saturates at %s (today's drain / its share of the window would say %s: an idle worker's wakes cost it more per byte)",
+			p.SubWALPerSent, msPerMB(p.calibration().ApplyCostPerWAL), p.calibration().Machine, units.FormatRate(b), units.FormatRate(c))
 	}
 	return c, how
 }

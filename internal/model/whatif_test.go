@@ -65,7 +65,7 @@ func TestPlan(t *testing.T) {
 		{name: "without the trigger the apply worker's capacity is the WAL it writes at the calibrated cost",
 			in: Path{Limit: StageApply, Drain: 0.15e6, Apply: apply, SubWALPerSent: 1.2, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
 				Stages: []Stage{st("walsender", 0.004, 0, 0), unknownLink, st("apply", 1, 0, 0.9)}},
-			want: []string{"disable-trigger"}, drain: 1 / (ApplyCostPerWAL * 1.2), limitedBy: StageApply},
+			want: []string{"disable-trigger"}, drain: 1 / (DefaultCalibration.ApplyCostPerWAL * 1.2), limitedBy: StageApply},
 		{name: "a trigger that burns CPU is predicted from the WAL written, capped by the walsender",
 			in: Path{Limit: StageApply, Drain: 1e6, SubWALPerSent: 1.25, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
 				Stages: []Stage{st("walsender", 0.05, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
@@ -105,7 +105,7 @@ func TestPlan(t *testing.T) {
 		{name: "binary is not predicted beside a trigger: the excess is not the input functions' alone",
 			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &RemedySetup{Found: found(checkBinaryTransfer, checkReplicaTriggers)},
 				Stages: []Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
-			want: []string{"disable-trigger", "binary=on"}, drain: 1 / (ApplyCostPerWAL * 2), limitedBy: StageApply},
+			want: []string{"disable-trigger", "binary=on"}, drain: 1 / (DefaultCalibration.ApplyCostPerWAL * 2), limitedBy: StageApply},
 		{name: "a subscription in binary is not offered binary",
 			in: Path{Limit: StageApply, Drain: 10e6, Setup: &RemedySetup{},
 				Stages: []Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}}},
@@ -241,5 +241,28 @@ func TestAnIdleApplyWorkerBusyWithATriggerKeepsItsOwnCap(t *testing.T) {
 	p := Plan(in)[1]
 	if want := 1e6 / 0.42; p.LimitedBy != StageApply || p.Drain/want > 1.001 || p.Drain/want < 0.999 {
 		t.Errorf("%s: want capped by the apply worker at %.2f MB/s (350 ms a MB of WAL is not its wakes)", p, want/1e6)
+	}
+}
+
+// A prediction that rests on the lab's calibration takes its figures and
+// its machine from the profile it is given: an apply worker twice as slow
+// per MB of WAL halves what disabling a trigger buys, and the model names
+// that profile's machine.
+func TestAPredictionTakesItsFiguresFromTheCalibrationProfile(t *testing.T) {
+	slow := Calibration{Name: "a slower machine", Machine: "a 1-vCPU test box", ApplyCostPerWAL: 60e-3 / 1e6,
+		IdleWakeCost: 120e-3 / 1e6, BaseWALPerSent: 1.24, BinaryResolution: 0.25}
+	in := Path{Limit: StageApply, Drain: 0.15e6, SubWALPerSent: 1.2, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
+		Stages: []Stage{st("walsender", 0.004, 0, 0), unknownLink, st("apply", 1, 0, 0)}}
+	lab := Plan(in)[0]
+	in.Calibration = slow
+	p := Plan(in)[0]
+	if r := lab.Drain / p.Drain; r < 1.999 || r > 2.001 {
+		t.Errorf("drain %.0f with the slower profile, %.0f with the lab's: want half", p.Drain, lab.Drain)
+	}
+	if !strings.Contains(p.Model, "about 60 ms of its time per MB written (measured in lagscope's lab on a 1-vCPU test box") {
+		t.Errorf("model %q: want the profile's cost and machine", p.Model)
+	}
+	if !strings.Contains(lab.Model, "about 30 ms of its time per MB written (measured in lagscope's lab on a 2-vCPU VM") {
+		t.Errorf("model %q: want the default profile's cost and machine", lab.Model)
 	}
 }
