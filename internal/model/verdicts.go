@@ -58,21 +58,21 @@ type Spec struct {
 var Table = []Spec{
 	{Name: CaughtUp, Fact: true},
 	{Name: Stalled, Finding: true, Fact: true, Stop: true,
-		Checks: []string{"subscription-stopped", "apply-errors", "column-mismatch", "replica-identity-mismatch", "slot-wal-status", "tables-not-ready"}},
+		Checks: []string{checkSubscriptionStopped, checkApplyErrors, checkColumnMismatch, checkIdentityMismatch, checkSlotWalStatus, checkTablesNotReady}},
 	{Name: SubscriberApplyCPU, Finding: true,
-		Checks: []string{"replica-triggers", "full-identity-no-index", "replica-identity-full", "extra-subscriber-indexes", "binary-transfer", "partitioned-one-subscription"}},
-	{Name: SubscriberStarved, Finding: true, Checks: []string{"worker-headroom"}},
-	{Name: SubscriberWaits, Finding: true, Checks: []string{"replica-triggers", "apply-errors"}},
-	{Name: WalsenderDecodeCPU, Finding: true, Checks: []string{"row-filter", "decoding-spill"}},
+		Checks: []string{checkReplicaTriggers, checkFullIdentityNoIndex, checkReplicaIdentityFull, checkExtraSubscriberIndex, checkBinaryTransfer, checkPartitionedOneSubscription}},
+	{Name: SubscriberStarved, Finding: true, Checks: []string{checkWorkerHeadroom}},
+	{Name: SubscriberWaits, Finding: true, Checks: []string{checkReplicaTriggers, checkApplyErrors}},
+	{Name: WalsenderDecodeCPU, Finding: true, Checks: []string{checkRowFilter, checkDecodingSpill}},
 	{Name: WalsenderStarved, Finding: true},
 	{Name: WalsenderReadIO, Finding: true},
 	{Name: WalsenderWaitsStandby, Finding: true},
 	{Name: Network, Finding: true},
 	{Name: NetworkOrConsumer, Finding: true},
 	{Name: ConfirmationLag, Finding: true},
-	{Name: LargeTransaction, Finding: true, Checks: []string{"streaming-off", "decoding-spill"}},
+	{Name: LargeTransaction, Finding: true, Checks: []string{checkStreamingOff, checkDecodingSpill}},
 	{Name: InitialSync, Fact: true},
-	{Name: Inconclusive, Finding: true, Checks: []string{"replica-triggers", "full-identity-no-index", "extra-subscriber-indexes"}},
+	{Name: Inconclusive, Finding: true, Checks: []string{checkReplicaTriggers, checkFullIdentityNoIndex, checkExtraSubscriberIndex}},
 }
 
 // SpecOf is verdict name's row of Table; an unknown name (a report from a
