@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -35,7 +36,7 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"applyWAL":    applyWALLine,
 	"pipeline":    pipeline,
 	"limitClass": func(p Path) string {
-		if p.Limit == "" && p.Name != "stalled" && p.Name != "inconclusive" {
+		if p.Limit == "" && p.Name != model.Stalled && p.Name != model.Inconclusive {
 			return "ok"
 		}
 		return "limit"

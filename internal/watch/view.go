@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	decision "github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/units"
@@ -105,7 +106,7 @@ func pathView(b *strings.Builder, s *State, slot string, w int) {
 	b.WriteString("\n" + bold.Render(title) + "\n")
 	if p != nil {
 		look := bad
-		if p.Limit == "" && p.Name != "stalled" {
+		if p.Limit == "" && p.Name != decision.Stalled {
 			look = good
 		}
 		fmt.Fprintf(b, "  verdict    %s (%.2f)  %s\n", look.Render(quote.Escape(string(p.Name))), p.Confidence, quote.Escape(p.Headline))
