@@ -32,16 +32,24 @@
 //
 // Classify is Judge (the verdict, its limit, evidence and confidence)
 // then Explain (its texts). A caller that reads the pair's setup (package
-// diagnose) calls the two apart and hands Explain a Setup: the findings
-// named as the cause, their fixes and the remedies the setup rules out by
-// key, combined with the verdict's own cause and advice in withTexts, in
-// the same derivation, not rewritten afterwards.
+// diagnose) calls the two apart and hands Explain the Setup that FromSetup
+// decides from what it read (SetupRead): the findings named as the cause,
+// their fixes and the remedies the setup, or the servers' versions
+// (pgversion.Feature), rule out by key, combined with the verdict's own
+// cause and advice in withTexts, in the same derivation, not rewritten
+// afterwards.
+//
+// Names are typed: a verdict is a VerdictName, a stage a StageName (found
+// in a path's Stages by its name, never by its place), a remedy of the
+// advice a RemedyID, each with its constants here; the audit checks the
+// model reads are named once, in checks.go.
 //
 // Table (verdicts.go) lists every verdict with what the rest of lagscope
 // derives from its name. A test keeps README's rule list and docs/verdicts
 // in step with these tables.
 //
-// The what-if planner (Plan) predicts what a remedy would buy a replication path: its
+// The what-if planner (Plan; WhatIf wires a path's facts and setup into
+// it) predicts what a remedy would buy a replication path: its
 // drain rate and catch-up time once the remedy is made. It is pure: it
 // reads one window's stages (what each process did), its rates and the
 // setup facts that bear on a remedy, and derives every figure from them.
@@ -53,5 +61,6 @@
 // the path then drains at the smallest capacity of all stages: a remedy on
 // the limit is capped by the next limit. Each remedy's factor, where it
 // comes from, and how its predictions met the lab's measurements are in
-// docs/whatif.md (lagscope lab whatif).
+// docs/whatif.md (lagscope lab whatif); the lab's figures they rest on are
+// a named Calibration profile the model receives with its input.
 package model
