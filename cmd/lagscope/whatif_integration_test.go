@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/testkit/labpair"
-	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // The bands of measured / predicted that a 'lab whatif' run must fall in:
@@ -51,7 +51,7 @@ func TestIntegrationWhatifPredictionsMeetTheLab(t *testing.T) {
 			if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 3) {
 				t.Fatalf("lagscope %s: %v\n%s\n%s", strings.Join(args, " "), err, out, stderr.String())
 			}
-			var cs whatif.Checks
+			var cs model.Checks
 			if err := json.Unmarshal(out, &cs); err != nil || len(cs.Runs) == 0 {
 				t.Fatalf("lab whatif --json: %v (%d runs measured; failed: %v)\n%s\n%s", err, len(cs.Runs), cs.Failed, out, stderr.String())
 			}

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 
+	"github.com/lagscope/lagscope/internal/pgversion"
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
@@ -14,11 +15,11 @@ var streamingOff = Check{
 	ID:          CheckStreamingOff,
 	Title:       "large transactions are streamed",
 	Severity:    Info,
-	MinVersion:  14,
+	MinVersion:  pgversion.Streaming.Since,
 	VersionNote: "streaming of in-progress transactions is new in 14",
 	Side:        SubscriberSide,
 	Needs:       []Section{SubSubscriptions},
-	Applies:     publisherAtLeast(14, "streaming"),
+	Applies:     publisherAtLeast(pgversion.Streaming.Since, pgversion.Streaming.Name),
 	Run: func(s Snapshots) []Finding {
 		var out []Finding
 		for _, sub := range s.Subscriber.Subscriptions {
@@ -27,7 +28,7 @@ var streamingOff = Check{
 			}
 			fix := "Set streaming = on on the subscription."
 			run := []quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I SET (streaming = on);", sub.Name).OnServer(onSubscriber)}
-			parallel := s.Subscriber.Version.Major >= 16 && (s.Publisher == nil || s.Publisher.Version.Major >= 16)
+			parallel := pgversion.ParallelApply.OnBoth(publisherMajor(s), s.Subscriber.Version.Major)
 			if parallel {
 				fix = "Set streaming = on on the subscription, or parallel: large transactions are then applied while they " +
 					"arrive by parallel apply workers (max_parallel_apply_workers_per_subscription, taken from max_logical_replication_workers)."
@@ -48,4 +49,12 @@ var streamingOff = Check{
 		}
 		return out
 	},
+}
+
+// publisherMajor is the publisher's major version (0 when not read).
+func publisherMajor(s Snapshots) int {
+	if s.Publisher == nil {
+		return 0
+	}
+	return s.Publisher.Version.Major
 }

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lagscope/lagscope/internal/audit"
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/report"
 )
@@ -38,7 +38,7 @@ func writeJSON(t *testing.T, name string, v any) string {
 func TestSavedReportsWithHostileNamesRenderEscaped(t *testing.T) {
 	diag := writeJSON(t, "diag.json", report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope",
 		Publisher: report.Server{Version: "16 " + hostile},
-		Paths: []report.Path{{Slot: "lab_sub", Subscription: hostile, Verdict: classify.Verdict{Name: classify.SubscriberWaits,
+		Paths: []report.Path{{Slot: "lab_sub", Subscription: hostile, Verdict: model.Verdict{Name: model.SubscriberWaits,
 			Headline: "blocked by " + hostile, Evidence: []string{"query: UPDATE t SET x = 1 /* " + hostile + " */"}}}}})
 	f := audit.Finding{Check: "apply-errors", Severity: audit.Error, Objects: []string{"subscription " + quote.Id(hostile)},
 		Found: "the server said: " + hostile, Fix: "fix " + hostile,

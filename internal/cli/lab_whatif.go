@@ -9,14 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sleep"
-	"github.com/lagscope/lagscope/internal/whatif"
 	"github.com/spf13/cobra"
 )
 
@@ -91,7 +90,7 @@ Changes:
 			}
 			s = ch.For(s)
 			ro.Duration, ro.Log = w.duration, cmd.ErrOrStderr()
-			var runs []whatif.Check
+			var runs []model.Check
 			var failed []string
 			for i := range w.runs {
 				fmt.Fprintf(cmd.ErrOrStderr(), "lab whatif: run %d of %d: %s, then %s\n", i+1, w.runs, s.Name, ch.Name)
@@ -109,7 +108,7 @@ Changes:
 				}
 				runs = append(runs, c)
 			}
-			cs := whatif.Summarise(runs)
+			cs := model.Summarise(runs)
 			cs.Failed = failed
 			err = nil
 			switch {
@@ -138,10 +137,10 @@ Changes:
 }
 
 // whatifRun makes one pair, diagnoses it, makes the change and measures.
-func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Change, w labWhatifOptions) (whatif.Check, error) {
+func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Change, w labWhatifOptions) (model.Check, error) {
 	p, load, err := lab.Up(ctx, s, ro)
 	if err != nil {
-		return whatif.Check{}, err
+		return model.Check{}, err
 	}
 	defer p.Close()
 	defer load.Stop()
@@ -151,7 +150,7 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 		if ch.LinkTo > 0 {
 			// The operator's knowledge of the link: its rate today and
 			// the faster one.
-			o.Link = whatif.LinkRates{Now: p.Opts.LinkRate, To: ch.LinkTo}
+			o.Link = model.LinkRates{Now: p.Opts.LinkRate, To: ch.LinkTo}
 		}
 		rep, _, err := diagnose.Run(ctx, o)
 		if err != nil {
@@ -165,10 +164,10 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 	fmt.Fprintf(ro.Log, "lab whatif: diagnosing for %s\n", w.window)
 	before, err := diag()
 	if err != nil {
-		return whatif.Check{}, err
+		return model.Check{}, err
 	}
 	p1 := before.Paths[0]
-	var pred *whatif.Prediction
+	var pred *model.Prediction
 	for i := range p1.WhatIf {
 		if p1.WhatIf[i].Change == ch.Name {
 			pred = &p1.WhatIf[i]
@@ -179,9 +178,9 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 	today := p1.DrainRate()
 	switch {
 	case ch.Name == lab.Control.Name:
-		pred = &whatif.Prediction{Change: ch.Name, Remedy: "nothing changed", Drain: today, Speedup: 1, Model: "today's drain: nothing changes"}
+		pred = &model.Prediction{Change: ch.Name, Remedy: "nothing changed", Drain: today, Speedup: 1, Model: "today's drain: nothing changes"}
 	case pred != nil && pred.Drain <= 0 && pred.NotPredicted != "":
-		pred = &whatif.Prediction{Change: ch.Name, Remedy: pred.Remedy, Drain: today, Speedup: 1,
+		pred = &model.Prediction{Change: ch.Name, Remedy: pred.Remedy, Drain: today, Speedup: 1,
 			Model: "not predicted (" + pred.NotPredicted + "): measured against today's drain"}
 	}
 	if pred == nil || pred.Drain <= 0 {
@@ -189,11 +188,11 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 		if pred != nil {
 			why = "not predicted: " + pred.NotPredicted
 		}
-		return whatif.Check{}, fmt.Errorf("the report (verdict %s) has no prediction for %s: %s", p1.Name, ch.Name, why)
+		return model.Check{}, fmt.Errorf("the report (verdict %s) has no prediction for %s: %s", p1.Name, ch.Name, why)
 	}
 	fmt.Fprintf(ro.Log, "lab whatif: predicted %s; making the change: %s\n", pred, ch.Summary)
 	if err := ch.Apply(ctx, p, load); err != nil {
-		return whatif.Check{}, fmt.Errorf("%s: %w", ch.Name, err)
+		return model.Check{}, fmt.Errorf("%s: %w", ch.Name, err)
 	}
 	// The drain is read from the change on, every 100 ms, until the backlog
 	// is gone or the second window ends (a FULL table's small backlog
@@ -209,20 +208,20 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 	}()
 	if err := sleep.For(ctx, w.settle); err != nil {
 		<-done
-		return whatif.Check{}, err
+		return model.Check{}, err
 	}
 	after, err := diag()
 	<-done
 	if err != nil {
-		return whatif.Check{}, err
+		return model.Check{}, err
 	}
 	if derr != nil {
-		return whatif.Check{}, derr
+		return model.Check{}, derr
 	}
 	p2 := after.Paths[0]
-	c := whatif.NewCheck(s.Name, before.Publisher.Version, p1.Name, p2.Name, today, *pred, drained.Rate, drained.RanOut)
+	c := model.NewCheck(s.Name, before.Publisher.Version, p1.Name, p2.Name, today, *pred, drained.Rate, drained.RanOut)
 	c.DrainedS = drained.Seconds
-	c.StagesBefore, c.StagesAfter = whatif.Utilisations(p1.Stages), whatif.Utilisations(p2.Stages)
+	c.StagesBefore, c.StagesAfter = model.Utilisations(p1.Stages), model.Utilisations(p2.Stages)
 	c.RowsBefore, c.RowsAfter = rowsPerSecond(p1.Tables), rowsPerSecond(p2.Tables)
 	c.ApplyCostBefore, c.ApplyCostAfter = applyCost(p1), applyCost(p2)
 	return c, nil
@@ -232,8 +231,8 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 // in the path's window, ms (0 when unknown).
 func applyCost(p report.Path) float64 {
 	for _, s := range p.Stages {
-		if s.Name == classify.StageApply {
-			return 1e9 * classify.ApplyCostOf(s, p.DrainRate(), p.SubWALPerSent)
+		if s.Name == model.StageApply {
+			return 1e9 * model.ApplyCostOf(s, p.DrainRate(), p.SubWALPerSent)
 		}
 	}
 	return 0

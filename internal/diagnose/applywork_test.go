@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
@@ -20,8 +20,8 @@ func TestTheFullIdentityCauseNamesTheRowsScanned(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := Build(rec, nil, 20).Paths[0]
-	if p.Name != classify.SubscriberApplyCPU {
-		t.Fatalf("verdict %s, want %s", p.Name, classify.SubscriberApplyCPU)
+	if p.Name != model.SubscriberApplyCPU {
+		t.Fatalf("verdict %s, want %s", p.Name, model.SubscriberApplyCPU)
 	}
 	if len(p.Tables) != 1 || p.Tables[0].Name != "hot" || p.Tables[0].Updated != 2460 {
 		t.Fatalf("tables %+v, want public.hot with 2460 rows updated", p.Tables)

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/audit"
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 )
 
 // Every check the verdict table says bears on a verdict is one of the
@@ -15,7 +15,7 @@ func TestTheChecksThatBearOnAVerdictExist(t *testing.T) {
 	for _, c := range audit.All {
 		ids[string(c.ID)] = true
 	}
-	for _, s := range classify.Table {
+	for _, s := range model.Table {
 		for _, id := range s.Checks {
 			if !ids[id] {
 				t.Errorf("verdict %s: check %q bears on it, but audit.All has no such check", s.Name, id)

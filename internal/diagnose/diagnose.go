@@ -5,20 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/lagscope/lagscope/internal/buildinfo"
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/conflict"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/trouble"
 	"github.com/lagscope/lagscope/internal/units"
-	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // Options for one diagnose run.
@@ -49,7 +47,7 @@ type Options struct {
 	KeepQueryLiterals bool
 	// Link is the link's rate today and a faster one the report predicts
 	// the drain for (--link-rate, --what-if-link).
-	Link whatif.LinkRates
+	Link model.LinkRates
 }
 
 // Validate checks the options.
@@ -75,7 +73,7 @@ func (o Options) Validate() error {
 }
 
 // ValidateLink checks --link-rate and --what-if-link.
-func ValidateLink(l whatif.LinkRates) error {
+func ValidateLink(l model.LinkRates) error {
 	switch {
 	case l.To > 0 && l.Now <= 0:
 		return fmt.Errorf("--what-if-link %s needs --link-rate, the link's rate today: lagscope measures the WAL it carries, not the bytes on the wire", l.To)
@@ -167,12 +165,12 @@ func (o Options) SampleOptions(d time.Duration) sample.Options {
 // Build turns a recording into a report: one classified path per slot
 // (restricted to slots when not empty). It is pure.
 func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report {
-	return BuildWith(rec, slots, probeHz, whatif.LinkRates{})
+	return BuildWith(rec, slots, probeHz, model.LinkRates{})
 }
 
 // BuildWith is Build with the link's rates the operator gave, for the
 // what-if line of a faster link.
-func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link whatif.LinkRates) report.Report {
+func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link model.LinkRates) report.Report {
 	r := report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope", ToolVersion: buildinfo.Version(), Start: rec.Start,
 		WindowS:   rec.End.Sub(rec.Start).Seconds(),
 		Publisher: server(rec, rec.Publisher, sample.Publisher), PositionsS: positionsSpan(rec)}
@@ -181,9 +179,9 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link what
 		r.Subscriber = &sub
 	}
 	r.ProbeHz = reportHz(r, probeHz)
-	snaps, results := setupOf(rec)
-	for _, in := range classify.Inputs(rec, slots) {
-		v := classify.Judge(in)
+	read := setupRead(rec)
+	for _, in := range model.Inputs(rec, slots) {
+		v := model.Judge(in)
 		s := in.Summary
 		p := report.Path{Slot: in.Slot, Subscription: in.Subscription, Verdict: v,
 			LagBytes: s.Lag.Total, Lag: s.Lag, GeneratedMBps: units.MBPerSecond(s.Generated), ConfirmedMBps: units.MBPerSecond(s.Consumed),
@@ -194,38 +192,35 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link what
 		p.Series = &series
 		p.Trouble = trouble.Of(rec, in.Slot)
 		p.Conflicts = conflict.Of(rec, p.Subscription)
-		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), s.ProgressBasis(), v.Name == classify.CaughtUp)
-		if t := v.Txn; t != nil && t.HeldBytes > s.Lag.Total {
-			// The positions stand past a transaction in flight: its WAL,
-			// not their difference, is the lag (a 396 MB transaction being
-			// applied showed as "4.8 kB, about 0.0 s").
-			p.LagTime = classify.LagTime{Seconds: -1, DrainS: -1, FlushLagS: p.LagTime.FlushLagS,
-				Text: fmt.Sprintf("lag in time: unknown: a transaction in flight holds %s of WAL on the slot; the positions do not move until its commit is applied", units.FormatBytes(float64(t.HeldBytes)))}
-			until := map[string]string{classify.TxnOpen: "commits and is sent and applied", classify.TxnDecoding: "is decoded, sent and applied"}[t.Phase]
-			if until == "" {
-				until = "is applied"
-			}
-			p.CatchUp, p.CatchUpS = fmt.Sprintf("caught up once the transaction in flight (%s of WAL held) %s: the positions cannot show how far it has got", units.FormatBytes(float64(t.HeldBytes)), until), 0
-			for i, e := range p.Evidence {
-				if strings.HasPrefix(e, "lag in time:") {
-					p.Evidence[i] = p.LagTime.Text
-				}
-			}
+		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), s.ProgressBasis(), v.Name == model.CaughtUp)
+		if c, ok := model.TxnCatchUp(v, s.Lag.Total); ok {
+			p.CatchUp, p.CatchUpS = c, 0
 		}
-		var setup *classify.Setup
+		facts := model.PathFacts{Slot: in.Slot, Subscription: in.Subscription, Verdict: v, Summary: s,
+			SubWALPerSent: in.SubWALPerSent, PubCPUs: rec.Publisher.CPUs, Calibration: in.Calibration}
+		if rec.Subscriber != nil {
+			facts.SubCPUs = rec.Subscriber.CPUs
+		}
+		var setup *model.Setup
 		if in.Subscription != "" {
-			withApplyWork(&p, rec, snaps)
-			setup = withSetup(&p, rec, results, snaps)
+			withApplyWork(&p, rec, read.Snaps)
+			facts.Tables, facts.ApplyWALBytes = p.Tables, p.ApplyWALBytes
+			says := model.FromSetup(facts, read)
+			if says.Caveat != "" {
+				p.Caveats = append(p.Caveats, says.Caveat)
+			}
+			p.Setup = append(p.Setup, says.Findings...)
+			setup = says.Setup
 		}
-		p.Verdict = classify.Explain(p.Verdict, setup)
-		p.WhatIf = whatIf(&p, s, rec, results, snaps, link)
+		p.Verdict = model.Explain(p.Verdict, setup)
+		p.WhatIf = model.WhatIf(facts, link, read)
 		// Lists are arrays in the JSON, empty rather than null.
 		if p.Evidence == nil {
 			p.Evidence = []string{}
 		}
-		for _, l := range []*[]classify.Advice{&p.Helps, &p.NotHelps} {
+		for _, l := range []*[]model.Advice{&p.Helps, &p.NotHelps} {
 			if *l == nil {
-				*l = []classify.Advice{}
+				*l = []model.Advice{}
 			}
 		}
 		r.Paths = append(r.Paths, p)

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
@@ -44,7 +44,7 @@ func TestIntegrationAPgMonitorRoleIsEnoughOnBothSides(t *testing.T) {
 	if rec.Publisher.CPUs <= 0 || rec.Subscriber == nil || rec.Subscriber.CPUs <= 0 {
 		t.Errorf("the hosts' CPUs were not recorded: publisher %d, subscriber %+v", rec.Publisher.CPUs, rec.Subscriber)
 	}
-	if len(rep.Paths) != 1 || rep.Paths[0].Name != classify.WalsenderStarved {
+	if len(rep.Paths) != 1 || rep.Paths[0].Name != model.WalsenderStarved {
 		t.Fatalf("paths = %+v, want one walsender-starved verdict", rep.Paths)
 	}
 	if rep.Publisher.ProcUnavailable != "" || rep.Subscriber.ProcUnavailable != "" {
@@ -95,7 +95,7 @@ func TestIntegrationASubscriberRestartDuringSamplingIsAGapNotAFailure(t *testing
 	if len(rec.Gaps) == 0 || len(rep.Gaps) == 0 {
 		t.Errorf("no gap recorded for the restart: %+v", rec.Gaps)
 	}
-	if len(rep.Paths) != 1 || rep.Paths[0].Name != classify.WalsenderStarved {
+	if len(rep.Paths) != 1 || rep.Paths[0].Name != model.WalsenderStarved {
 		t.Errorf("verdict %+v, want walsender-starved despite the gap", rep.Paths)
 	}
 }

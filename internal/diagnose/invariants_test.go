@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
@@ -60,12 +60,12 @@ func TestEveryReportAgreesWithItself(t *testing.T) {
 		}
 		for _, p := range rep.Paths {
 			for _, st := range p.Stages {
-				if st.Name == p.Limit && st.CPU >= 0 && st.CPU < classify.FullCore && strings.Contains(p.Headline, "full core") {
+				if st.Name == p.Limit && st.CPU >= 0 && st.CPU < model.FullCore && strings.Contains(p.Headline, "full core") {
 					t.Errorf("%s: %q beside an apply CPU of %.0f%%", name, p.Headline, 100*st.CPU)
 				}
 			}
 			for _, h := range []struct{ words string }{{"busy publisher"}, {"host is saturated"}} {
-				if strings.Contains(p.Headline, h.words) && hostBusy(text) >= 0 && hostBusy(text) < 100*classify.BusyHost {
+				if strings.Contains(p.Headline, h.words) && hostBusy(text) >= 0 && hostBusy(text) < 100*model.BusyHost {
 					t.Errorf("%s: %q beside a host %.0f%% busy", name, p.Headline, hostBusy(text))
 				}
 			}

@@ -5,9 +5,9 @@ import (
 	"io"
 	"sort"
 
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
-	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // FromSamples re-classifies a saved recording without any server: the same
@@ -15,7 +15,7 @@ import (
 // restrict it to one path, as --slot and --subscription do live; noProc
 // drops the recording's /proc figures first, as if it had been made with
 // --no-proc; link are the link's rates for the what-if of a faster link.
-func FromSamples(r io.Reader, slot, subscription string, noProc bool, link whatif.LinkRates) (report.Report, error) {
+func FromSamples(r io.Reader, slot, subscription string, noProc bool, link model.LinkRates) (report.Report, error) {
 	if err := ValidateLink(link); err != nil {
 		return report.Report{}, err
 	}

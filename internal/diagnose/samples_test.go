@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/testkit/recordings"
-	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // TestFromSamplesReproducesEveryRecording re-classifies every recording of
@@ -37,7 +37,7 @@ func TestFromSamplesReproducesEveryRecording(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := Build(&rec, nil, rec.ProbeHz())
-			got, err := FromSamples(bytes.NewReader(b), "", "", false, whatif.LinkRates{})
+			got, err := FromSamples(bytes.NewReader(b), "", "", false, model.LinkRates{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +49,7 @@ func TestFromSamplesReproducesEveryRecording(t *testing.T) {
 			if i < 0 || len(want.Paths) != len(got.Paths) || got.Paths[i].Name != want.Paths[i].Name || got.Paths[i].Confidence != want.Paths[i].Confidence {
 				t.Fatalf("from samples: %+v, live build: %+v", got.Paths, want.Paths)
 			}
-			if got.Paths[i].Name != e.Verdict {
+			if string(got.Paths[i].Name) != e.Verdict {
 				t.Errorf("verdict %s; the lab made %s (%s): want %s", got.Paths[i].Name, e.State, e.How, e.Verdict)
 			}
 			var a, c bytes.Buffer
@@ -75,13 +75,13 @@ func TestFromSamplesRefusesWhatItCannotRead(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := FromSamples(strings.NewReader(c.input), c.slot, c.sub, false, whatif.LinkRates{})
+			_, err := FromSamples(strings.NewReader(c.input), c.slot, c.sub, false, model.LinkRates{})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one containing %q", err, c.want)
 			}
 		})
 	}
-	if _, err := FromSamples(bytes.NewReader(b), "nope", "", false, whatif.LinkRates{}); !errors.Is(err, ErrNothingToDiagnose) {
+	if _, err := FromSamples(bytes.NewReader(b), "nope", "", false, model.LinkRates{}); !errors.Is(err, ErrNothingToDiagnose) {
 		t.Errorf("an unknown slot: %v, want ErrNothingToDiagnose", err)
 	}
 }
@@ -91,7 +91,7 @@ func TestFromSamplesRestrictsToTheAskedPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := FromSamples(bytes.NewReader(b), "", "", false, whatif.LinkRates{})
+	all, err := FromSamples(bytes.NewReader(b), "", "", false, model.LinkRates{})
 	if err != nil || len(all.Paths) != 2 {
 		t.Fatalf("all paths: %v, %d paths; want the subscription's slot and its tablesync slot", err, len(all.Paths))
 	}
@@ -99,11 +99,11 @@ func TestFromSamplesRestrictsToTheAskedPath(t *testing.T) {
 	if !strings.Contains(sync, "_sync_") {
 		sync = all.Paths[0].Slot
 	}
-	one, err := FromSamples(bytes.NewReader(b), sync, "", false, whatif.LinkRates{})
+	one, err := FromSamples(bytes.NewReader(b), sync, "", false, model.LinkRates{})
 	if err != nil || len(one.Paths) != 1 || one.Paths[0].Slot != sync || one.Paths[0].Name != "initial-sync" {
 		t.Errorf("--slot %s: %v, %+v; want that one initial-sync path", sync, err, one.Paths)
 	}
-	bySub, err := FromSamples(bytes.NewReader(b), "", "lab_sub", false, whatif.LinkRates{})
+	bySub, err := FromSamples(bytes.NewReader(b), "", "lab_sub", false, model.LinkRates{})
 	if err != nil || len(bySub.Paths) != 1 || bySub.Paths[0].Slot != "lab_sub" {
 		t.Errorf("--subscription lab_sub: %v, %+v; want its own slot only", err, bySub.Paths)
 	}

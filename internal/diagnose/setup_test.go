@@ -3,12 +3,10 @@ package diagnose
 import (
 	"encoding/json"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/audit"
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
@@ -33,7 +31,7 @@ func TestTheSetupFitsTheAdvice(t *testing.T) {
 	}
 	rec.Setup = json.RawMessage(snaps)
 	p := Build(rec, nil, 20).Paths[0]
-	if p.Name != classify.SubscriberApplyCPU {
+	if p.Name != model.SubscriberApplyCPU {
 		t.Fatalf("verdict %s", p.Name)
 	}
 	var said []string
@@ -63,7 +61,7 @@ func TestTheSetupFitsTheAdvice(t *testing.T) {
 	json.Unmarshal(snaps, &s)
 	s["subscriber"].(map[string]any)["version"] = map[string]any{"Major": 15, "Minor": 18}
 	rec.Setup, _ = json.Marshal(s)
-	if h := strings.Join(classify.Texts(Build(rec, nil, 20).Paths[0].Helps), "\n"); strings.Contains(h, "streaming = parallel") {
+	if h := strings.Join(model.Texts(Build(rec, nil, 20).Paths[0].Helps), "\n"); strings.Contains(h, "streaming = parallel") {
 		t.Errorf("streaming = parallel advised to a PostgreSQL 15 subscriber:\n%s", h)
 	}
 	if len(p.Setup) == 0 || strings.Contains(strings.Join(p.Setup, "\n"), "slot-wal-keep-size") {
@@ -78,17 +76,18 @@ func TestTheSetupFitsTheAdvice(t *testing.T) {
 // on a lock, no index where the apply worker uses the one there is).
 func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
 	cases := []struct {
-		state, verdict string
-		cause          []string
-		firstHelp      string
-		versions       []string // nil: 15 and 16
+		state     string
+		verdict   model.VerdictName
+		cause     []string
+		firstHelp string
+		versions  []string // nil: 15 and 16
 	}{
-		{"full-identity-index", classify.SubscriberApplyCPU, []string{"public.hot is published with REPLICA IDENTITY FULL", "finds its rows by usable index (REPLICA IDENTITY FULL) hot_id_lookup (", " index scans, 0 rows read by sequential scans"},
+		{"full-identity-index", model.SubscriberApplyCPU, []string{"public.hot is published with REPLICA IDENTITY FULL", "finds its rows by usable index (REPLICA IDENTITY FULL) hot_id_lookup (", " index scans, 0 rows read by sequential scans"},
 			"First give the subscriber's copy (public.hot) the same key (id)", []string{"16", "18"}},
-		{"trigger-sleep", classify.SubscriberWaits, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "waited in it (PgSleep"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
-		{"trigger-cpu", classify.SubscriberApplyCPU, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "ran on a CPU"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
-		{"row-lock", classify.SubscriberWaits, []string{"row locks on replicated rows", "(lab-lock-holder), idle in transaction", "FOR UPDATE"}, "end or shorten the blocking session (pid", nil},
-		{"missing-column", classify.Stalled, []string{"apply_error_count", "published columns missing on the subscriber: v bigint"}, "ALTER TABLE public.hot ADD COLUMN v bigint", nil},
+		{"trigger-sleep", model.SubscriberWaits, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "waited in it (PgSleep"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
+		{"trigger-cpu", model.SubscriberApplyCPU, []string{"Trigger lab_audit on public.hot is ENABLE ALWAYS", "ran on a CPU"}, "ALTER TABLE public.hot ENABLE TRIGGER lab_audit", nil},
+		{"row-lock", model.SubscriberWaits, []string{"row locks on replicated rows", "(lab-lock-holder), idle in transaction", "FOR UPDATE"}, "end or shorten the blocking session (pid", nil},
+		{"missing-column", model.Stalled, []string{"apply_error_count", "published columns missing on the subscriber: v bigint"}, "ALTER TABLE public.hot ADD COLUMN v bigint", nil},
 	}
 	for _, c := range cases {
 		versions := c.versions
@@ -116,7 +115,7 @@ func TestTheCauseIsNamedFromTheLabsStates(t *testing.T) {
 			if c.firstHelp != "" && (len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Said(), c.firstHelp)) {
 				t.Errorf("%s: helps %q, want %q first", name, p.Helps, c.firstHelp)
 			}
-			for _, h := range classify.Texts(p.Helps) {
+			for _, h := range model.Texts(p.Helps) {
 				// One subscribed table: nothing to split over subscriptions.
 				for _, wrong := range []string{"faster disk", "fewer indexes", "narrower replica identity", "binary = true", "streaming = parallel", "splitting the tables", "CREATE INDEX", "DROP INDEX"} {
 					if strings.Contains(h, wrong) {
@@ -136,7 +135,7 @@ func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := Build(rec, nil, 20).Paths[0]; !strings.Contains(strings.Join(classify.Texts(p.Helps), "\n"), "fewer slots") {
+	if p := Build(rec, nil, 20).Paths[0]; !strings.Contains(strings.Join(model.Texts(p.Helps), "\n"), "fewer slots") {
 		t.Fatalf("without a setup the generic remedies stay: %q", p.Helps)
 	}
 	snaps, err := os.ReadFile("../audit/testdata/misconfigured-pg16.json")
@@ -145,10 +144,10 @@ func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
 	}
 	rec.Setup = json.RawMessage(snaps)
 	p := Build(rec, nil, 20).Paths[0]
-	if p.Name != classify.WalsenderDecodeCPU {
+	if p.Name != model.WalsenderDecodeCPU {
 		t.Fatalf("verdict %s", p.Name)
 	}
-	helps := strings.Join(classify.Texts(p.Helps), "\n")
+	helps := strings.Join(model.Texts(p.Helps), "\n")
 	for _, not := range []string{"fewer slots", "simpler or no publication row filters", "logical_decoding_work_mem large enough", "streaming for large transactions"} {
 		if strings.Contains(helps, not) {
 			t.Errorf("helps give %q, which this publisher rules out:\n%s", not, helps)
@@ -156,82 +155,6 @@ func TestDecodeAdviceFollowsThePublishersSetup(t *testing.T) {
 	}
 	if !strings.Contains(helps, "a faster CPU core") {
 		t.Errorf("helps %q, want the faster core", helps)
-	}
-}
-
-// streaming = parallel is advised only where it exists on both sides (16+:
-// the publisher sends protocol version 4) and the slot spilled large
-// transactions; a 15 publisher or subscriber rules it out.
-func TestStreamingParallelNeedsBothSides16(t *testing.T) {
-	out := ruledOut[classify.KeyStreamingParallel]
-	if out == nil {
-		t.Fatal("no rule for streaming = parallel")
-	}
-	for _, c := range []struct {
-		pub, sub int
-		spills   bool
-		ruled    bool
-	}{
-		{16, 16, true, false},
-		{18, 16, true, false},
-		{15, 16, true, true},
-		{16, 15, true, true},
-		{16, 16, false, true},
-	} {
-		if got := out(pathSetup{pubMajor: c.pub, subMajor: c.sub, spills: c.spills}); got != c.ruled {
-			t.Errorf("publisher %d, subscriber %d, spills %v: ruled out %v, want %v", c.pub, c.sub, c.spills, got, c.ruled)
-		}
-	}
-}
-
-// A large transaction is advised the streaming its versions have: parallel
-// where both sides are 16+, on where one is 14 or 15 (on used to be ruled
-// out with parallel on a 15 server, dropping the advice), neither where the
-// subscription streams that way already; without the setup, the general
-// "parallel (16+) or on".
-func TestALargeTransactionIsAdvisedTheStreamingItsVersionsHave(t *testing.T) {
-	rec, err := recordings.Read("../classify/testdata", "big-txn-decoding-pg15-diag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := classify.Judge(classify.Inputs(rec, nil)[0])
-	if v.Name != classify.LargeTransaction {
-		t.Fatalf("verdict %s, want %s", v.Name, classify.LargeTransaction)
-	}
-	streaming := func(helps []classify.Advice) []classify.AdviceKey {
-		var out []classify.AdviceKey
-		for _, h := range helps {
-			switch h.Key {
-			case classify.KeyStreamingParallel, classify.KeyStreamingOn, classify.KeyStreamingParallelOrOn:
-				out = append(out, h.Key)
-			}
-		}
-		return out
-	}
-	if got := streaming(classify.Explain(v, nil).Helps); !slices.Equal(got, []classify.AdviceKey{classify.KeyStreamingParallelOrOn}) {
-		t.Errorf("without a setup: %q, want the general streaming advice", got)
-	}
-	for _, c := range []struct {
-		name     string
-		pub, sub int
-		set      string
-		want     []classify.AdviceKey
-	}{
-		{"15 on both sides, streaming off: on", 15, 15, "off", []classify.AdviceKey{classify.KeyStreamingOn}},
-		{"a 14 subscriber of a 16 publisher: on", 16, 14, "off", []classify.AdviceKey{classify.KeyStreamingOn}},
-		{"16 on both sides, streaming off: parallel", 16, 16, "off", []classify.AdviceKey{classify.KeyStreamingParallel}},
-		{"16 on both sides, streaming on: parallel", 16, 18, "on", []classify.AdviceKey{classify.KeyStreamingParallel}},
-		{"15, streaming on already: neither", 15, 15, "on", nil},
-		{"16, streaming parallel already: neither", 16, 16, "parallel", nil},
-		{"13: neither", 13, 13, "", nil},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			s := pathSetup{pubMajor: c.pub, subMajor: c.sub, pubRead: true, spills: true, sub: &audit.Subscription{Name: "lab_sub", Streaming: c.set}}
-			helps := classify.Explain(v, &classify.Setup{RuledOut: keysWhere(ruledOut, s)}).Helps
-			if got := streaming(helps); !slices.Equal(got, c.want) {
-				t.Errorf("streaming advice %q, want %q (all: %q)", got, c.want, classify.Texts(helps))
-			}
-		})
 	}
 }
 
@@ -251,7 +174,7 @@ func TestTheRecordedVersionsRuleOutRemediesWithoutASetup(t *testing.T) {
 			t.Fatalf("%s carries a setup: the test needs one without", c.name)
 		}
 		p := Build(rec, nil, 20).Paths[0]
-		helps := strings.Join(classify.Texts(p.Helps), "\n")
+		helps := strings.Join(model.Texts(p.Helps), "\n")
 		if got := strings.Contains(helps, "streaming = parallel"); got != c.parallel {
 			t.Errorf("%s: streaming = parallel advised %v, want %v:\n%s", c.name, got, c.parallel, helps)
 		}
@@ -285,7 +208,7 @@ func TestALargeTransactionIsOfferedParallelStreaming(t *testing.T) {
 		sub["version"] = map[string]any{"Major": major, "Minor": 0}
 		rec.Setup, _ = json.Marshal(s)
 		p := Build(rec, nil, 20).Paths[0]
-		if p.Name != classify.LargeTransaction {
+		if p.Name != model.LargeTransaction {
 			t.Fatalf("verdict %s", p.Name)
 		}
 		for _, w := range p.WhatIf {
@@ -306,45 +229,5 @@ func TestALargeTransactionIsOfferedParallelStreaming(t *testing.T) {
 	}
 	if offered("off", 15) {
 		t.Error("a 15 subscriber: streaming=parallel offered")
-	}
-}
-
-// The setup names the path's subscription as its catalog has it (for the
-// option remedies' statements) only when it read that subscription.
-func TestTheSetupNamesTheSubscriptionItRead(t *testing.T) {
-	rec, err := recordings.Read("../classify/testdata", "apply-bound-pg16-diag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile("../audit/testdata/misconfigured-pg16.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := Build(rec, nil, 20).Paths[0]
-	if s := withSetup(&p, rec, nil, nil); s != nil && s.Subscription != "" {
-		t.Errorf("no setup read, yet it names subscription %q", s.Subscription)
-	}
-	for _, c := range []struct{ name, sub, want string }{
-		{"the path's subscription is in the setup", "lab_sub", "lab_sub"},
-		{"a capitalised name is kept as the catalog has it", "Orders", "Orders"},
-		{"a path whose subscription the setup lacks names none", "not_there", ""},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			var snaps audit.Snapshots
-			if err := json.Unmarshal(b, &snaps); err != nil {
-				t.Fatal(err)
-			}
-			for i := range snaps.Subscriber.Subscriptions {
-				if snaps.Subscriber.Subscriptions[i].Name == "lab_sub" && c.sub != "not_there" {
-					snaps.Subscriber.Subscriptions[i].Name = c.sub
-				}
-			}
-			q := p
-			q.Subscription = c.sub
-			s := withSetup(&q, rec, audit.Run(snaps, audit.All), &snaps)
-			if s == nil || s.Subscription != c.want {
-				t.Errorf("setup %+v, want subscription %q", s, c.want)
-			}
-		})
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
@@ -51,8 +51,8 @@ func TestIntegrationTheEnableStatementEnablesExactlyThatSubscription(t *testing.
 		return on
 	}
 	for _, name := range hostile {
-		v := classify.Classify(classify.Input{Slot: name, Subscription: name, HasSubscriber: true, SlotFound: true})
-		if v.Name != classify.Stalled || len(v.Helps) == 0 || len(v.Helps[0].Run) != 1 {
+		v := model.Classify(model.Input{Slot: name, Subscription: name, HasSubscriber: true, SlotFound: true})
+		if v.Name != model.Stalled || len(v.Helps) == 0 || len(v.Helps[0].Run) != 1 {
 			t.Fatalf("%q: verdict %s, helps %+v; want stalled with one statement", name, v.Name, v.Helps)
 		}
 		stmt := v.Helps[0].Run[0].Text
@@ -80,9 +80,9 @@ func TestIntegrationTheEnableStatementEnablesExactlyThatSubscription(t *testing.
 		t.Fatal(err)
 	}
 	terminate := func(start string) (bool, string) {
-		b := classify.Blocker{}
+		b := model.Blocker{}
 		b.PID, b.BackendStart, b.WaitEvent = pid, start, "relation"
-		adv := classify.EndBlocker(b)
+		adv := model.EndBlocker(b)
 		if len(adv.Run) != 1 {
 			t.Fatalf("advice %+v, want one statement", adv)
 		}

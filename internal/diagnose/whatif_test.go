@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/testkit/recordings"
-	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // pathsOf builds the report of a recording in classify's testdata.
@@ -30,16 +29,14 @@ func TestEveryPredictionIsCappedAndFitsTheSetup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bySetup := map[string]string{"drop-extra-indexes": "extra-subscriber-indexes", "disable-trigger": "replica-triggers", "index-for-full": "full-identity-no-index",
-		"binary=on": "binary-transfer", "streaming=parallel": "streaming-off"}
-	changed := func(change string) string {
-		for _, r := range whatif.Remedies {
+	remedy := func(change string) model.Remedy {
+		for _, r := range model.Remedies {
 			if r.Names(change) {
-				return r.Stage
+				return r
 			}
 		}
 		t.Fatalf("%s: no remedy of that name", change)
-		return ""
+		return model.Remedy{}
 	}
 	predicted := 0
 	for _, e := range exps {
@@ -48,15 +45,15 @@ func TestEveryPredictionIsCappedAndFitsTheSetup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		snaps, results := setupOf(rec)
+		read := setupRead(rec)
 		for _, p := range Build(rec, nil, 20).Paths {
 			found := map[string]bool{}
-			if snaps != nil {
-				found = scope(&p, results, snaps, remedyChecks).found
+			if s := model.PlanPath(model.PathFacts{Slot: p.Slot, Subscription: p.Subscription}, model.LinkRates{}, read).Setup; s != nil {
+				found = s.Found
 			}
 			drain := p.DrainRate()
 			for _, w := range p.WhatIf {
-				if check := bySetup[w.Change]; check != "" && !found[check] {
+				if check := remedy(w.Change).Finding; check != "" && !found[check] {
 					t.Errorf("%s: %s offered without a %s finding for this path", name, w.Change, check)
 				}
 				if n := changedTables(p); strings.HasPrefix(w.Change, "split=") && n < 2 {
@@ -70,7 +67,7 @@ func TestEveryPredictionIsCappedAndFitsTheSetup(t *testing.T) {
 					t.Errorf("%s: %s", name, w)
 				}
 				for _, s := range p.Stages {
-					if s.Name == changed(w.Change) || !s.Known() || s.Utilisation <= 0 {
+					if s.Name == remedy(w.Change).Stage || !s.Known() || s.Utilisation <= 0 {
 						continue
 					}
 					// The stage's capacity as the report states it (its
@@ -124,7 +121,7 @@ func TestUnstarvedApplyPredictionsMeetTheUnstarvedRecordings(t *testing.T) {
 			}
 		}
 		measured := max(free.DecodedMBps, free.ConfirmedMBps) * 1e6
-		if free.Name != classify.SubscriberApplyCPU || got == 0 {
+		if free.Name != model.SubscriberApplyCPU || got == 0 {
 			t.Fatalf("%s: no unstarve-apply prediction (%v), or %s is %s", pr[0], starved.WhatIf, pr[1], free.Name)
 		}
 		ratio := measured / got

@@ -46,7 +46,7 @@ func (a *aggregate) min(d *prometheus.Desc, slot string, v float64) {
 // path folds in a tablesync slot's path: counted by its subscription and
 // verdict, its time to trouble kept at the worst.
 func (a *aggregate) path(p report.Path) {
-	a.counts[[2]string{p.Subscription, p.Name}]++
+	a.counts[[2]string{p.Subscription, string(p.Name)}]++
 	tr := p.Trouble
 	if tr == nil {
 		return

@@ -187,7 +187,7 @@ func collectPath(gauge func(*prometheus.Desc, float64, ...string), s *PairState,
 		gauge(descBottleneck, b2f(st == limit), with(st)...)
 	}
 	for _, v := range Verdicts() {
-		gauge(descVerdict, b2f(v == p.Name), with(v)...)
+		gauge(descVerdict, b2f(v == string(p.Name)), with(v)...)
 	}
 	gauge(descConfidence, p.Confidence, l...)
 	if p.Next != nil && p.Next.Headroom > 0 {

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lsn"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/testkit/recordings"
@@ -138,13 +138,13 @@ func TestARecordedApplyBoundRunExportsTheApplyStageAsTheBottleneck(t *testing.T)
 	if got := one(t, gather(t, col, "lagscope_verdict", map[string]string{"verdict": "subscriber-apply-cpu"}), "verdict"); got != 1 {
 		t.Errorf("lagscope_verdict{verdict=subscriber-apply-cpu} = %g, want 1", got)
 	}
-	if n := len(gather(t, col, "lagscope_verdict", nil)); n != len(classify.Table) {
-		t.Errorf("%d lagscope_verdict series, want every verdict of classify.Table (%d)", n, len(classify.Table))
+	if n := len(gather(t, col, "lagscope_verdict", nil)); n != len(model.Table) {
+		t.Errorf("%d lagscope_verdict series, want every verdict of model.Table (%d)", n, len(model.Table))
 	}
 	// A verdict added to the table alone is exported.
-	saved := classify.Table
-	t.Cleanup(func() { classify.Table = saved })
-	classify.Table = append(append([]classify.Spec{}, saved...), classify.Spec{Name: "a-new-verdict", Finding: true})
+	saved := model.Table
+	t.Cleanup(func() { model.Table = saved })
+	model.Table = append(append([]model.Spec{}, saved...), model.Spec{Name: "a-new-verdict", Finding: true})
 	if got := gather(t, col, "lagscope_verdict", map[string]string{"verdict": "a-new-verdict"}); len(got) != 1 || got[0] != 0 {
 		t.Errorf("lagscope_verdict{verdict=a-new-verdict} = %v, want one series at 0", got)
 	}

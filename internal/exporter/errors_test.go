@@ -16,8 +16,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/report"
 )
@@ -92,8 +92,8 @@ func TestACollectorOrPairThatFailsLeavesTheOthersServed(t *testing.T) {
 func TestANonUTF8SubscriptionNameIsServedEscaped(t *testing.T) {
 	col := NewCollector([]monitor.Options{{Pair: "p", Diagnose: diagnose.Options{Publisher: "x", Subscriber: "y"}}})
 	col.pairs["p"].Report = &report.Report{WindowS: 30, Paths: []report.Path{
-		{Slot: "odd_slot", Subscription: "odd\xff", Verdict: classify.Verdict{Name: "caught-up"}},
-		{Slot: "odd_slot2", Subscription: "odd\xfe", Verdict: classify.Verdict{Name: "caught-up"}},
+		{Slot: "odd_slot", Subscription: "odd\xff", Verdict: model.Verdict{Name: "caught-up"}},
+		{Slot: "odd_slot2", Subscription: "odd\xfe", Verdict: model.Verdict{Name: "caught-up"}},
 	}}
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(col)

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lsn"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -107,7 +107,7 @@ func TestTablesyncSlotsAreExportedAsOneSeriesPerPair(t *testing.T) {
 	rep := func(slots ...string) *report.Report {
 		r := &report.Report{WindowS: 4}
 		for _, n := range slots {
-			r.Paths = append(r.Paths, report.Path{Slot: n, Subscription: "lab_sub", Verdict: classify.Verdict{Name: "initial-sync"}})
+			r.Paths = append(r.Paths, report.Path{Slot: n, Subscription: "lab_sub", Verdict: model.Verdict{Name: "initial-sync"}})
 		}
 		return r
 	}

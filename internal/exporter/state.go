@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/audit"
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -19,19 +19,25 @@ import (
 // Stages are the label values of lagscope_bottleneck's stage: the path's
 // stages in pipeline order, and "none" when no stage limits (caught up,
 // stopped, or nothing stands out). Exactly one is 1 for a diagnosed path.
-var Stages = []string{stageLabel(classify.StageWalsender), stageLabel(classify.StageLink),
-	stageLabel(classify.StageApply), stageLabel(classify.StageParallel), stageLabel("")}
+var Stages = []string{stageLabel(model.StageWalsender), stageLabel(model.StageLink),
+	stageLabel(model.StageApply), stageLabel(model.StageParallel), stageLabel("")}
 
 // Verdicts are the label values of lagscope_verdict: classify's verdict
 // table, read at each scrape.
-func Verdicts() []string { return classify.Names() }
+func Verdicts() []string {
+	var out []string
+	for _, n := range model.Names() {
+		out = append(out, string(n))
+	}
+	return out
+}
 
-// stageLabel turns a classify stage name into a label value.
-func stageLabel(s string) string {
+// stageLabel turns a model stage name into a label value.
+func stageLabel(s model.StageName) string {
 	if s == "" {
 		return "none"
 	}
-	return strings.ReplaceAll(s, " ", "_")
+	return strings.ReplaceAll(string(s), " ", "_")
 }
 
 // roleLabel turns a sample role into the label value of the per-process

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/audit"
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
@@ -386,7 +386,7 @@ func TestIntegrationScenarios(t *testing.T) {
 					t.Fatalf("diagnosis = %#v, want a report", r.During)
 				}
 				p := scenarioPath(t, rep, s)
-				if got := p.Name; got != s.Verdict && got != alsoRight[label] {
+				if got := string(p.Name); got != s.Verdict && got != alsoRight[label] {
 					t.Errorf("diagnose named %s (confidence %.2f, evidence %q), want %s", got, p.Confidence, p.Evidence, s.Verdict)
 				}
 				checkDiagnosis(t, label, p)
@@ -422,7 +422,7 @@ var byHand = map[string]bool{"network-8mbps": true, "full-identity-index": true}
 // on one version below 18, and on every version from 18.
 var onceBefore18 = map[string]bool{"conflict-missing": true, "conflict-exists": true}
 
-var alsoRight = map[string]string{"sub-cpu-io": classify.SubscriberWaits}
+var alsoRight = map[string]string{"sub-cpu-io": string(model.SubscriberWaits)}
 
 // noProcExact are the cases that must keep their verdict without /proc:
 // the publisher's CPU burst tells a starved walsender from the link.
@@ -441,10 +441,10 @@ func checkNoProc(t *testing.T, label string, s Scenario, rec *sample.Recording) 
 	p := scenarioPath(t, diagnose.Build(rec.WithoutProc(), nil, 20), s)
 	t.Logf("without /proc: %s (confidence %.2f), evidence %q", p.Name, p.Confidence, p.Evidence)
 	switch {
-	case p.Name == s.Verdict:
+	case string(p.Name) == s.Verdict:
 	case noProcExact[label]:
 		t.Errorf("without /proc diagnose named %s (confidence %.2f, evidence %q), want %s", p.Name, p.Confidence, p.Evidence, s.Verdict)
-	case p.Name != classify.Inconclusive && p.Confidence > 0.6:
+	case p.Name != model.Inconclusive && p.Confidence > 0.6:
 		t.Errorf("without /proc diagnose named %s at confidence %.2f (evidence %q): the lab made %s; a wrong verdict must stay at 0.6 or under", p.Name, p.Confidence, p.Evidence, s.Verdict)
 	}
 }
@@ -474,7 +474,7 @@ func scenarioPath(t *testing.T, rep report.Report, s Scenario) report.Path {
 	if len(rep.Paths) != want {
 		var slots []string
 		for _, p := range rep.Paths {
-			slots = append(slots, p.Slot+" "+p.Name)
+			slots = append(slots, p.Slot+" "+string(p.Name))
 		}
 		t.Fatalf("diagnosis has %d path(s) %q, want %d", len(rep.Paths), slots, want)
 	}
@@ -500,7 +500,7 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		// 15.18: at 8 MB/s the walsender at 52% beside the apply worker's
 		// 38%; at 4 MB/s both at 24%, the walsender named). What the lab
 		// makes is the link as the limit with room behind it.
-		if p.Limit != classify.StageLink || p.Next == nil || p.Next.Headroom <= 1 {
+		if p.Limit != model.StageLink || p.Next == nil || p.Next.Headroom <= 1 {
 			t.Errorf("limit %q next %+v, want the link with a next limit at a headroom above 1x", p.Limit, p.Next)
 		}
 	case "subscriber-lock":
@@ -508,11 +508,11 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		for _, b := range p.Blockers {
 			found = found || b.AppName == LockHolderApp
 		}
-		if p.Limit != classify.StageApply || !found {
+		if p.Limit != model.StageApply || !found {
 			t.Errorf("limit %q blockers %+v, want the apply stage blocked by %s", p.Limit, p.Blockers, LockHolderApp)
 		}
 	case "row-lock":
-		if p.Name != classify.SubscriberWaits || !strings.Contains(p.Cause, "row locks") || !strings.Contains(p.Cause, LockHolderApp) {
+		if p.Name != model.SubscriberWaits || !strings.Contains(p.Cause, "row locks") || !strings.Contains(p.Cause, LockHolderApp) {
 			t.Errorf("cause %q, want the row locks and their holder (%s) named", p.Cause, LockHolderApp)
 		}
 	case "trigger-sleep", "trigger-cpu":
@@ -523,7 +523,7 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		if len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Said(), "ENABLE TRIGGER "+TriggerName) {
 			t.Errorf("helps %q, want the trigger's ALTER TABLE ... ENABLE TRIGGER first", p.Helps)
 		}
-		for _, h := range classify.Texts(p.Helps) {
+		for _, h := range model.Texts(p.Helps) {
 			for _, wrong := range []string{"disk", "indexes", "replica identity", "binary = true"} {
 				if strings.Contains(h, wrong) {
 					t.Errorf("help %q: the setup rules it out (the trigger is the cause; no extra index, no FULL identity)", h)
@@ -554,7 +554,7 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		if !strings.Contains(p.Cause, "WHERE") || len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Said(), "ALTER PUBLICATION") {
 			t.Errorf("cause %q, helps %q: want the publication's row filter named, its ALTER PUBLICATION first", p.Cause, p.Helps)
 		}
-		for _, h := range classify.Texts(p.Helps) {
+		for _, h := range model.Texts(p.Helps) {
 			if strings.Contains(h, "fewer slots") || strings.Contains(h, "logical_decoding_work_mem large enough") {
 				t.Errorf("help %q: the lab's publisher has one slot and spills nothing", h)
 			}
@@ -565,13 +565,13 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 		if !strings.Contains(p.Cause, "finds its rows by") || !strings.Contains(p.Cause, FullIndexName) || !strings.Contains(p.Cause, "index scans") {
 			t.Errorf("cause %q: want the index %s named, with its scans", p.Cause, FullIndexName)
 		}
-		for _, h := range classify.Texts(p.Helps) {
+		for _, h := range model.Texts(p.Helps) {
 			if strings.Contains(h, "CREATE INDEX") || strings.Contains(h, "DROP INDEX") || strings.Contains(h, "fewer indexes") {
 				t.Errorf("help %q: the apply worker uses the only index there is", h)
 			}
 		}
 	case "parallel-apply":
-		if p.Limit != classify.StageParallel {
+		if p.Limit != model.StageParallel {
 			t.Errorf("limit %q, want the parallel apply worker", p.Limit)
 		}
 	case "lost-slot":
@@ -581,10 +581,10 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 	case "sub-cpu-io":
 		ev := strings.Join(p.Evidence, " ")
 		named := strings.Contains(ev, "waited on I/O")
-		if p.Name == classify.SubscriberWaits {
+		if p.Name == model.SubscriberWaits {
 			named = strings.Contains(ev, "also ran on a CPU") && strings.Contains(ev, "DataFileRead")
 		}
-		if p.Limit != classify.StageApply || !named {
+		if p.Limit != model.StageApply || !named {
 			t.Errorf("%s limit %q, evidence %q: want the apply stage with both its CPU and its I/O part named", p.Name, p.Limit, p.Evidence)
 		}
 	case "sync-standby":
@@ -592,14 +592,14 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 			t.Errorf("evidence %q, want the synchronous standby named", p.Evidence)
 		}
 	case "big-txn", "big-txn-decoding", "open-txn":
-		want := map[string]string{"big-txn": classify.TxnSending, "big-txn-decoding": classify.TxnDecoding, "open-txn": classify.TxnOpen}[scenario]
+		want := map[string]string{"big-txn": model.TxnSending, "big-txn-decoding": model.TxnDecoding, "open-txn": model.TxnOpen}[scenario]
 		if p.Txn == nil || p.Txn.Phase != want {
 			t.Fatalf("large transaction %+v, want phase %s", p.Txn, want)
 		}
-		if scenario == "big-txn" && p.Limit != classify.StageApply && !readingSpillLimits(p) {
+		if scenario == "big-txn" && p.Limit != model.StageApply && !readingSpillLimits(p) {
 			t.Errorf("limit %q, want the apply worker (or the walsender reading the spilled transaction back while the apply worker waits for it)", p.Limit)
 		}
-		if scenario == "big-txn-decoding" && p.Limit != classify.StageWalsender {
+		if scenario == "big-txn-decoding" && p.Limit != model.StageWalsender {
 			t.Errorf("limit %q, want the walsender", p.Limit)
 		}
 		if scenario == "open-txn" && (p.Txn.Xact == nil || p.Txn.Xact.AppName != OpenTxnApp) {
@@ -610,8 +610,8 @@ func checkDiagnosis(t *testing.T, scenario string, p report.Path) {
 			t.Errorf("cause %q, want the CPU quota named", p.Cause)
 		}
 	case "full-identity":
-		if p.LagBytes >= classify.CaughtUpLag || p.LagTime.Seconds <= classify.CaughtUpTime {
-			t.Errorf("lag %d bytes, %.1f s in time: want a byte-small backlog more than %.0f s long", p.LagBytes, p.LagTime.Seconds, classify.CaughtUpTime)
+		if p.LagBytes >= model.CaughtUpLag || p.LagTime.Seconds <= model.CaughtUpTime {
+			t.Errorf("lag %d bytes, %.1f s in time: want a byte-small backlog more than %.0f s long", p.LagBytes, p.LagTime.Seconds, model.CaughtUpTime)
 		}
 		if !strings.Contains(p.Cause, "public.hot has REPLICA IDENTITY FULL") || len(p.Helps) == 0 || !strings.Contains(p.Helps[0].Said(), "public.hot") {
 			t.Errorf("cause %q, helps %q: want public.hot's FULL identity without a usable index named, its fix first", p.Cause, p.Helps)
@@ -703,11 +703,11 @@ func checkConflictFinding(t *testing.T, scenario string, rec *sample.Recording) 
 // of nine read it back that slowly (ReorderBufferRead 22%, the apply worker
 // waiting 16%, 84% busy) where eight alone did not (apply 95-100% busy).
 func readingSpillLimits(p report.Path) bool {
-	if p.Limit != classify.StageWalsender {
+	if p.Limit != model.StageWalsender {
 		return false
 	}
 	for _, st := range p.Stages {
-		if st.Name == classify.StageApply {
+		if st.Name == model.StageApply {
 			return p.Walsender.WaitShares["ReorderBufferRead"] >= 0.15 && st.Starved >= 0.1
 		}
 	}

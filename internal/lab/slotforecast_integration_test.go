@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 )
@@ -50,8 +50,8 @@ func TestIntegrationTheSlotForecastMeetsTheSlot(t *testing.T) {
 		t.Fatalf("%d paths, want 1", len(rep.Paths))
 	}
 	path := rep.Paths[0]
-	if path.Name != classify.Stalled {
-		t.Errorf("verdict %s, want %s (nothing is consumed)", path.Name, classify.Stalled)
+	if path.Name != model.Stalled {
+		t.Errorf("verdict %s, want %s (nothing is consumed)", path.Name, model.Stalled)
 	}
 	tr := path.Trouble
 	if tr == nil || !tr.Growing || tr.UnreservedInS <= 0 || !strings.Contains(tr.Text, "unreserved") {

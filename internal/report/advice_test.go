@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/quote"
 )
 
@@ -20,9 +20,9 @@ func hostileAdvice() Report {
 		quote.SQL("SELECT pg_drop_replication_slot(%L);", "x'); DROP TABLE ```users```; --").OnServer("publisher"),
 	}
 	p := Path{Slot: "s", Subscription: "sub"}
-	p.Name, p.Headline = classify.Stalled, "stopped"
-	p.Helps = []classify.Advice{{Key: classify.KeyFixStop, Text: "enabling the subscription", Run: run}, {Key: classify.KeyBandwidth, Text: "more bandwidth"}}
-	p.NotHelps = []classify.Advice{{Key: classify.KeyAnySpeed, Text: "anything about speed"}}
+	p.Name, p.Headline = model.Stalled, "stopped"
+	p.Helps = []model.Advice{{Key: model.KeyFixStop, Text: "enabling the subscription", Run: run}, {Key: model.KeyBandwidth, Text: "more bandwidth"}}
+	p.NotHelps = []model.Advice{{Key: model.KeyAnySpeed, Text: "anything about speed"}}
 	return Report{SchemaVersion: SchemaVersion, Tool: "lagscope", Paths: []Path{p}}
 }
 

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 )
 
 // One wait event keeps one colour in every chart, two events of a chart
@@ -59,10 +59,10 @@ func TestTheLegendIsOutsideTheData(t *testing.T) {
 // utilisation, the unmeasured link as such, and marks the limit.
 func TestThePipelineMarksTheLimit(t *testing.T) {
 	p := Path{}
-	p.Stages = []classify.Stage{
-		{Name: classify.StageWalsender, Utilisation: 0.22, Role: "next"},
-		{Name: classify.StageLink, Utilisation: -1, Role: "limit"},
-		{Name: classify.StageApply, Utilisation: 0.255},
+	p.Stages = []model.Stage{
+		{Name: model.StageWalsender, Utilisation: 0.22, Role: "next"},
+		{Name: model.StageLink, Utilisation: -1, Role: "limit"},
+		{Name: model.StageApply, Utilisation: 0.255},
 	}
 	got := pipeline(p)
 	want := []pipeBox{{"walsender", "22% busy", "next", 22}, {"link", "not measured", "limit", 0}, {"apply", "26% busy", "", 26}}

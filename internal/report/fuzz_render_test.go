@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/valid"
 )
 
@@ -34,7 +34,7 @@ func FuzzReadReportRenders(f *testing.F) {
 			return
 		}
 		for _, p := range r.Paths {
-			if valid.SlotName("", p.Slot) != nil || valid.OneOf("", p.Name, classify.Names()) != nil {
+			if valid.SlotName("", p.Slot) != nil || valid.OneOf("", string(p.Name), names(model.Names()...)) != nil {
 				t.Fatalf("accepted path of slot %q with verdict %q", p.Slot, p.Name)
 			}
 		}

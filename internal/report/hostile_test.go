@@ -6,12 +6,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/sample"
-	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // Hostile text as other people choose it: a screen clear, an OSC 52 write to
@@ -47,15 +46,15 @@ func hostileReport(t *testing.T) Report {
 	r := seriesOf(t, "apply-bound-pg16-diag.json", "lab_sub")
 	p := &r.Paths[0]
 	p.Slot, p.Subscription = hostile, hostile
-	p.Verdict = classify.Verdict{Name: "lock-" + hostile, Headline: "headline " + hostile, Cause: "cause " + hostile,
+	p.Verdict = model.Verdict{Name: "lock-" + hostile, Headline: "headline " + hostile, Cause: "cause " + hostile,
 		Evidence: []string{"blocked by pid 42 running UPDATE t SET x = 1 /* " + hostile + " */",
 			`table public."my  big  table ` + hostile + `" waits on a lock held for a long while by another session`},
 		Caveats: []string{"caveat " + hostile}, Limit: "apply " + hostile,
-		Stages: []classify.Stage{{Name: "stage " + hostile, CPU: 0.5, Runq: 0.1, Busy: 0.6, Utilisation: 0.6}}}
+		Stages: []model.Stage{{Name: "stage " + hostile, CPU: 0.5, Runq: 0.1, Busy: 0.6, Utilisation: 0.6}}}
 	p.Setup = []string{"setup " + hostile}
 	p.CatchUp = "catch-up " + hostile
 	p.Tables = []measure.TableWork{{Schema: "s" + hostile, Name: hostile, Seconds: 10, TableCounts: sample.TableCounts{Inserted: 100}}}
-	p.WhatIf = []whatif.Prediction{}
+	p.WhatIf = []model.Prediction{}
 	for i := range p.Series.Procs {
 		pp := &p.Series.Procs[i]
 		shares := map[string]float64{}
@@ -155,7 +154,7 @@ func TestEveryHTMLPageDeclaresTheCSP(t *testing.T) {
 		t.Fatal(err)
 	}
 	var w bytes.Buffer
-	if err := WhatifHTML(&w, whatif.Checks{Runs: []whatif.Check{{Scenario: "s " + hostile, Change: "c " + hostile, Verdict: hostile, Measured: 1, Predicted: 1, Today: 1}},
+	if err := WhatifHTML(&w, model.Checks{Runs: []model.Check{{Scenario: "s " + hostile, Change: "c " + hostile, Verdict: hostile, Measured: 1, Predicted: 1, Today: 1}},
 		Failed: []string{"run 2: " + hostile}}, "lagscope lab whatif"); err != nil {
 		t.Fatal(err)
 	}

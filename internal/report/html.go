@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -35,7 +36,7 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"applyWAL":    applyWALLine,
 	"pipeline":    pipeline,
 	"limitClass": func(p Path) string {
-		if p.Limit == "" && p.Name != "stalled" && p.Name != "inconclusive" {
+		if p.Limit == "" && p.Name != model.Stalled && p.Name != model.Inconclusive {
 			return "ok"
 		}
 		return "limit"
@@ -88,7 +89,7 @@ type pipeBox struct {
 func pipeline(p Path) []pipeBox {
 	var out []pipeBox
 	for _, st := range p.Stages {
-		b := pipeBox{Name: st.Name, Role: st.Role, Util: "not measured"}
+		b := pipeBox{Name: string(st.Name), Role: st.Role, Util: "not measured"}
 		if st.Known() {
 			b.Util = fmt.Sprintf("%.0f%% busy", 100*st.Utilisation)
 			b.Width = int(math.Round(min(max(100*st.Utilisation, 0), 100)))

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/render"
 )
@@ -27,7 +27,7 @@ func Markdown(w io.Writer, r Report) error {
 		if p.Subscription != "" {
 			name += " → subscription " + render.MarkdownCode(p.Subscription)
 		}
-		fmt.Fprintf(b, "\n### %s\n\n**%s** (confidence %.2f): %s\n", name, quote.Escape(p.Name), p.Confidence, quote.Escape(p.Headline))
+		fmt.Fprintf(b, "\n### %s\n\n**%s** (confidence %.2f): %s\n", name, quote.Escape(string(p.Name)), p.Confidence, quote.Escape(p.Headline))
 		if p.Cause != "" {
 			fmt.Fprintf(b, "\n%s\n", quote.Escape(p.Cause))
 		}
@@ -45,7 +45,7 @@ func Markdown(w io.Writer, r Report) error {
 			fmt.Fprintf(b, "| conflicts | %s |\n", render.MarkdownCell(c.Text))
 		}
 		if p.Limit != "" {
-			fmt.Fprintf(b, "| limit | %s |\n", render.MarkdownCell(p.Limit))
+			fmt.Fprintf(b, "| limit | %s |\n", render.MarkdownCell(string(p.Limit)))
 			if p.Next != nil {
 				fmt.Fprintf(b, "| next limit | %s, %s |\n", render.MarkdownCell(string(p.Next.Stage)), headroomText(p.Next.Headroom))
 			}
@@ -94,7 +94,7 @@ func list(b *strings.Builder, title string, items []string) {
 // adviceList writes advice under title: each remedy a list item, its
 // statements in a fenced block inside the item (quote.Block: the fence
 // outruns any backtick in them), never an inline span.
-func adviceList(b *strings.Builder, title string, advice []classify.Advice) {
+func adviceList(b *strings.Builder, title string, advice []model.Advice) {
 	if len(advice) == 0 {
 		return
 	}

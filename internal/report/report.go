@@ -6,14 +6,13 @@ import (
 	"io"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/conflict"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/trouble"
 	"github.com/lagscope/lagscope/internal/units"
-	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // SchemaVersion is bumped when Report's JSON shape changes. Version 2
@@ -76,7 +75,7 @@ type Server struct {
 type Path struct {
 	Slot         string `json:"slot"`
 	Subscription string `json:"subscription,omitempty"`
-	classify.Verdict
+	model.Verdict
 	LagBytes      int64       `json:"lag_bytes"`
 	Lag           measure.Lag `json:"lag"`
 	GeneratedMBps float64     `json:"generated_mb_per_s"`
@@ -114,9 +113,9 @@ type Path struct {
 	// WhatIf is what each remedy that applies to the path is predicted to
 	// buy, with the model each figure rests on (schema 7+; empty when no
 	// stage limits).
-	WhatIf    []whatif.Prediction `json:"what_if,omitempty"`
-	Walsender measure.Proc        `json:"walsender"`
-	Apply     measure.Proc        `json:"apply"`
+	WhatIf    []model.Prediction `json:"what_if,omitempty"`
+	Walsender measure.Proc       `json:"walsender"`
+	Apply     measure.Proc       `json:"apply"`
 	// PubCPU and SubCPU are the servers' CPU contention measured from
 	// inside them (what stands in for /proc; see measure.Contention).
 	PubCPU measure.Contention `json:"publisher_cpu"`
@@ -137,7 +136,7 @@ func (p Path) DrainRate() float64 { return max(p.DecodedMBps, p.ConfirmedMBps) *
 // at).
 func (r Report) Finding() bool {
 	for _, p := range r.Paths {
-		if classify.IsFinding(p.Name) {
+		if model.IsFinding(p.Name) {
 			return true
 		}
 	}
@@ -228,7 +227,7 @@ func CatchUp(lag int64, generated, progress float64, basis string, caughtUp bool
 	if caughtUp {
 		return "", 0
 	}
-	const still = classify.StillRate // an idle server's occasional records
+	const still = model.StillRate // an idle server's occasional records
 	net := progress - generated
 	switch {
 	case progress < still && generated < still:

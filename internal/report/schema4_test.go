@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/lagscope/lagscope/internal/model"
 )
 
 // A report saved by a lagscope before schema 5 (-1 for unknown figures,
@@ -24,8 +26,8 @@ func TestASchema4ReportReadsAndWritesNulls(t *testing.T) {
 	if p.ConfirmedMBps < 5 || p.ConfirmedMBps > 5.2 {
 		t.Errorf("confirmed %.2f MB/s, want the 5.1 MB/s saved as consumed_mb_per_s", p.ConfirmedMBps)
 	}
-	link := p.Stages[1]
-	if link.Name != "link" || link.Utilisation != -1 || link.CPU != -1 || link.Known() {
+	link, ok := model.Stages(p.Stages).Find(model.StageLink)
+	if !ok || link.Utilisation != -1 || link.CPU != -1 || link.Known() {
 		t.Errorf("link stage %+v, want unknown (-1)", link)
 	}
 	if p.LagTime.FlushLagS != -1 {

@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -14,10 +14,10 @@ import (
 var stageHeader = []string{"stage", "util", "cpu", "runq", "own", "blocked", "starved", "headroom"}
 
 // stageRows turns a path's stages into table cells, one row per stage.
-func stageRows(st []classify.Stage) [][]string {
+func stageRows(st []model.Stage) [][]string {
 	var rows [][]string
 	for _, s := range st {
-		name := s.Name
+		name := string(s.Name)
 		if s.Role != "" {
 			name += " (" + s.Role + ")"
 		}
@@ -46,6 +46,6 @@ func share(v float64) string {
 
 // StageTable returns the stage table's header and rows (one per stage),
 // as the text report prints them: for live views such as 'lagscope watch'.
-func StageTable(st []classify.Stage) (header []string, rows [][]string) {
+func StageTable(st []model.Stage) (header []string, rows [][]string) {
 	return stageHeader, stageRows(st)
 }

@@ -6,10 +6,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/lagscope/lagscope/internal/classify"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/units"
-	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // width is the text renderer's line width.
@@ -33,13 +32,13 @@ func Text(w io.Writer, r Report) error {
 			name += " -> subscription " + quote.Escape(p.Subscription)
 		}
 		b.WriteString(name + "\n")
-		fmt.Fprintf(b, "  VERDICT  %s (confidence %.2f)\n", quote.Escape(p.Name), p.Confidence)
+		fmt.Fprintf(b, "  VERDICT  %s (confidence %.2f)\n", quote.Escape(string(p.Name)), p.Confidence)
 		wrap(b, "  ", p.Headline)
 		if p.Cause != "" {
 			wrap(b, "  ", p.Cause)
 		}
 		if p.Limit != "" {
-			line := "limit: " + p.Limit
+			line := "limit: " + string(p.Limit)
 			if p.Next != nil {
 				line += fmt.Sprintf("; next: %s, %s", p.Next.Stage, headroomText(p.Next.Headroom))
 			}
@@ -105,7 +104,7 @@ func section(b *strings.Builder, title string, lines []string) {
 // adviceSection writes advice under title: each remedy's text folded as
 // prose, then its statements on lines of their own, never folded (they are
 // pasted as printed).
-func adviceSection(b *strings.Builder, title string, advice []classify.Advice) {
+func adviceSection(b *strings.Builder, title string, advice []model.Advice) {
 	if len(advice) == 0 {
 		return
 	}
@@ -213,7 +212,7 @@ func escapeCells(rows [][]string) [][]string {
 }
 
 // lagTimeNote is " (about 14 s)" for a known lag in time.
-func lagTimeNote(lt classify.LagTime) string {
+func lagTimeNote(lt model.LagTime) string {
 	if lt.Seconds < 0 || lt.Text == "" {
 		return ""
 	}
@@ -235,7 +234,7 @@ func headroomText(h float64) string {
 func size(n int64) string { return units.FormatBytes(float64(n)) }
 
 // whatIfLines are the predictions' report lines.
-func whatIfLines(ps []whatif.Prediction) []string {
+func whatIfLines(ps []model.Prediction) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		out[i] = p.String()

@@ -11,9 +11,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/units"
-	"github.com/lagscope/lagscope/internal/whatif"
 )
 
 // whatifPage is the template of 'lagscope lab whatif --html': one
@@ -34,9 +34,9 @@ var whatifTmpl = template.Must(template.New("whatif").Funcs(template.FuncMap{
 // WhatifHTML writes the runs of one change (lab whatif) as a page: today's,
 // the predicted and the measured drain of each run as bars, the table of
 // runs with their stages, the spread of measured / predicted, the model.
-func WhatifHTML(w io.Writer, cs whatif.Checks, command string) error {
+func WhatifHTML(w io.Writer, cs model.Checks, command string) error {
 	data := struct {
-		whatif.Checks
+		model.Checks
 		Command, Chart string
 	}{Checks: cs, Command: command}
 	if len(cs.Runs) > 0 {
@@ -50,7 +50,7 @@ func WhatifHTML(w io.Writer, cs whatif.Checks, command string) error {
 }
 
 // drainBars draws each run's drain today, predicted and measured, MB/s.
-func drainBars(runs []whatif.Check) (string, error) {
+func drainBars(runs []model.Check) (string, error) {
 	p := plot.New()
 	p.Y.Label.Text = "drain (MB/s)"
 	p.Y.Min = 0
@@ -58,11 +58,11 @@ func drainBars(runs []whatif.Check) (string, error) {
 	sets := []struct {
 		name string
 		c    color.Color
-		v    func(whatif.Check) float64
+		v    func(model.Check) float64
 	}{
-		{"today", color.RGBA{160, 160, 160, 255}, func(c whatif.Check) float64 { return c.Today }},
-		{"predicted", color.RGBA{255, 127, 14, 255}, func(c whatif.Check) float64 { return c.Predicted }},
-		{"measured", color.RGBA{31, 119, 180, 255}, func(c whatif.Check) float64 { return c.Measured }},
+		{"today", color.RGBA{160, 160, 160, 255}, func(c model.Check) float64 { return c.Today }},
+		{"predicted", color.RGBA{255, 127, 14, 255}, func(c model.Check) float64 { return c.Predicted }},
+		{"measured", color.RGBA{31, 119, 180, 255}, func(c model.Check) float64 { return c.Measured }},
 	}
 	bw := vg.Points(12)
 	var names []string

@@ -4,15 +4,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/whatif"
+	"github.com/lagscope/lagscope/internal/model"
 )
 
 func TestWhatifHTMLDrawsEachRunAndTheSpread(t *testing.T) {
-	runs := []whatif.Check{
+	runs := []model.Check{
 		{Scenario: "network", Change: "link=2x", Version: "16.14", Verdict: "network", After: "network", Today: 5e6, Predicted: 10e6, Measured: 8.9e6, Ratio: 0.89, LimitedBy: "link", Model: "the link carried <the drain>"},
 		{Scenario: "network", Change: "link=2x", Version: "16.14", Verdict: "network", After: "caught-up", Today: 5e6, Predicted: 10e6, Measured: 9e6, Ratio: 0.9, LimitedBy: "link", RanOut: true, DrainedS: 3.2},
 	}
-	cs := whatif.Summarise(runs)
+	cs := model.Summarise(runs)
 	cs.Failed = []string{"run 3: the state came out walsender-starved"}
 	var b strings.Builder
 	if err := WhatifHTML(&b, cs, "lagscope lab whatif --change link=2x --runs 3 --html"); err != nil {
@@ -30,7 +30,7 @@ func TestWhatifHTMLDrawsEachRunAndTheSpread(t *testing.T) {
 		t.Error("the page must be self-contained: no scripts, nothing fetched")
 	}
 	b.Reset()
-	if err := WhatifHTML(&b, whatif.Checks{Failed: []string{"run 1: no prediction"}}, ""); err != nil {
+	if err := WhatifHTML(&b, model.Checks{Failed: []string{"run 1: no prediction"}}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "no run gave a measurement") || !strings.Contains(b.String(), "run 1: no prediction") {

@@ -22,12 +22,12 @@ func Lines(s *State) []string {
 		if p == nil {
 			continue
 		}
-		limit := quote.Escape(p.Limit)
+		limit := quote.Escape(string(p.Limit))
 		if limit == "" {
 			limit = "none"
 		}
 		l := p.Lag
-		out = append(out, strings.Join([]string{at, quote.Escape(s.Pair+"/"+sl) + ":", quote.Escape(p.Name),
+		out = append(out, strings.Join([]string{at, quote.Escape(s.Pair+"/"+sl) + ":", quote.Escape(string(p.Name)),
 			fmt.Sprintf("(%.2f)", p.Confidence), "limit " + limit + ";",
 			"lag " + units.FormatBytes(float64(l.Total)),
 			fmt.Sprintf("(not sent %s, sent not flushed %s, flushed not confirmed %s);",

@@ -8,8 +8,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/measure"
+	decision "github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/units"
@@ -106,10 +106,10 @@ func pathView(b *strings.Builder, s *State, slot string, w int) {
 	b.WriteString("\n" + bold.Render(title) + "\n")
 	if p != nil {
 		look := bad
-		if p.Limit == "" && p.Name != classify.Stalled {
+		if p.Limit == "" && p.Name != decision.Stalled {
 			look = good
 		}
-		fmt.Fprintf(b, "  verdict    %s (%.2f)  %s\n", look.Render(quote.Escape(p.Name)), p.Confidence, quote.Escape(p.Headline))
+		fmt.Fprintf(b, "  verdict    %s (%.2f)  %s\n", look.Render(quote.Escape(string(p.Name))), p.Confidence, quote.Escape(p.Headline))
 	} else {
 		b.WriteString("  verdict    " + dim.Render("after the first step") + "\n")
 	}

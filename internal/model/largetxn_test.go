@@ -1,0 +1,65 @@
+package model
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lagscope/lagscope/internal/sample"
+)
+
+// TestLargeTransactionPhases checks what the recorded large transactions
+// say beyond the verdict's name: the phase, the limit, the session.
+func TestLargeTransactionPhases(t *testing.T) {
+	cases := []struct {
+		glob, phase string
+		limit       StageName
+	}{
+		{"../classify/testdata/big-txn-pg*.json", TxnSending, StageApply},
+		{"../classify/testdata/big-txn-decoding-*.json", TxnDecoding, StageWalsender},
+		{"../classify/testdata/open-txn-*.json", TxnOpen, ""},
+	}
+	for _, c := range cases {
+		files, _ := filepath.Glob(c.glob)
+		if len(files) == 0 {
+			t.Fatalf("no recordings %s", c.glob)
+		}
+		for _, f := range files {
+			v := Classify(Inputs(load(t, f), nil)[0])
+			if v.Txn == nil || v.Txn.Phase != c.phase || v.Limit != c.limit {
+				t.Errorf("%s: txn %+v limit %q, want phase %s limit %q", f, v.Txn, v.Limit, c.phase, c.limit)
+				continue
+			}
+			if v.Txn.HeldBytes < TxnHeldWAL {
+				t.Errorf("%s: held %d bytes, want at least %d", f, v.Txn.HeldBytes, TxnHeldWAL)
+			}
+			if c.phase == TxnOpen && (v.Txn.Xact == nil || v.Txn.Xact.AppName != "lab-open-txn") {
+				t.Errorf("%s: open transaction %+v, want the lab's session", f, v.Txn.Xact)
+			}
+			if !strings.Contains(strings.Join(Texts(v.Helps), "\n"), "streaming = parallel") {
+				t.Errorf("%s: helps %q, want streaming named", f, v.Helps)
+			}
+		}
+	}
+}
+
+// TestLargeTransactionNeedsHeldWAL: the same recording with restart_lsn
+// kept up with confirmed_flush_lsn (a slot that can release its WAL) is no
+// large transaction; nor is an open transaction younger than the window.
+func TestLargeTransactionNeedsHeldWAL(t *testing.T) {
+	for _, f := range []string{"../classify/testdata/big-txn-pg16-diag.json", "../classify/testdata/open-txn-pg16-diag.json"} {
+		rec := modify(load(t, f), func(_ int, tk *sample.Tick) { tk.Slots[0].RestartLSN = tk.Slots[0].ConfirmedFlush })
+		if v := Classify(Inputs(rec, nil)[0]); v.Txn != nil || v.Name == LargeTransaction {
+			t.Errorf("%s with restart_lsn at confirmed_flush_lsn: %s %+v, want no large transaction", f, v.Name, v.Txn)
+		}
+	}
+	rec := load(t, "../classify/testdata/open-txn-pg16-diag.json")
+	for i := range rec.Ticks {
+		for j := range rec.Ticks[i].Xacts {
+			rec.Ticks[i].Xacts[j].AgeS = 1
+		}
+	}
+	if v := Classify(Inputs(rec, nil)[0]); v.Name == LargeTransaction {
+		t.Errorf("an open transaction of 1 s: %s, want the stage model's verdict", v.Name)
+	}
+}

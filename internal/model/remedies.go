@@ -1,0 +1,223 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lagscope/lagscope/internal/units"
+)
+
+// Remedy is one change an operator can make, the stage it changes, and
+// how much faster that stage gets.
+type Remedy struct {
+	// Change is the remedy's name in 'lagscope lab whatif --change'.
+	Change string
+	// Remedy says what is changed, in the operator's words.
+	Remedy string
+	// Stage is the stage whose capacity the remedy changes.
+	Stage StageName
+	// Finding is the check whose finding for the path's subscription or
+	// tables the remedy needs ("" none): without it, it does not apply.
+	Finding string
+	// atLeast says the factor is a lower bound for this path: the
+	// prediction is "at least" its figure while the changed stage still
+	// limits (nil: never).
+	atLeast func(p Path, st Stage) bool
+	// factor returns the factor on the stage's capacity and the model it
+	// rests on; applies false when the remedy does not apply to this path,
+	// a factor of 0 (with why) when it applies but cannot be predicted from
+	// what was measured.
+	factor func(p Path, st Stage) (f float64, model string, applies bool)
+	// others returns the factors the remedy puts on other stages'
+	// capacity, by stage name (nil: unchanged).
+	others func(p Path) map[StageName]float64
+	// label returns the change's name and remedy for this path when they
+	// carry a number (nil: Change and Remedy).
+	label func(p Path) (change, remedy string)
+}
+
+// Starved is the run-queue share from which relieving a starved process is
+// a remedy (an apply-bound worker on the lab's shared 2 vCPUs waits 8-15%
+// of the window on the run queue: that is not what limits it).
+const Starved = 0.25
+
+// Sleeping is the share of the apply worker's probes in Timeout waits
+// (pg_sleep and the like) from which a trigger's sleep is the remedy's
+// measure.
+const Sleeping = 0.20
+
+// minWork is the least share of the window a process must have worked for
+// its work to set its capacity once its waits go: /proc counts CPU in
+// 10 ms ticks, so 1% of a 10 s window is 10 of them (the lab's sleeping
+// trigger leaves the apply worker 4-7% of work).
+const minWork = 0.01
+
+// Remedies lists the remedies the planner knows, in the order a report
+// shows them.
+var Remedies = []Remedy{
+	{Change: LinkTwice, Remedy: "a link twice as fast", Stage: StageLink,
+		factor: func(p Path, _ Stage) (float64, string, bool) {
+			if p.Limit != StageLink {
+				return 0, "", false
+			}
+			return 2, fmt.Sprintf("the link carried the drain, %s; twice as fast, it carries twice that", units.FormatRate(p.Drain)), true
+		}},
+	{Change: "link=RATE", Remedy: "a faster link", Stage: StageLink,
+		factor: func(p Path, _ Stage) (float64, string, bool) {
+			if p.Limit != StageLink || p.Link.Now <= 0 || p.Link.To <= p.Link.Now {
+				return 0, "", false
+			}
+			f := float64(p.Link.To) / float64(p.Link.Now)
+			return f, fmt.Sprintf("the link carried the drain, %s of WAL, at %s; at %s it carries %.2fx that", units.FormatRate(p.Drain),
+				units.FormatRate(float64(p.Link.Now)), units.FormatRate(float64(p.Link.To)), f), true
+		},
+		label: func(p Path) (string, string) {
+			return LinkChange(p.Link.To), fmt.Sprintf("a link of %s (today %s)", units.FormatRate(float64(p.Link.To)), units.FormatRate(float64(p.Link.Now)))
+		}},
+	{Change: "unstarve-walsender", Remedy: "a CPU the walsender does not share (fewer busy processes on the publisher's cores, or more cores)", Stage: StageWalsender,
+		factor: func(p Path, st Stage) (float64, string, bool) {
+			return unstarve(p, st, "walsender")
+		}},
+	{Change: "unstarve-apply", Remedy: "a CPU the apply worker does not share (fewer busy processes on the subscriber's cores, more cores, or a higher CPU limit)", Stage: StageApply,
+		factor: func(p Path, st Stage) (float64, string, bool) {
+			return unstarve(p, st, "apply worker")
+		}},
+	// Without the trigger the apply worker's work is what it writes
+	// (Calibration.ApplyCostPerWAL); without that figure, a sleeping trigger's sleep
+	// gives a lower bound (triggerFactor).
+	{Change: "disable-trigger", Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: StageApply, Finding: checkReplicaTriggers,
+		factor: func(p Path, st Stage) (float64, string, bool) {
+			f, model, _, applies := triggerFactor(p, st)
+			return f, model, applies
+		},
+		atLeast: func(p Path, st Stage) bool {
+			_, _, bound, _ := triggerFactor(p, st)
+			return bound
+		}},
+	{Change: "drop-extra-indexes", Remedy: "the subscriber's extra indexes dropped", Stage: StageApply, Finding: checkExtraSubscriberIndex,
+		factor: func(p Path, st Stage) (float64, string, bool) {
+			if p.Limit != StageApply {
+				return 0, "", false
+			}
+			w, base := p.SubWALPerSent, p.calibration().BaseWALPerSent
+			if w <= base {
+				return 0, "the subscriber's WAL per byte sent was not measured above its base (so the indexes' share of the apply worker's work is not known)", true
+			}
+			return w / base, fmt.Sprintf("the apply worker's work follows the WAL it writes: %.2fx the WAL it was sent today, about %.2fx without extra indexes (measured in the lab)", w, base), true
+		}},
+	{Change: "index-for-full", Remedy: "an index the apply worker can use for the REPLICA IDENTITY FULL table", Stage: StageApply, Finding: checkFullIdentityNoIndex,
+		factor: func(p Path, st Stage) (float64, string, bool) {
+			if p.Limit != StageApply {
+				return 0, "", false
+			}
+			n := p.Setup.RowsReadPerChange
+			if n < 2 {
+				return 0, "the rows each change scans were not read (pg_stat_user_tables on the subscriber)", true
+			}
+			return n, fmt.Sprintf("each change scanned %.0f rows; with an index it reads about one", n), true
+		}},
+	{Change: "binary=on", Remedy: "binary = true on the subscription (values travel in binary: no type output and input functions)", Stage: StageApply, Finding: checkBinaryTransfer,
+		factor: binaryFactor},
+	// A large transaction sent whole at its commit: streaming = parallel
+	// overlaps its decoding, sending and applying. Offered, not predicted:
+	// a window sees one of them at a time.
+	{Change: "streaming=parallel", Remedy: "streaming = parallel on the subscription (a large transaction is sent while it is decoded and applied by a parallel worker as it arrives)", Stage: StageApply, Finding: checkStreamingOff,
+		factor: func(p Path, _ Stage) (float64, string, bool) {
+			if p.Verdict != LargeTransaction || !p.Setup.Parallel {
+				return 0, "", false
+			}
+			return 0, "its gain is the overlap of decoding and applying the transaction, and the spill to disk it avoids; without streaming this window sees one of them at a time (the walsender decodes it before anything is sent, the apply worker applies it after), so neither's share of the catch-up is known", true
+		}},
+	splitRemedy,
+}
+
+// Names says whether change (a prediction's Change) is this remedy's: its
+// Change, or for a remedy that carries a number ("split=N", "link=RATE")
+// the same with the number ("split=2", "link=8MB/s").
+func (r Remedy) Names(change string) bool {
+	if base, ok := strings.CutSuffix(r.Change, "=N"); ok {
+		return change == r.Change || strings.HasPrefix(change, base+"=")
+	}
+	if base, ok := strings.CutSuffix(r.Change, "=RATE"); ok {
+		return change == r.Change || strings.HasPrefix(change, base+"=") && change != LinkTwice
+	}
+	return change == r.Change
+}
+
+// unstarve is the factor of a process that waited for a CPU: its work
+// without the run-queue wait.
+func unstarve(p Path, st Stage, noun string) (float64, string, bool) {
+	if p.Limit != st.Name || !st.Known() || st.Runq < Starved {
+		return 0, "", false
+	}
+	work := st.Utilisation - st.Runq
+	if work < minWork {
+		return 0, "", false
+	}
+	return st.Utilisation / work, fmt.Sprintf("the %s waited for a CPU %s of the window; with a CPU free for it, its work (CPU and its own waits, %s) is all it takes", noun, units.Percent(st.Runq), units.Percent(work)), true
+}
+
+// triggerFactor is disable-trigger's factor on the apply worker: its
+// capacity without the trigger is the WAL it writes per byte sent at
+// Calibration.ApplyCostPerWAL; without the subscriber's WAL, or when that comes out
+// slower than today, a sleeping trigger's sleep (Timeout waits) is what
+// it saves at least (bound), since each sleep costs CPU of its own that
+// counts as work here (the lab: the drain was 5.6-7.4x that bound).
+func triggerFactor(p Path, st Stage) (f float64, model string, bound, applies bool) {
+	if p.Limit != StageApply {
+		return 0, "", false, false
+	}
+	// Own is capped by what /proc leaves outside CPU and run queue: a
+	// sleep's probes beyond it are stale.
+	sleep := min(p.Apply.TypeShares["Timeout"], max(st.Own, 0))
+	var lower float64
+	if sleep >= Sleeping && st.Known() && st.Utilisation-sleep >= minWork {
+		lower = st.Utilisation / (st.Utilisation - sleep)
+	}
+	w, c := p.SubWALPerSent, p.calibration()
+	if w > 0 && st.Known() && st.Utilisation > 0 {
+		if f := 1 / (c.ApplyCostPerWAL * w) / capacity(p, st); f > max(lower, 1) {
+			return f, fmt.Sprintf("without the trigger the apply worker's work follows the WAL it writes: %.1fx the WAL it was sent today, at about %.0f ms of its time per MB written (measured in lagscope's lab on %s: a faster core takes less; WAL the trigger writes itself makes the figure low)",
+				w, msPerMB(c.ApplyCostPerWAL), c.Machine), false, true
+		}
+	}
+	switch {
+	case lower > 0:
+		return lower, fmt.Sprintf("the apply worker slept (Timeout waits) %s of the window, in the trigger; without it its work takes %s of today's time",
+			units.Percent(sleep), units.Percent((st.Utilisation-sleep)/st.Utilisation)), true, true
+	case w > 0:
+		return 0, fmt.Sprintf("the apply worker already applies faster than it would at about %.0f ms per MB of WAL written (lagscope's lab, %s): the trigger's share of its time cannot be told from it", msPerMB(c.ApplyCostPerWAL), c.Machine), false, true
+	case sleep >= Sleeping && st.Known():
+		return 0, fmt.Sprintf("the apply worker slept %s of the window; what it did besides is too little to measure, and the WAL the subscriber wrote was not read", units.Percent(sleep)), false, true
+	}
+	return 0, "the trigger's share of the apply worker's time is not measured: the WAL the subscriber wrote per byte sent was not read", false, true
+}
+
+func binaryFactor(p Path, st Stage) (float64, string, bool) {
+	if p.Limit != StageApply {
+		return 0, "", false
+	}
+	w, c := p.SubWALPerSent, p.calibration()
+	switch {
+	case w <= 0 || !st.Known() || st.Utilisation <= 0:
+		return 0, "its gain is the columns' input functions' share of the apply worker's CPU, which shows against the WAL the subscriber writes: that was not read", true
+	case p.Setup.has(checkReplicaTriggers) || p.Setup.has(checkFullIdentityNoIndex):
+		return 0, "the apply worker's CPU beyond the WAL it writes goes to the trigger or the scans of FULL rows too: the input functions' share of it is not known", true
+	}
+	// Busy (CPU and run queue), not Utilisation: binary transfer saves
+	// CPU, and c was calibrated on windows with little else (own waits
+	// under 10%).
+	per := st.Busy / (p.Drain * w)
+	extra := per - c.ApplyCostPerWAL
+	if extra <= c.BinaryResolution*c.ApplyCostPerWAL {
+		return 1, fmt.Sprintf("the apply worker's CPU per MB of WAL it writes, %.0f ms, is no more than with binary transfer in the lab (about %.0f ms): the input functions cost too little on these columns to show", msPerMB(per), msPerMB(c.ApplyCostPerWAL)), true
+	}
+	return st.Utilisation / (st.Utilisation - extra*p.Drain*w), fmt.Sprintf("the apply worker's CPU per MB of WAL it writes, %.0f ms, is %.0f ms above binary transfer's in the lab (about %.0f ms, %s): at most that is the input functions', which binary transfer saves",
+		msPerMB(per), msPerMB(extra), msPerMB(c.ApplyCostPerWAL), c.Machine), true
+}
+
+// LinkChange is the change's name for a link of rate r: "link=8MB/s".
+func LinkChange(r units.ByteRate) string { return "link=" + r.String() }
+
+// LinkTwice is the change of a link twice as fast.
+const LinkTwice = "link=2x"
