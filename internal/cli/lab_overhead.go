@@ -42,7 +42,7 @@ holds the figures measured here.`,
 			}
 			ro.Duration = duration
 			ro.Log = cmd.ErrOrStderr()
-			p, load, err := lab.Up(cmd.Context(), s, ro)
+			p, load, err := lab.Up(cmd.Context(), s.Recipe, ro)
 			if err != nil {
 				return err
 			}

@@ -89,13 +89,13 @@ Changes:
 			if ch.LinkTo > 0 && ch.LinkTo <= ro.Pair.LinkRate {
 				return Usagef("--change %s is not faster than the pair's link, --rate %s: give a higher rate or a lower --rate", w.change, ro.Pair.LinkRate)
 			}
-			s = ch.For(s)
+			s.Recipe = ch.For(s.Recipe)
 			ro.Duration, ro.Log = w.duration, cmd.ErrOrStderr()
 			var runs []whatif.Check
 			var failed []string
 			for i := range w.runs {
 				fmt.Fprintf(cmd.ErrOrStderr(), "lab whatif: run %d of %d: %s, then %s\n", i+1, w.runs, s.Name, ch.Name)
-				c, err := whatifRun(cmd.Context(), s, ro, ch, w)
+				c, err := whatifRun(cmd.Context(), s.Recipe, ro, ch, w)
 				if err != nil {
 					if cmd.Context().Err() != nil {
 						return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; the lab's clusters were removed")}
@@ -138,7 +138,7 @@ Changes:
 }
 
 // whatifRun makes one pair, diagnoses it, makes the change and measures.
-func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Change, w labWhatifOptions) (whatif.Check, error) {
+func whatifRun(ctx context.Context, s lab.Recipe, ro lab.RunOptions, ch lab.Change, w labWhatifOptions) (whatif.Check, error) {
 	p, load, err := lab.Up(ctx, s, ro)
 	if err != nil {
 		return whatif.Check{}, err

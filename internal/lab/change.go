@@ -37,14 +37,14 @@ type Change struct {
 // For returns the scenario as the change measures it: with More queued
 // behind the state's own backlog, before the step that enables the
 // subscriptions.
-func (c Change) For(s Scenario) Scenario {
+func (c Change) For(s Recipe) Recipe {
 	if c.More == nil {
 		return s
 	}
 	steps := make([]Step, 0, len(s.Steps)+1)
 	added := false
 	for _, st := range s.Steps {
-		if st.Name == enable.Name && !added {
+		if st.Name == Enable.Name && !added {
 			steps, added = append(steps, *c.More), true
 		}
 		steps = append(steps, st)

@@ -83,8 +83,8 @@ func moreSingleUpdates(share float64) Step {
 // column a plain column the publisher sends).
 const FullIndexName = "hot_id_lookup"
 
-// subIndexOnID creates FullIndexName on the subscriber's copy of hot.
-var subIndexOnID = Step{Name: "index on id", Start: func(ctx context.Context, d *driver) error {
+// SubIndexOnID creates FullIndexName on the subscriber's copy of hot.
+var SubIndexOnID = Step{Name: "index on id", Start: func(ctx context.Context, d *driver) error {
 	fmt.Fprintf(d.o.Log, "lab: index %s on the subscriber's hot (id), no primary key: the apply worker finds the REPLICA IDENTITY FULL rows by it\n", FullIndexName)
 	return Exec(ctx, d.p.Sub.ConnString(Database), "CREATE INDEX "+FullIndexName+" ON hot (id)")
 }}

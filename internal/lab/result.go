@@ -56,7 +56,7 @@ type LinkResult struct {
 	Error          float64 `json:"error"`             // measured/configured - 1
 }
 
-func (r *Result) fill(rec *sample.Recording, p *Pair, sc Scenario, o RunOptions) {
+func (r *Result) fill(rec *sample.Recording, p *Pair, sc Recipe, o RunOptions) {
 	r.Version = ResultVersion
 	r.Recording = rec
 	r.ServerVersion = rec.Publisher.Version
