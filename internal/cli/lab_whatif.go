@@ -12,6 +12,7 @@ import (
 	"github.com/lagscope/lagscope/internal/classify"
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
+	labwhatif "github.com/lagscope/lagscope/internal/lab/whatif"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/report"
@@ -33,7 +34,7 @@ type labWhatifOptions struct {
 // Validate checks the flags.
 func (o labWhatifOptions) Validate() error {
 	if o.change == "" {
-		return Usagef("--change is required: one of %s", strings.Join(lab.ChangeNames(), ", "))
+		return Usagef("--change is required: one of %s", strings.Join(labwhatif.ChangeNames(), ", "))
 	}
 	if o.window < 4*time.Second {
 		return Usagef("--window %s: use at least 4s", o.window)
@@ -78,7 +79,7 @@ Changes:
 			if len(args) == 1 {
 				name = args[0]
 			}
-			ch, scen, err := lab.LookupChange(w.change, name)
+			ch, scen, err := labwhatif.LookupChange(w.change, name)
 			if err != nil {
 				return Usage(err)
 			}
@@ -128,7 +129,7 @@ Changes:
 	}
 	o.bind(c)
 	fl := c.Flags()
-	fl.StringVar(&w.change, "change", "", "the change to make: "+strings.Join(lab.ChangeNames(), ", "))
+	fl.StringVar(&w.change, "change", "", "the change to make: "+strings.Join(labwhatif.ChangeNames(), ", "))
 	fl.DurationVar(&w.window, "window", 10*time.Second, "each diagnose window (before and after the change)")
 	fl.DurationVar(&w.settle, "settle", 2*time.Second, "wait after the change before the second window")
 	fl.IntVar(&w.runs, "runs", 1, "runs, each on a new pair")
@@ -138,7 +139,7 @@ Changes:
 }
 
 // whatifRun makes one pair, diagnoses it, makes the change and measures.
-func whatifRun(ctx context.Context, s lab.Recipe, ro lab.RunOptions, ch lab.Change, w labWhatifOptions) (whatif.Check, error) {
+func whatifRun(ctx context.Context, s lab.Recipe, ro lab.RunOptions, ch labwhatif.Change, w labWhatifOptions) (whatif.Check, error) {
 	p, load, err := lab.Up(ctx, s, ro)
 	if err != nil {
 		return whatif.Check{}, err
@@ -178,7 +179,7 @@ func whatifRun(ctx context.Context, s lab.Recipe, ro lab.RunOptions, ch lab.Chan
 	// measured against today's drain (their ratio is the change's factor).
 	today := p1.DrainRate()
 	switch {
-	case ch.Name == lab.Control.Name:
+	case ch.Name == labwhatif.Control.Name:
 		pred = &whatif.Prediction{Change: ch.Name, Remedy: "nothing changed", Drain: today, Speedup: 1, Model: "today's drain: nothing changes"}
 	case pred != nil && pred.Drain <= 0 && pred.NotPredicted != "":
 		pred = &whatif.Prediction{Change: ch.Name, Remedy: pred.Remedy, Drain: today, Speedup: 1,
@@ -242,7 +243,7 @@ func applyCost(p report.Path) float64 {
 // changeHelp lists the changes for --help.
 func changeHelp() string {
 	var b strings.Builder
-	for _, c := range lab.AllChanges() {
+	for _, c := range labwhatif.AllChanges() {
 		fmt.Fprintf(&b, "  %-20s %s (from %s)\n", c.Name, c.Summary, strings.Join(c.Scenarios, ", "))
 	}
 	return b.String()

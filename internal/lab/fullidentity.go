@@ -64,12 +64,12 @@ func (p *Pair) fullIdentityBacklog(ctx context.Context, lo LoadOptions, d time.D
 	return nil
 }
 
-// moreSingleUpdates queues more of full-identity's single-row updates,
+// MoreSingleUpdates queues more of full-identity's single-row updates,
 // the 16-client load running them for share of the window with the
 // subscriptions disabled: the same transactions as the state's backlog,
 // many more of them ('lab whatif --change index-for-full' measures the
 // drain once the apply worker finds rows by a key).
-func moreSingleUpdates(share float64) Step {
+func MoreSingleUpdates(share float64) Step {
 	return Step{Name: "more single-row updates", Start: func(ctx context.Context, d *driver) error {
 		lo := d.lo
 		lo.Script = singleUpdateScript

@@ -85,10 +85,10 @@ func Backlog(share float64) Step {
 	}}
 }
 
-// moreBacklog queues the 16-client load for share times the window behind
+// MoreBacklog queues the 16-client load for share times the window behind
 // a state's own backlog (a Change's More), with the subscriptions still
 // disabled.
-func moreBacklog(share float64) Step {
+func MoreBacklog(share float64) Step {
 	return Step{Name: "more backlog", Start: func(ctx context.Context, d *driver) error {
 		return d.runBacklog(ctx, d.lo, share, false, "queueing more backlog")
 	}}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/lab/whatif"
 )
 
 // Every scenario is complete as data: it has steps, each named; it ends
@@ -87,7 +87,7 @@ func TestLookupBusyAppliesToTheLayoutsOnly(t *testing.T) {
 
 // Every state a lab change is measured from is a scenario.
 func TestEveryChangeIsMeasuredFromAScenario(t *testing.T) {
-	for _, ch := range lab.AllChanges() {
+	for _, ch := range whatif.AllChanges() {
 		for _, name := range ch.Scenarios {
 			if _, err := Lookup(name, false); err != nil {
 				t.Errorf("change %s: %v", ch.Name, err)
@@ -100,7 +100,7 @@ func TestEveryChangeIsMeasuredFromAScenario(t *testing.T) {
 // the subscriptions are enabled; a change without one leaves the scenario
 // as it is.
 func TestChangeForQueuesMoreBacklogBeforeEnable(t *testing.T) {
-	ch, scen, err := lab.LookupChange("index-for-full", "")
+	ch, scen, err := whatif.LookupChange("index-for-full", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestChangeForQueuesMoreBacklogBeforeEnable(t *testing.T) {
 	if want := []string{"backlog of single-row updates", "more single-row updates", "enable"}; !slices.Equal(names, want) {
 		t.Errorf("index-for-full's steps %v, want %v", names, want)
 	}
-	link, scen, err := lab.LookupChange("link=2x", "")
+	link, scen, err := whatif.LookupChange("link=2x", "")
 	if err != nil {
 		t.Fatal(err)
 	}
