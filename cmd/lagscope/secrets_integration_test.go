@@ -17,6 +17,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/testkit/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // secret is the password of the role the secrets test connects as; it
@@ -44,7 +45,7 @@ var (
 // run must have worked (a verdict, a report, metrics): a run that failed to
 // connect proves nothing.
 func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
-	labpair.Once(t)
+	labtest.Once(t)
 	bin := buildLagscope(t)
 	// The lab's servers listen on 127.0.0.1 with scram-sha-256 (TCP); the
 	// lab's own sessions keep the socket.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lab/pgbin"
 	"github.com/lagscope/lagscope/internal/proc"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // buildLagscope builds the binary once per test into a temporary directory.
@@ -92,7 +92,7 @@ func assertClean(t *testing.T, base string, servers []int) {
 }
 
 func TestIntegrationInterruptRemovesTheLab(t *testing.T) {
-	labpair.Once(t) // lagscope's own clean-up: the same on every server version
+	labtest.Once(t) // lagscope's own clean-up: the same on every server version
 	bin := buildLagscope(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -116,7 +116,7 @@ func TestIntegrationInterruptRemovesTheLab(t *testing.T) {
 }
 
 func TestIntegrationSIGKILLLeavesNoServerAndLabCleanRemovesTheRest(t *testing.T) {
-	labpair.Once(t) // lagscope's own clean-up: the same on every server version
+	labtest.Once(t) // lagscope's own clean-up: the same on every server version
 	bin := buildLagscope(t)
 	base := labBase(t)
 	cmd, _, servers := startLabRun(t, bin, base)

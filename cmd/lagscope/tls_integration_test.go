@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +21,7 @@ import (
 // with a one-line reason for a wrong host name, an unknown CA and an
 // expired certificate.
 func TestIntegrationTLSVerifyFull(t *testing.T) {
-	labpair.Once(t) // the TLS handshake and pgx's verification: the same on every server version
+	labtest.Once(t) // the TLS handshake and pgx's verification: the same on every server version
 	bin := buildLagscope(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/model"
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // The bands of measured / predicted that a 'lab whatif' run must fall in:
@@ -34,7 +34,7 @@ var whatifBands = []struct {
 // measures the drain; the ratio must fall in the change's band. The by-hand
 // runs (LAGSCOPE_TEST_REPEAT) make the medians of docs/whatif.md.
 func TestIntegrationWhatifPredictionsMeetTheLab(t *testing.T) {
-	labpair.Once(t)
+	labtest.Once(t)
 	bin := buildLagscope(t)
 	base := labBase(t)
 	for _, b := range whatifBands {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/quote"
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // crafted is a table name that breaks out of its quoted literal when it is
@@ -26,7 +26,7 @@ const crafted = `\', canary()::text]) n WHERE to_regclass(n) IS NOT NULL) --`
 // with the publisher's. The reads take one branch from 15 on: it runs on
 // one version.
 func TestIntegrationNamesAreNeverReadAsSQL(t *testing.T) {
-	labpair.Once(t)
+	labtest.Once(t)
 	t.Parallel()
 	e := newEnv(t, 0, nil)
 	e.enable()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/lab/pgbin"
+	"github.com/lagscope/lagscope/internal/lab/scenario"
 	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/units"
 	"github.com/spf13/cobra"
@@ -98,9 +99,9 @@ func (f *labFlags) bind(c *cobra.Command) {
 }
 
 // resolve validates the shared flags and finds binaries.
-func (f *labFlags) resolve(name string) (lab.Scenario, lab.RunOptions, error) {
+func (f *labFlags) resolve(name string) (scenario.Scenario, lab.RunOptions, error) {
 	var o lab.RunOptions
-	s, err := lab.Lookup(name, f.busy)
+	s, err := scenario.Lookup(name, f.busy)
 	if err != nil {
 		return s, o, Usage(err)
 	}
@@ -132,7 +133,7 @@ func (f *labFlags) resolve(name string) (lab.Scenario, lab.RunOptions, error) {
 
 func scenarioHelp() string {
 	var b strings.Builder
-	for _, s := range lab.Scenarios {
+	for _, s := range scenario.All {
 		fmt.Fprintf(&b, "  %-18s %s\n", s.Name, s.Summary)
 	}
 	return b.String()

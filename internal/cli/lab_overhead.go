@@ -29,7 +29,7 @@ lagscope's own backends on each server (application_name = lagscope, read from
 holds the figures measured here.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := "caught-up"
+			name := string(lab.ScenarioName("caught-up")) // the default scenario
 			if len(args) == 1 {
 				name = args[0]
 			}
@@ -42,7 +42,7 @@ holds the figures measured here.`,
 			}
 			ro.Duration = duration
 			ro.Log = cmd.ErrOrStderr()
-			p, load, err := lab.Up(cmd.Context(), s, ro)
+			p, load, err := lab.Up(cmd.Context(), s.Recipe, ro)
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/lab/scenario"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/spf13/cobra"
@@ -80,13 +81,14 @@ Scenarios:
 			if o.diagnose {
 				ro.During = diagnoseDuring(o.diagDur, o.noProc, &diagRec)
 			}
-			res, err := lab.Run(cmd.Context(), s, ro)
+			res, err := lab.Run(cmd.Context(), s.Recipe, ro)
 			if err != nil {
 				if cmd.Context().Err() != nil {
 					return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; the lab's clusters were removed")}
 				}
 				return err
 			}
+			noteStateCheck(res, s)
 			if o.save != "" {
 				rec := res.Recording
 				if o.diagnose {
@@ -102,7 +104,7 @@ Scenarios:
 				return enc.Encode(res)
 			}
 			if o.html {
-				return labRunHTML(cmd.OutOrStdout(), s.Name, res, o.probeHz)
+				return labRunHTML(cmd.OutOrStdout(), string(s.Name), res, o.probeHz)
 			}
 			if err := lab.RenderText(cmd.OutOrStdout(), res); err != nil {
 				return err
@@ -160,4 +162,21 @@ func labRunHTML(w io.Writer, scenario string, res *lab.Result, probeHz float64) 
 		rep = diagnose.Build(res.Recording, nil, probeHz)
 	}
 	return report.HTMLPage(w, rep, report.Preface{Title: "lab run " + scenario, Text: text.String()})
+}
+
+// noteStateCheck adds to the result's notes whether the lab made the
+// scenario's state, by the scenario's own check (the one its integration
+// test makes).
+func noteStateCheck(res *lab.Result, s scenario.Scenario) {
+	if s.Check == nil {
+		return
+	}
+	problems := s.Check(res)
+	if len(problems) == 0 {
+		res.Notes = append(res.Notes, "the scenario's state check passed")
+		return
+	}
+	for _, p := range problems {
+		res.Notes = append(res.Notes, "the scenario's state check: "+p)
+	}
 }

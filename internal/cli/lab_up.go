@@ -39,7 +39,7 @@ Scenarios:
 			}
 			ro.Duration = duration
 			ro.Log = cmd.ErrOrStderr()
-			p, load, err := lab.Up(cmd.Context(), s, ro)
+			p, load, err := lab.Up(cmd.Context(), s.Recipe, ro)
 			if err != nil {
 				if cmd.Context().Err() != nil {
 					return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; the lab's clusters were removed")}

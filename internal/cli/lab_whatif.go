@@ -11,6 +11,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
+	labwhatif "github.com/lagscope/lagscope/internal/lab/whatif"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/render"
@@ -32,7 +33,7 @@ type labWhatifOptions struct {
 // Validate checks the flags.
 func (o labWhatifOptions) Validate() error {
 	if o.change == "" {
-		return Usagef("--change is required: one of %s", strings.Join(lab.ChangeNames(), ", "))
+		return Usagef("--change is required: one of %s", strings.Join(labwhatif.ChangeNames(), ", "))
 	}
 	if o.window < 4*time.Second {
 		return Usagef("--window %s: use at least 4s", o.window)
@@ -77,7 +78,7 @@ Changes:
 			if len(args) == 1 {
 				name = args[0]
 			}
-			ch, scen, err := lab.LookupChange(w.change, name)
+			ch, scen, err := labwhatif.LookupChange(w.change, name)
 			if err != nil {
 				return Usage(err)
 			}
@@ -88,13 +89,13 @@ Changes:
 			if ch.LinkTo > 0 && ch.LinkTo <= ro.Pair.LinkRate {
 				return Usagef("--change %s is not faster than the pair's link, --rate %s: give a higher rate or a lower --rate", w.change, ro.Pair.LinkRate)
 			}
-			s = ch.For(s)
+			s.Recipe = ch.For(s.Recipe)
 			ro.Duration, ro.Log = w.duration, cmd.ErrOrStderr()
 			var runs []model.Check
 			var failed []string
 			for i := range w.runs {
 				fmt.Fprintf(cmd.ErrOrStderr(), "lab whatif: run %d of %d: %s, then %s\n", i+1, w.runs, s.Name, ch.Name)
-				c, err := whatifRun(cmd.Context(), s, ro, ch, w)
+				c, err := whatifRun(cmd.Context(), s.Recipe, ro, ch, w)
 				if err != nil {
 					if cmd.Context().Err() != nil {
 						return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; the lab's clusters were removed")}
@@ -127,7 +128,7 @@ Changes:
 	}
 	o.bind(c)
 	fl := c.Flags()
-	fl.StringVar(&w.change, "change", "", "the change to make: "+strings.Join(lab.ChangeNames(), ", "))
+	fl.StringVar(&w.change, "change", "", "the change to make: "+strings.Join(labwhatif.ChangeNames(), ", "))
 	fl.DurationVar(&w.window, "window", 10*time.Second, "each diagnose window (before and after the change)")
 	fl.DurationVar(&w.settle, "settle", 2*time.Second, "wait after the change before the second window")
 	fl.IntVar(&w.runs, "runs", 1, "runs, each on a new pair")
@@ -137,7 +138,7 @@ Changes:
 }
 
 // whatifRun makes one pair, diagnoses it, makes the change and measures.
-func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Change, w labWhatifOptions) (model.Check, error) {
+func whatifRun(ctx context.Context, s lab.Recipe, ro lab.RunOptions, ch labwhatif.Change, w labWhatifOptions) (model.Check, error) {
 	p, load, err := lab.Up(ctx, s, ro)
 	if err != nil {
 		return model.Check{}, err
@@ -177,7 +178,7 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 	// measured against today's drain (their ratio is the change's factor).
 	today := p1.DrainRate()
 	switch {
-	case ch.Name == lab.Control.Name:
+	case ch.Name == labwhatif.Control.Name:
 		pred = &model.Prediction{Change: ch.Name, Remedy: "nothing changed", Drain: today, Speedup: 1, Model: "today's drain: nothing changes"}
 	case pred != nil && pred.Drain <= 0 && pred.NotPredicted != "":
 		pred = &model.Prediction{Change: ch.Name, Remedy: pred.Remedy, Drain: today, Speedup: 1,
@@ -219,7 +220,7 @@ func whatifRun(ctx context.Context, s lab.Scenario, ro lab.RunOptions, ch lab.Ch
 		return model.Check{}, derr
 	}
 	p2 := after.Paths[0]
-	c := model.NewCheck(s.Name, before.Publisher.Version, p1.Name, p2.Name, today, *pred, drained.Rate, drained.RanOut)
+	c := model.NewCheck(string(s.Name), before.Publisher.Version, p1.Name, p2.Name, today, *pred, drained.Rate, drained.RanOut)
 	c.DrainedS = drained.Seconds
 	c.StagesBefore, c.StagesAfter = model.Utilisations(p1.Stages), model.Utilisations(p2.Stages)
 	c.RowsBefore, c.RowsAfter = rowsPerSecond(p1.Tables), rowsPerSecond(p2.Tables)
@@ -241,8 +242,8 @@ func applyCost(p report.Path) float64 {
 // changeHelp lists the changes for --help.
 func changeHelp() string {
 	var b strings.Builder
-	for _, c := range lab.AllChanges() {
-		fmt.Fprintf(&b, "  %-20s %s (from %s)\n", c.Name, c.Summary, strings.Join(c.Scenarios, ", "))
+	for _, c := range labwhatif.AllChanges() {
+		fmt.Fprintf(&b, "  %-20s %s (from %s)\n", c.Name, c.Summary, strings.Join(labwhatif.ScenarioNames(c.Scenarios), ", "))
 	}
 	return b.String()
 }

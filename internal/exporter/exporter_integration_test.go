@@ -24,6 +24,7 @@ import (
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/lab/cluster"
+	"github.com/lagscope/lagscope/internal/lab/scenario"
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
@@ -230,7 +231,7 @@ func headroomAgrees(t *testing.T, base, q string) (bool, string) {
 }
 
 func TestIntegrationPrometheusSeesTheVerdictAndEveryDashboardQueryHasData(t *testing.T) {
-	labpair.Once(t)
+	labtest.Once(t)
 	p := labpair.Up(t, "walsender-starved")
 	addr := startExporter(t, labPair("lab", p, true))
 	base := startPrometheus(t, addr)
@@ -311,13 +312,13 @@ func checkExposition(t *testing.T, addr string, want ...string) {
 // forecast panel has data and LagscopeSlotInvalidationAhead fires while
 // the slot's WAL is still reserved.
 func TestIntegrationTheSlotAlertFiresBeforeTheSlotIsUnreserved(t *testing.T) {
-	labpair.Once(t)
-	s, err := lab.Lookup("slot-filling", false)
+	labtest.Once(t)
+	s, err := scenario.Lookup("slot-filling", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.PubSettings = map[string]string{"max_slot_wal_keep_size": "512MB"}
-	p := labpair.UpScenario(t, s)
+	p := labpair.UpScenario(t, s.Recipe)
 	addr, base := watchWithAlerts(t, p)
 	conn, err := pgx.Connect(context.Background(), p.Pub.ConnString(lab.Database))
 	if err != nil {
@@ -359,11 +360,11 @@ func TestIntegrationConflictsReachPrometheusAndAlert(t *testing.T) {
 	if v := labtest.Servers(t).Version; v.Major < 18 {
 		t.Skipf("conflict counters are PostgreSQL 18+, this is %s", v)
 	}
-	s, err := lab.Lookup("conflict-missing", false)
+	s, err := scenario.Lookup("conflict-missing", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := labpair.UpScenario(t, s)
+	p := labpair.UpScenario(t, s.Recipe)
 	addr, base := watchWithAlerts(t, p)
 	missing := `lagscope_subscription_conflicts_total{subscription="lab_sub",kind="update_missing"}`
 	// The backlog's own conflicts first: the counter is read once it has

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/testkit/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // scrape reads the exporter's /metrics and returns the value of the first
@@ -56,7 +57,7 @@ func untilValue(t *testing.T, addr, name string, want map[string]string, v float
 // dropped shows in lagscope_up and the verdict within one window (10 s
 // here, stepped every 5 s), while the other pair keeps being served.
 func TestIntegrationATargetThatGoesAwayShowsWithinOneWindowAndTheOtherPairKeepsServing(t *testing.T) {
-	labpair.Once(t)
+	labtest.Once(t)
 	p := labpair.Up(t, "caught-up")
 	full, pubOnly := labPair("full", p, true), labPair("pubonly", p, false)
 	addr := startExporter(t, full, pubOnly)

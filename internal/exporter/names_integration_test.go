@@ -17,7 +17,6 @@ import (
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/monitor"
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
@@ -28,7 +27,7 @@ import (
 // ordinary one. Every scrape answers 200 with both pairs' series, the odd
 // name escaped (`odd\xff`), and the exposition passes promtool.
 func TestIntegrationANonUTF8SubscriptionNameLeavesEveryOtherPairServed(t *testing.T) {
-	labpair.Once(t)
+	labtest.Once(t)
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

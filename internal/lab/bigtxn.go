@@ -15,17 +15,17 @@ import (
 // large transaction open in the open-txn scenario.
 const OpenTxnApp = "lab-open-txn"
 
-// bigTxnChanges is the size of the large-transaction scenarios' transaction
+// BigTxnChanges is the size of the large-transaction scenarios' transaction
 // in row updates: about 30 s of apply work with 3 extra subscriber indexes
 // on the lab's VM.
-const bigTxnChanges = 1_200_000
+const BigTxnChanges = 1_200_000
 
-// decodingTxnChanges is big-txn-decoding's transaction size: three times
+// DecodingTxnChanges is big-txn-decoding's transaction size: three times
 // big-txn's, so that decoding it outlasts a 10 s window with a margin
 // (18.4 decoded the 1.2M-update transaction's 396 MB in about 10 s here;
 // on 2026-12-03 15.18 decoded twice that, 787 MB, at 85 MB/s, finishing
 // inside the window, so the state did not hold for it).
-const decodingTxnChanges = 3 * bigTxnChanges
+const DecodingTxnChanges = 3 * BigTxnChanges
 
 // openTxnChanges is the open-txn scenario's transaction size: 600k row
 // updates are ~90 MB of decoded changes, past the default

@@ -18,7 +18,7 @@ type Drained struct {
 	Rate    float64
 	Seconds float64
 	// Backlog is the unconfirmed WAL at the start, bytes; RanOut says it
-	// fell under drainedMB before the stretch ended (Seconds is then the
+	// fell under DrainedMB before the stretch ended (Seconds is then the
 	// time it took).
 	Backlog int64
 	RanOut  bool
@@ -51,7 +51,7 @@ FROM pg_replication_slots s LEFT JOIN pg_stat_replication r ON r.pid = s.active_
 	out := Drained{Backlog: cur.Sub(from)}
 	// Drained: under 1 MB left, or a tenth of a small backlog (a FULL
 	// table's backlog is 1-4 MB).
-	left := max(drained16kB, min(drainedMB, out.Backlog/10))
+	left := max(Drained16kB, min(DrainedMB, out.Backlog/10))
 	to := from
 	for time.Since(start) < d {
 		time.Sleep(drainPoll)

@@ -64,12 +64,12 @@ func (p *Pair) fullIdentityBacklog(ctx context.Context, lo LoadOptions, d time.D
 	return nil
 }
 
-// moreSingleUpdates queues more of full-identity's single-row updates,
+// MoreSingleUpdates queues more of full-identity's single-row updates,
 // the 16-client load running them for share of the window with the
 // subscriptions disabled: the same transactions as the state's backlog,
 // many more of them ('lab whatif --change index-for-full' measures the
 // drain once the apply worker finds rows by a key).
-func moreSingleUpdates(share float64) Step {
+func MoreSingleUpdates(share float64) Step {
 	return Step{Name: "more single-row updates", Start: func(ctx context.Context, d *driver) error {
 		lo := d.lo
 		lo.Script = singleUpdateScript
@@ -83,8 +83,8 @@ func moreSingleUpdates(share float64) Step {
 // column a plain column the publisher sends).
 const FullIndexName = "hot_id_lookup"
 
-// subIndexOnID creates FullIndexName on the subscriber's copy of hot.
-var subIndexOnID = Step{Name: "index on id", Start: func(ctx context.Context, d *driver) error {
+// SubIndexOnID creates FullIndexName on the subscriber's copy of hot.
+var SubIndexOnID = Step{Name: "index on id", Start: func(ctx context.Context, d *driver) error {
 	fmt.Fprintf(d.o.Log, "lab: index %s on the subscriber's hot (id), no primary key: the apply worker finds the REPLICA IDENTITY FULL rows by it\n", FullIndexName)
 	return Exec(ctx, d.p.Sub.ConnString(Database), "CREATE INDEX "+FullIndexName+" ON hot (id)")
 }}

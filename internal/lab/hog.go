@@ -49,6 +49,10 @@ func (p *Pair) StartHogs(ctx context.Context, n int) error {
 	return nil
 }
 
+// HogsRunning says whether the subscriber runs the lab's CPU-bound
+// sessions (StartHogs, until StopHogs).
+func (p *Pair) HogsRunning() bool { return p != nil && p.hogs != nil }
+
 // StopHogs cancels the hogs' queries and closes their sessions, if any. It
 // does not depend on a context: it runs on cancellation too.
 func (p *Pair) StopHogs() {

@@ -9,15 +9,15 @@ import (
 	"github.com/lagscope/lagscope/internal/sleep"
 )
 
-// lostSlotKeep is the lost-slot scenario's max_slot_wal_keep_size: well
+// LostSlotKeep is the lost-slot scenario's max_slot_wal_keep_size: well
 // under its backlog.
-const lostSlotKeep = "32MB"
+const LostSlotKeep = "32MB"
 
 // loseSlots checkpoints the publisher until every slot is lost: the
 // backlog is past max_slot_wal_keep_size, so the checkpoint removes WAL the
 // slots still need and invalidates them (at most 30 s).
 func (p *Pair) loseSlots(ctx context.Context, log io.Writer) error {
-	fmt.Fprintf(log, "lab: checkpointing the publisher past max_slot_wal_keep_size = %s: its slots lose their WAL\n", lostSlotKeep)
+	fmt.Fprintf(log, "lab: checkpointing the publisher past max_slot_wal_keep_size = %s: its slots lose their WAL\n", LostSlotKeep)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if err := Exec(ctx, p.Pub.ConnString(Database), "SELECT pg_switch_wal()", "CHECKPOINT"); err != nil {
@@ -28,7 +28,7 @@ func (p *Pair) loseSlots(ctx context.Context, log io.Writer) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%d slot(s) still not lost after 30 s of checkpoints (max_slot_wal_keep_size = %s): build a larger backlog", n, lostSlotKeep)
+			return fmt.Errorf("%d slot(s) still not lost after 30 s of checkpoints (max_slot_wal_keep_size = %s): build a larger backlog", n, LostSlotKeep)
 		}
 		if err := sleep.For(ctx, time.Second); err != nil {
 			return err

@@ -18,14 +18,14 @@ const ResultVersion = 1
 
 // Result is one scenario run's measurement, in seed 000's terms.
 type Result struct {
-	Version       int     `json:"version"`
-	Scenario      string  `json:"scenario"`
-	Layout        string  `json:"layout"`
-	ServerVersion string  `json:"server_version"`
-	Rows          int     `json:"rows"`
-	PubCPUs       string  `json:"pub_cpus"`
-	SubCPUs       string  `json:"sub_cpus"`
-	WindowS       float64 `json:"window_s"`
+	Version       int          `json:"version"`
+	Scenario      ScenarioName `json:"scenario"`
+	Layout        string       `json:"layout"`
+	ServerVersion string       `json:"server_version"`
+	Rows          int          `json:"rows"`
+	PubCPUs       string       `json:"pub_cpus"`
+	SubCPUs       string       `json:"sub_cpus"`
+	WindowS       float64      `json:"window_s"`
 	// ConsumedMBps is the advance of the slowest slot's confirmed_flush_lsn,
 	// GeneratedMBps that of pg_current_wal_lsn(), in MB (1e6 bytes) of WAL/s.
 	ConsumedMBps  float64 `json:"consumed_mb_per_s"`
@@ -56,7 +56,7 @@ type LinkResult struct {
 	Error          float64 `json:"error"`             // measured/configured - 1
 }
 
-func (r *Result) fill(rec *sample.Recording, p *Pair, sc Scenario, o RunOptions) {
+func (r *Result) fill(rec *sample.Recording, p *Pair, sc Recipe, o RunOptions) {
 	r.Version = ResultVersion
 	r.Recording = rec
 	r.ServerVersion = rec.Publisher.Version

@@ -59,10 +59,10 @@ func (o *RunOptions) defaults() {
 
 // Run builds a pair, drives it into the scenario's state, measures it and
 // removes it. The pair is removed on every path out, including cancellation.
-func Run(ctx context.Context, s Scenario, o RunOptions) (*Result, error) {
+func Run(ctx context.Context, s Recipe, o RunOptions) (*Result, error) {
 	o.defaults()
 	s.pairOptions(&o.Pair)
-	o.Pair.Purpose = "lab run " + s.Name
+	o.Pair.Purpose = "lab run " + string(s.Name)
 	p, err := NewPair(ctx, o.Pair)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func Run(ctx context.Context, s Scenario, o RunOptions) (*Result, error) {
 
 // pairOptions sets what the scenario's schema decides about the pair. A
 // link the caller asked for stays (at its rate), for tests that break it.
-func (s Scenario) pairOptions(o *PairOptions) {
+func (s Recipe) pairOptions(o *PairOptions) {
 	o.Layout, o.RowFilter, o.SubIndexes = s.Layout, s.RowFilter, s.SubIndexes
 	o.Link = o.Link || s.Link
 	if s.FullIdentity {
@@ -109,10 +109,10 @@ func withSetting(m map[string]string, name, value string) map[string]string {
 
 // Up builds a pair and drives it into the scenario's state; the returned
 // Load (nil when none) keeps running until stopped. Close the pair when done.
-func Up(ctx context.Context, s Scenario, o RunOptions) (*Pair, *Load, error) {
+func Up(ctx context.Context, s Recipe, o RunOptions) (*Pair, *Load, error) {
 	o.defaults()
 	s.pairOptions(&o.Pair)
-	o.Pair.Purpose = "lab up " + s.Name
+	o.Pair.Purpose = "lab up " + string(s.Name)
 	p, err := NewPair(ctx, o.Pair)
 	if err != nil {
 		return nil, nil, err

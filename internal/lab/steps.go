@@ -27,7 +27,7 @@ type Step struct {
 // driver is what the steps of one drive share.
 type driver struct {
 	p    *Pair
-	s    Scenario
+	s    Recipe
 	o    RunOptions
 	lo   LoadOptions // the 16-client backlog load
 	load *Load       // the load that keeps running through the window
@@ -37,7 +37,7 @@ type driver struct {
 
 // drive runs the scenario's steps; the returned Load (nil when none) is
 // the one that keeps running through the window.
-func (p *Pair) drive(ctx context.Context, s Scenario, o RunOptions) (*Load, error) {
+func (p *Pair) drive(ctx context.Context, s Recipe, o RunOptions) (*Load, error) {
 	d := &driver{p: p, s: s, o: o, lo: LoadOptions{PGBench: o.PGBench, Clients: o.Clients, Rows: o.Pair.Rows, CPUs: o.Pair.PubCPUs}}
 	for _, st := range s.Steps {
 		if st.Lift != nil {
@@ -75,28 +75,28 @@ func (d *driver) backlogTime(share float64) time.Duration {
 	return bt
 }
 
-// backlog builds a backlog with the subscriptions disabled: the 16-client
+// Backlog builds a backlog with the subscriptions disabled: the 16-client
 // load for share times the window, then stopped. The share is sized so the
 // backlog outlasts the window at the scenario's drain speed on a 1-core
 // publisher.
-func backlog(share float64) Step {
+func Backlog(share float64) Step {
 	return Step{Name: "backlog", Start: func(ctx context.Context, d *driver) error {
 		return d.buildBacklog(ctx, share, false)
 	}}
 }
 
-// moreBacklog queues the 16-client load for share times the window behind
+// MoreBacklog queues the 16-client load for share times the window behind
 // a state's own backlog (a Change's More), with the subscriptions still
 // disabled.
-func moreBacklog(share float64) Step {
+func MoreBacklog(share float64) Step {
 	return Step{Name: "more backlog", Start: func(ctx context.Context, d *driver) error {
 		return d.runBacklog(ctx, d.lo, share, false, "queueing more backlog")
 	}}
 }
 
-// backlogUnderLoad is backlog whose load keeps running through the window:
+// BacklogUnderLoad is backlog whose load keeps running through the window:
 // the publisher's CPUs stay saturated.
-func backlogUnderLoad(share float64) Step {
+func BacklogUnderLoad(share float64) Step {
 	return Step{Name: "backlog under load", Start: func(ctx context.Context, d *driver) error {
 		return d.buildBacklog(ctx, share, true)
 	}}
@@ -123,28 +123,28 @@ func (d *driver) runBacklog(ctx context.Context, lo LoadOptions, share float64, 
 	return nil
 }
 
-// fullLoad starts the 16-client load and keeps it running.
-var fullLoad = Step{Name: "full load", Start: func(ctx context.Context, d *driver) (err error) {
+// FullLoad starts the 16-client load and keeps it running.
+var FullLoad = Step{Name: "full load", Start: func(ctx context.Context, d *driver) (err error) {
 	d.load, err = StartLoad(ctx, d.p.Pub, d.lo)
 	return err
 }}
 
-// lightLoad starts a rate-limited trickle (2 clients at LightTPS) the
+// LightLoad starts a rate-limited trickle (2 clients at LightTPS) the
 // subscriber keeps up with, and keeps it running.
-var lightLoad = Step{Name: "light load", Start: func(ctx context.Context, d *driver) (err error) {
+var LightLoad = Step{Name: "light load", Start: func(ctx context.Context, d *driver) (err error) {
 	light := d.lo
 	light.Clients, light.TPS = 2, d.o.LightTPS
 	d.load, err = StartLoad(ctx, d.p.Pub, light)
 	return err
 }}
 
-// steadyLoad starts clients running tps transactions a second in all
+// SteadyLoad starts clients running tps transactions a second in all
 // (pgbench -R: a rate the publisher's core keeps up with) and keeps it
 // running; it returns after warm, once the WAL rate has settled: a freshly
 // loaded table's first updates write more WAL (its pages are full, so they
 // are not HOT), 3.1 MB/s in the first 10 s at 600/s and 2.4-2.6 MB/s in
 // every 10 s after on 15.18 and 16.14.
-func steadyLoad(clients, tps int, warm time.Duration) Step {
+func SteadyLoad(clients, tps int, warm time.Duration) Step {
 	return Step{Name: fmt.Sprintf("steady load (%d clients, %d transactions/s)", clients, tps), Start: func(ctx context.Context, d *driver) (err error) {
 		steady := d.lo
 		steady.Clients, steady.TPS = clients, tps
@@ -156,31 +156,31 @@ func steadyLoad(clients, tps int, warm time.Duration) Step {
 	}}
 }
 
-// bigTxn builds the backlog as one transaction that updates every row of
+// BigTxn builds the backlog as one transaction that updates every row of
 // hot until about changes rows changed.
-func bigTxn(changes int) Step {
+func BigTxn(changes int) Step {
 	return Step{Name: "large transaction", Start: func(ctx context.Context, d *driver) (err error) {
 		d.bigStart, err = d.p.bigTransaction(ctx, d.o.Pair.Rows, changes, d.o.Log)
 		return err
 	}}
 }
 
-// waitReceived waits until the subscriber received the large transaction
+// WaitReceived waits until the subscriber received the large transaction
 // (sent whole at its commit with streaming off): the window starts then.
-var waitReceived = Step{Name: "wait for the transaction", Start: func(ctx context.Context, d *driver) error {
+var WaitReceived = Step{Name: "wait for the transaction", Start: func(ctx context.Context, d *driver) error {
 	return d.p.waitReceived(ctx, d.bigStart, d.o.Log)
 }}
 
-// fullIdentityBacklog builds full-identity's backlog of single-row updates,
+// FullIdentityBacklog builds full-identity's backlog of single-row updates,
 // sized in apply time (see fullIdentityUpdates).
-func fullIdentityBacklog(share float64) Step {
+func FullIdentityBacklog(share float64) Step {
 	return Step{Name: "backlog of single-row updates", Start: func(ctx context.Context, d *driver) error {
 		return d.p.fullIdentityBacklog(ctx, d.lo, d.backlogTime(share), d.o.Log)
 	}}
 }
 
-// enable enables the subscriptions and waits for their workers.
-var enable = Step{Name: "enable", Start: func(ctx context.Context, d *driver) error {
+// Enable enables the subscriptions and waits for their workers.
+var Enable = Step{Name: "enable", Start: func(ctx context.Context, d *driver) error {
 	fmt.Fprintf(d.o.Log, "lab: enabling %d subscription(s)\n", len(d.p.Subscriptions))
 	if err := d.p.SetEnabled(ctx, true); err != nil {
 		return err
@@ -188,84 +188,84 @@ var enable = Step{Name: "enable", Start: func(ctx context.Context, d *driver) er
 	return d.p.waitWorkers(ctx)
 }}
 
-// enableNoWait enables the subscriptions without waiting for workers that
+// EnableNoWait enables the subscriptions without waiting for workers that
 // cannot start (their slots are lost).
-var enableNoWait = Step{Name: "enable", Start: func(ctx context.Context, d *driver) error {
+var EnableNoWait = Step{Name: "enable", Start: func(ctx context.Context, d *driver) error {
 	fmt.Fprintf(d.o.Log, "lab: enabling %d subscription(s)\n", len(d.p.Subscriptions))
 	return d.p.SetEnabled(ctx, true)
 }}
 
-// holdLock has a subscriber session (LockHolderApp) hold LOCK TABLE hot in
+// HoldLock has a subscriber session (LockHolderApp) hold LOCK TABLE hot in
 // mode in an open transaction: the apply worker waits on it.
-func holdLock(mode string) Step {
+func HoldLock(mode string) Step {
 	return Step{Name: "hold a lock", Start: func(ctx context.Context, d *driver) error {
 		fmt.Fprintf(d.o.Log, "lab: %s holds LOCK TABLE hot IN %s MODE on the subscriber until the window ends\n", LockHolderApp, mode)
 		return d.p.HoldLock(ctx, mode)
 	}, Lift: (*Pair).ReleaseLock}
 }
 
-// holdRowLocks has a subscriber session (LockHolderApp) lock every row of
+// HoldRowLocks has a subscriber session (LockHolderApp) lock every row of
 // hot with SELECT ... FOR UPDATE in an open transaction: the apply worker
 // waits on its transaction id.
-var holdRowLocks = Step{Name: "hold row locks", Start: func(ctx context.Context, d *driver) error {
+var HoldRowLocks = Step{Name: "hold row locks", Start: func(ctx context.Context, d *driver) error {
 	fmt.Fprintf(d.o.Log, "lab: %s locks every row of hot (SELECT ... FOR UPDATE) on the subscriber until the window ends\n", LockHolderApp)
 	return d.p.HoldRowLocks(ctx)
 }, Lift: (*Pair).ReleaseLock}
 
-// cpuHogs runs n CPU-bound sessions (HogApp) on the subscriber's CPU.
-func cpuHogs(n int) Step {
+// CPUHogs runs n CPU-bound sessions (HogApp) on the subscriber's CPU.
+func CPUHogs(n int) Step {
 	return Step{Name: "CPU hogs", Start: func(ctx context.Context, d *driver) error {
 		fmt.Fprintf(d.o.Log, "lab: %d %s session(s) run a CPU-bound query on the subscriber's CPU until the window ends\n", n, HogApp)
 		return d.p.StartHogs(ctx, n)
 	}, Lift: (*Pair).StopHogs}
 }
 
-// evictHotData keeps the subscriber's table and index files out of the
+// EvictHotData keeps the subscriber's table and index files out of the
 // page cache (every evictEvery).
-var evictHotData = Step{Name: "evict the subscriber's data", Start: func(ctx context.Context, d *driver) error {
+var EvictHotData = Step{Name: "evict the subscriber's data", Start: func(ctx context.Context, d *driver) error {
 	fmt.Fprintf(d.o.Log, "lab: dropping the subscriber's table and index files from the page cache every %s until the window ends\n", evictEvery)
 	return d.p.evictHotData(ctx)
 }, Lift: func(p *Pair) { p.evictor.stop(); p.evictor = nil }}
 
-// evictWAL drops the publisher's WAL from the page cache once.
-var evictWAL = Step{Name: "evict the publisher's WAL", Start: func(ctx context.Context, d *driver) error {
+// EvictWAL drops the publisher's WAL from the page cache once.
+var EvictWAL = Step{Name: "evict the publisher's WAL", Start: func(ctx context.Context, d *driver) error {
 	fmt.Fprintf(d.o.Log, "lab: dropping the publisher's WAL from the page cache\n")
 	return evictWALFiles(d.p.Pub.DataDir)
 }}
 
-// holdOpenTxn holds a publisher transaction of about openTxnChanges row
+// HoldOpenTxn holds a publisher transaction of about openTxnChanges row
 // updates open (rolled back when lifted).
-var holdOpenTxn = Step{Name: "open transaction", Start: func(ctx context.Context, d *driver) error {
+var HoldOpenTxn = Step{Name: "open transaction", Start: func(ctx context.Context, d *driver) error {
 	return d.p.OpenTransaction(ctx, d.o.Pair.Rows, d.o.Log)
 }, Lift: (*Pair).EndOpenTransaction}
 
-// consumerSlot replaces the subscriptions with slot ConsumerSlot.
-var consumerSlot = Step{Name: "consumer slot", Start: func(ctx context.Context, d *driver) error {
+// UseConsumerSlot replaces the subscriptions with slot ConsumerSlot.
+var UseConsumerSlot = Step{Name: "consumer slot", Start: func(ctx context.Context, d *driver) error {
 	return d.p.useConsumerSlot(ctx)
 }}
 
-// consume starts the lab's client consumer of kind on ConsumerSlot.
-func consume(kind string) Step {
+// Consume starts the lab's client consumer of kind on ConsumerSlot.
+func Consume(kind string) Step {
 	return Step{Name: "consumer", Start: func(ctx context.Context, d *driver) error {
 		return d.p.startConsumer(ctx, kind, d.o.Log)
 	}, Lift: (*Pair).stopConsumer}
 }
 
-// standbySlot gives the publisher an absent physical standby whose slot is
+// StandbySlot gives the publisher an absent physical standby whose slot is
 // in synchronized_standby_slots (17+).
-var standbySlot = Step{Name: "absent standby slot", Start: func(ctx context.Context, d *driver) error {
+var StandbySlot = Step{Name: "absent standby slot", Start: func(ctx context.Context, d *driver) error {
 	return d.p.AddAbsentStandbySlot(ctx, d.o.Log)
 }}
 
-// withSyncStandby gives the subscriber a synchronous standby behind a link of
+// WithSyncStandby gives the subscriber a synchronous standby behind a link of
 // rate (lifted with the pair's other limits before the drain).
-func withSyncStandby(rate units.ByteRate) Step {
+func WithSyncStandby(rate units.ByteRate) Step {
 	return Step{Name: "synchronous standby", Start: func(ctx context.Context, d *driver) error {
 		return d.p.AddSyncStandby(ctx, rate, d.o.Log)
 	}}
 }
 
-// loseSlots checkpoints past max_slot_wal_keep_size: the slots are lost.
-var loseSlots = Step{Name: "lose the slots", Start: func(ctx context.Context, d *driver) error {
+// LoseSlots checkpoints past max_slot_wal_keep_size: the slots are lost.
+var LoseSlots = Step{Name: "lose the slots", Start: func(ctx context.Context, d *driver) error {
 	return d.p.loseSlots(ctx, d.o.Log)
 }}

@@ -3,7 +3,6 @@ package lab
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -22,7 +21,7 @@ func TestLiftAllLiftsHeldStepsInReverseOnce(t *testing.T) {
 			Lift: func(*Pair) { lifted = append(lifted, name) }}
 	}
 	p := &Pair{}
-	s := Scenario{Steps: []Step{step("lock", false), {Name: "no lift", Start: func(context.Context, *driver) error { return nil }}, step("hogs", false), step("evictor", true), step("never started", false)}}
+	s := Recipe{Steps: []Step{step("lock", false), {Name: "no lift", Start: func(context.Context, *driver) error { return nil }}, step("hogs", false), step("evictor", true), step("never started", false)}}
 	if _, err := p.drive(context.Background(), s, RunOptions{}); err == nil {
 		t.Fatal("drive ignored a failed step")
 	}
@@ -30,108 +29,5 @@ func TestLiftAllLiftsHeldStepsInReverseOnce(t *testing.T) {
 	p.liftAll()
 	if want := []string{"evictor", "hogs", "lock"}; !slices.Equal(lifted, want) {
 		t.Errorf("lifted %v, want %v (newest first, the failed step too, nothing twice, nothing not started)", lifted, want)
-	}
-}
-
-// Every scenario is complete as data: it has steps, each named; it ends
-// in a state where its path runs (a subscription enabled or a consumer
-// started) unless its verdict is stalled (stalled and slot-filling keep
-// the subscription disabled); a scenario that measures until drained has
-// no load left running.
-func TestScenariosAreCompleteAsData(t *testing.T) {
-	for _, s := range Scenarios {
-		if len(s.Steps) == 0 || s.Verdict == "" || s.Summary == "" {
-			t.Errorf("%s: steps, verdict and summary are required", s.Name)
-		}
-		var names []string
-		for _, st := range s.Steps {
-			if st.Name == "" || st.Start == nil {
-				t.Errorf("%s: a step without a name or a start", s.Name)
-			}
-			names = append(names, st.Name)
-		}
-		runs := slices.Contains(names, "enable") || slices.Contains(names, "consumer")
-		if !runs && s.Verdict != "stalled" {
-			t.Errorf("%s: steps %v: the path must run (enable or consumer) unless the scenario keeps it disabled", s.Name, names)
-		}
-		if (s.Consumer != "") != slices.Contains(names, "consumer") {
-			t.Errorf("%s: Consumer %q but steps %v", s.Name, s.Consumer, names)
-		}
-		loads := slices.Contains(names, "full load") || slices.Contains(names, "light load") || slices.Contains(names, "backlog under load") ||
-			slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "steady load") })
-		if loads && s.UntilBelow > 0 {
-			t.Errorf("%s: a load keeps running, so the backlog never drains: UntilBelow must be 0", s.Name)
-		}
-	}
-}
-
-// A change that needs more backlog queues it behind the state's own, before
-// the subscriptions are enabled; a change without one leaves the scenario
-// as it is.
-func TestChangeForQueuesMoreBacklogBeforeEnable(t *testing.T) {
-	ch, scen, err := LookupChange("index-for-full", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Lookup(scen, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, st := range ch.For(s).Steps {
-		names = append(names, st.Name)
-	}
-	if want := []string{"backlog of single-row updates", "more single-row updates", "enable"}; !slices.Equal(names, want) {
-		t.Errorf("index-for-full's steps %v, want %v", names, want)
-	}
-	link, scen, err := LookupChange("link=2x", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err = Lookup(scen, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := link.For(s); len(got.Steps) != len(s.Steps) {
-		t.Errorf("link=2x changed the network scenario's steps: %d, want %d", len(got.Steps), len(s.Steps))
-	}
-}
-
-// The control is found by name for the states it measures, changes nothing
-// on the pair, and is listed with the changes.
-func TestControlIsAChangeThatChangesNothing(t *testing.T) {
-	ch, scen, err := LookupChange("none", "apply-text")
-	if err != nil || scen != "apply-text" || ch.Name != Control.Name {
-		t.Fatalf("LookupChange(none, apply-text) = %q, %q, %v", ch.Name, scen, err)
-	}
-	if err := ch.Apply(context.Background(), nil, nil); err != nil {
-		t.Errorf("the control's Apply: %v", err)
-	}
-	if _, _, err := LookupChange("none", "lost-slot"); err == nil {
-		t.Error("the control was accepted for lost-slot, which has no drain to measure")
-	}
-	if !slices.Contains(ChangeNames(), "none") {
-		t.Errorf("ChangeNames() = %v, without none", ChangeNames())
-	}
-}
-
-// A link of a given rate is found by its rate, in the form the report
-// names it, for the network scenario only; a bare link=RATE or a rate that
-// does not parse is refused.
-func TestALinkOfAGivenRateIsAChange(t *testing.T) {
-	ch, scen, err := LookupChange("link=64Mbit/s", "")
-	if err != nil || scen != "network" || ch.Name != "link=8MB/s" || ch.LinkTo != 8_000_000 {
-		t.Fatalf("LookupChange(link=64Mbit/s) = %q (%d), %q, %v: want link=8MB/s from network", ch.Name, ch.LinkTo, scen, err)
-	}
-	if err := ch.Apply(context.Background(), &Pair{}, nil); err == nil || !strings.Contains(err.Error(), "no rate-limited link") {
-		t.Errorf("on a pair without a link: %v", err)
-	}
-	for _, bad := range []string{"link=RATE", "link=fast/s", "link=0MB/s"} {
-		if _, _, err := LookupChange(bad, ""); err == nil {
-			t.Errorf("LookupChange(%s) was accepted", bad)
-		}
-	}
-	if _, _, err := LookupChange("link=8MB/s", "apply-bound"); err == nil {
-		t.Error("link=8MB/s was accepted for apply-bound, which has no link")
 	}
 }

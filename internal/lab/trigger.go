@@ -22,10 +22,10 @@ const (
 	TriggerCPU = "PERFORM sum(g) FROM generate_series(1, 2000) g;"
 )
 
-// replicaTrigger adds a BEFORE UPDATE row trigger running body to the
+// ReplicaTrigger adds a BEFORE UPDATE row trigger running body to the
 // subscriber's hot, enabled ALWAYS (it fires for replicated rows); it is
 // dropped when lifted, so the backlog drains at the apply worker's own speed.
-func replicaTrigger(body string) Step {
+func ReplicaTrigger(body string) Step {
 	return Step{Name: "replica trigger", Start: func(ctx context.Context, d *driver) error {
 		fmt.Fprintf(d.o.Log, "lab: trigger %s on the subscriber's hot (ENABLE ALWAYS) runs %q for every replicated row until the window ends\n", TriggerName, body)
 		return Exec(ctx, d.p.Sub.ConnString(Database), triggerDDL(body)...)
@@ -59,12 +59,12 @@ func dropReplicaTrigger(p *Pair) {
 // drops from the subscriber's copy.
 const MissingColumn = "v"
 
-// dropSubColumn drops MissingColumn from the subscriber's hot (a schema
+// DropSubColumn drops MissingColumn from the subscriber's hot (a schema
 // change made on the publisher only, seen from the other side): the apply
 // worker stops at the first change to hot with "is missing replicated
 // column". Lifted, the column comes back (its values are lost: the data
 // is not verified).
-var dropSubColumn = Step{Name: "drop a subscriber column", Start: func(ctx context.Context, d *driver) error {
+var DropSubColumn = Step{Name: "drop a subscriber column", Start: func(ctx context.Context, d *driver) error {
 	fmt.Fprintf(d.o.Log, "lab: dropping column %s from the subscriber's hot (the publisher still publishes it)\n", MissingColumn)
 	return Exec(ctx, d.p.Sub.ConnString(Database), "ALTER TABLE hot DROP COLUMN "+MissingColumn)
 }, Lift: func(p *Pair) {

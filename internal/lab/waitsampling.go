@@ -11,7 +11,7 @@ import (
 // shared_preload_libraries, after checking that the servers' binaries
 // have its library beside them.
 func waitSamplingSettings(o *PairOptions) error {
-	if !haveWaitSampling(o.Bin) {
+	if !HaveWaitSampling(o.Bin) {
 		major := "<major>"
 		if m := regexp.MustCompile(`postgresql/(\d+)/bin`).FindStringSubmatch(o.Bin); m != nil {
 			major = m[1]
@@ -29,9 +29,9 @@ func waitSamplingSettings(o *PairOptions) error {
 	return nil
 }
 
-// haveWaitSampling reports whether pg_wait_sampling's library sits in the
+// HaveWaitSampling reports whether pg_wait_sampling's library sits in the
 // library directory of the server binaries in bin (Debian: ../lib).
-func haveWaitSampling(bin string) bool {
+func HaveWaitSampling(bin string) bool {
 	for _, dir := range []string{"lib", "lib/postgresql"} {
 		if _, err := os.Stat(filepath.Join(bin, "..", dir, "pg_wait_sampling.so")); err == nil {
 			return true

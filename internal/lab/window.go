@@ -14,7 +14,7 @@ import (
 // measureScenario drives the pair into the scenario's state, measures it
 // for the window, lifts the steps and, when asked, verifies the drained
 // data.
-func measureScenario(ctx context.Context, p *Pair, s Scenario, o RunOptions) (*Result, error) {
+func measureScenario(ctx context.Context, p *Pair, s Recipe, o RunOptions) (*Result, error) {
 	load, err := p.drive(ctx, s, o)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func drainTimeout(d time.Duration) time.Duration {
 
 // sample records the pair with the lab's method until the window ends or, for
 // a scenario without load, the backlog is gone.
-func (p *Pair) sample(ctx context.Context, o RunOptions, s Scenario) (*sample.Recording, error) {
+func (p *Pair) sample(ctx context.Context, o RunOptions, s Recipe) (*sample.Recording, error) {
 	pfs, err := proc.NewFS("")
 	if err != nil {
 		return nil, err

@@ -1,23 +1,25 @@
 package model
 
+import "github.com/lagscope/lagscope/internal/audit"
+
 // The audit checks whose findings the model reads by ID (package audit
 // defines them; docs/checks/<id>.md): the one place their IDs are written
-// in this package, so that a typed check ID replaces them here alone.
+// in this package, as strings of audit's typed constants.
 const (
-	checkReplicaTriggers            = "replica-triggers"
-	checkFullIdentityNoIndex        = "full-identity-no-index"
-	checkColumnMismatch             = "column-mismatch"
-	checkIdentityMismatch           = "replica-identity-mismatch"
-	checkSubscriptionStopped        = "subscription-stopped"
-	checkApplyErrors                = "apply-errors"
-	checkRowFilter                  = "row-filter"
-	checkExtraSubscriberIndex       = "extra-subscriber-indexes"
-	checkReplicaIdentityFull        = "replica-identity-full"
-	checkBinaryTransfer             = "binary-transfer"
-	checkStreamingOff               = "streaming-off"
-	checkDecodingSpill              = "decoding-spill"
-	checkPartitionedOneSubscription = "partitioned-one-subscription"
-	checkWorkerHeadroom             = "worker-headroom"
-	checkSlotWalStatus              = "slot-wal-status"
-	checkTablesNotReady             = "tables-not-ready"
+	checkReplicaTriggers            = string(audit.CheckReplicaTriggers)
+	checkFullIdentityNoIndex        = string(audit.CheckFullIdentityNoIndex)
+	checkColumnMismatch             = string(audit.CheckColumnMismatch)
+	checkIdentityMismatch           = string(audit.CheckReplicaIdentityMismatch)
+	checkSubscriptionStopped        = string(audit.CheckSubscriptionStopped)
+	checkApplyErrors                = string(audit.CheckApplyErrors)
+	checkRowFilter                  = string(audit.CheckRowFilter)
+	checkExtraSubscriberIndex       = string(audit.CheckExtraSubscriberIndexes)
+	checkReplicaIdentityFull        = string(audit.CheckReplicaIdentityFull)
+	checkBinaryTransfer             = string(audit.CheckBinaryTransfer)
+	checkStreamingOff               = string(audit.CheckStreamingOff)
+	checkDecodingSpill              = string(audit.CheckDecodingSpill)
+	checkPartitionedOneSubscription = string(audit.CheckPartitionedOneSubscription)
+	checkWorkerHeadroom             = string(audit.CheckWorkerHeadroom)
+	checkSlotWalStatus              = string(audit.CheckSlotWALStatus)
+	checkTablesNotReady             = string(audit.CheckTablesNotReady)
 )

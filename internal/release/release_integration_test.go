@@ -15,9 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
 )
 
 // repoRoot is the checkout this test runs in.
@@ -53,7 +52,7 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 // platform only: the other two binaries are the same code cross-compiled)
 // and uses each artifact as an operator would.
 func TestIntegrationReleaseArtifacts(t *testing.T) {
-	labpair.Once(t)
+	labtest.Once(t)
 	root := repoRoot(t)
 	v := version(t, root)
 	out := t.TempDir()

@@ -11,6 +11,7 @@ import (
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/testkit/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // tmux runs tmux with args and returns its output.
@@ -27,7 +28,7 @@ func tmux(t *testing.T, args ...string) string {
 // shows the verdict the lab's state calls for and the lag figures, 'p'
 // pauses, '?' shows help, and 'q' quits.
 func TestIntegrationWatchInATerminalShowsTheVerdictAndTheLag(t *testing.T) {
-	labpair.Once(t)
+	labtest.Once(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: make deps installs it")
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/lab/scenario"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -51,7 +52,7 @@ func runBottleneck(ctx context.Context, o Options) (*Table, error) {
 				break
 			}
 			for _, isBusy := range []bool{false, true} {
-				r, err := b.run(ctx, l, isBusy, nil)
+				r, err := b.run(ctx, lab.ScenarioName(l), isBusy, nil)
 				if err != nil {
 					return nil, err
 				}
@@ -128,8 +129,8 @@ type bottleneck struct {
 }
 
 // run runs one lab scenario and records a data mismatch as a failure.
-func (b *bottleneck) run(ctx context.Context, scenario string, busy bool, tweak func(*lab.RunOptions)) (*lab.Result, error) {
-	s, err := lab.Lookup(scenario, busy)
+func (b *bottleneck) run(ctx context.Context, name lab.ScenarioName, busy bool, tweak func(*lab.RunOptions)) (*lab.Result, error) {
+	s, err := scenario.Lookup(string(name), busy)
 	if err != nil {
 		return nil, err
 	}
@@ -141,12 +142,12 @@ func (b *bottleneck) run(ctx context.Context, scenario string, busy bool, tweak 
 	if tweak != nil {
 		tweak(&ro)
 	}
-	label := scenario
+	label := name
 	if busy {
 		label += " busy"
 	}
 	b.o.logf("%s (%d rows, %s window)", label, b.plan.rows, b.plan.duration)
-	r, err := lab.Run(ctx, s, ro)
+	r, err := lab.Run(ctx, s.Recipe, ro)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}

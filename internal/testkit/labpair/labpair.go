@@ -6,28 +6,29 @@ package labpair
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/lab/scenario"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
-// Up brings up a pair of 50,000 rows in scenario, pinned to CPU 0
+// Up brings up a pair of 50,000 rows in scenario name, pinned to CPU 0
 // (publisher) and 1 (subscriber), skipping like labtest.Servers; each of
 // opts may change the pair's options first (e.g. give it a link).
-func Up(t *testing.T, scenario string, opts ...func(*lab.PairOptions)) *lab.Pair {
+func Up(t *testing.T, name string, opts ...func(*lab.PairOptions)) *lab.Pair {
 	t.Helper()
-	s, err := lab.Lookup(scenario, false)
+	s, err := scenario.Lookup(name, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return UpScenario(t, s, opts...)
+	return UpScenario(t, s.Recipe, opts...)
 }
 
-// UpScenario is Up for a scenario the test has changed (its settings).
-func UpScenario(t *testing.T, s lab.Scenario, opts ...func(*lab.PairOptions)) *lab.Pair {
+// UpScenario is Up for a scenario's recipe the test has changed (its
+// settings).
+func UpScenario(t *testing.T, s lab.Recipe, opts ...func(*lab.PairOptions)) *lab.Pair {
 	t.Helper()
 	dir, pgbench := labtest.PGBench(t)
 	po := lab.PairOptions{Bin: dir.Bin, PubCPUs: []int{0}, SubCPUs: []int{1}, Rows: 50_000, Binary: true, Streaming: "on"}
@@ -42,17 +43,4 @@ func UpScenario(t *testing.T, s lab.Scenario, opts ...func(*lab.PairOptions)) *l
 	}
 	t.Cleanup(func() { load.Stop(); p.Close() })
 	return p
-}
-
-// Once skips a test that does not depend on the server's version unless
-// $LAGSCOPE_TEST_ONCE is 1: scripts/test.sh sets it for one version (and
-// 0 for the others).
-func Once(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: runs without -short")
-	}
-	if os.Getenv("LAGSCOPE_TEST_ONCE") != "1" {
-		t.Skip("runs on one PostgreSQL version: set LAGSCOPE_TEST_ONCE=1")
-	}
 }

@@ -7,6 +7,7 @@ package labtest
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -76,4 +77,17 @@ var began = time.Now()
 func (l Log) Write(p []byte) (int, error) {
 	l.T.Logf("%6.1fs %s", time.Since(began).Seconds(), strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// Once skips a test that does not depend on the server's version unless
+// $LAGSCOPE_TEST_ONCE is 1: scripts/test.sh sets it for one version (and
+// 0 for the others).
+func Once(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: runs without -short")
+	}
+	if os.Getenv("LAGSCOPE_TEST_ONCE") != "1" {
+		t.Skip("runs on one PostgreSQL version: set LAGSCOPE_TEST_ONCE=1")
+	}
 }

@@ -1,6 +1,9 @@
 // Package recordings reads the expectations of the classifier's regression
 // set: recorded real lab runs (internal/classify/testdata) and the state the
-// lab made in each, which is the verdict the classifier must give.
+// lab made in each, which is the verdict the classifier must give. The
+// table of states (expected.tsv) is generated from the lab's scenarios
+// (internal/lab/scenario); this package only reads it, so that the tests of
+// the packages the lab imports can too.
 package recordings
 
 import (

@@ -1,4 +1,4 @@
-package lab
+package scenario
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lagscope/lagscope/internal/diagnose"
+	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -69,7 +70,7 @@ func TestIntegrationTheSlotForecastMeetsTheSlot(t *testing.T) {
 		t.Errorf("pg_wal's file system: %d bytes free, full in %.0f s; statfs says %d bytes free", tr.DiskFreeBytes, tr.DiskFullInS, free)
 	}
 
-	conn, err := pgx.Connect(ctx, p.Pub.ConnString(Database))
+	conn, err := pgx.Connect(ctx, p.Pub.ConnString(lab.Database))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,14 +112,14 @@ func TestIntegrationTheSlotForecastMeetsTheSlot(t *testing.T) {
 // upAndDiagnose makes scenario s's state and diagnoses it for 10 s as a
 // user would, saving the samples under $LAGSCOPE_RECORD_DIR when set; the
 // pair and its load end with the test.
-func upAndDiagnose(ctx context.Context, t *testing.T, s Scenario, o RunOptions) (*Pair, report.Report, *sample.Recording) {
+func upAndDiagnose(ctx context.Context, t *testing.T, s Scenario, o lab.RunOptions) (*lab.Pair, report.Report, *sample.Recording) {
 	t.Helper()
-	p, load, err := Up(ctx, s, o)
+	p, load, err := lab.Up(ctx, s.Recipe, o)
 	if err != nil {
 		t.Fatalf("lab up: %v", err)
 	}
 	t.Cleanup(func() { load.Stop(); p.Close() })
-	rep, rec, err := diagnose.Run(ctx, diagnose.Options{Publisher: p.Pub.ConnString(Database), Subscriber: p.Sub.ConnString(Database),
+	rep, rec, err := diagnose.Run(ctx, diagnose.Options{Publisher: p.Pub.ConnString(lab.Database), Subscriber: p.Sub.ConnString(lab.Database),
 		Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second})
 	if err != nil {
 		t.Fatalf("diagnose: %v", err)

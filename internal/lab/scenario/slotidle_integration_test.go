@@ -1,4 +1,4 @@
-package lab
+package scenario
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
@@ -38,7 +39,7 @@ func TestIntegrationTheIdleTimeoutForecastMeetsTheSlot(t *testing.T) {
 	}
 	predicted := tr.At.Add(seconds(tr.IdleInS))
 
-	conn, err := pgx.Connect(ctx, p.Pub.ConnString(Database))
+	conn, err := pgx.Connect(ctx, p.Pub.ConnString(lab.Database))
 	if err != nil {
 		t.Fatal(err)
 	}

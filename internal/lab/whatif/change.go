@@ -1,4 +1,4 @@
-package lab
+package whatif
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/sleep"
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -20,10 +21,10 @@ type Change struct {
 	Name    string
 	Summary string
 	// Scenarios are the states it is measured from, the first the default.
-	Scenarios []string
+	Scenarios []lab.ScenarioName
 	// Apply makes the change on the pair, while the backlog drains; load
 	// is the scenario's running load (nil when none runs).
-	Apply func(ctx context.Context, p *Pair, load *Load) error
+	Apply func(ctx context.Context, p *lab.Pair, load *lab.Load) error
 	// LinkTo is the rate of a link=RATE change: the report is asked for
 	// the drain over a link of that rate (diagnose --what-if-link).
 	LinkTo units.ByteRate
@@ -31,20 +32,20 @@ type Change struct {
 	// its subscriptions are enabled: a state whose backlog is small in
 	// bytes (a slow apply of few changes) would drain in a fraction of a
 	// second once the change is made, too soon for a rate (For).
-	More *Step
+	More *lab.Step
 }
 
 // For returns the scenario as the change measures it: with More queued
 // behind the state's own backlog, before the step that enables the
 // subscriptions.
-func (c Change) For(s Scenario) Scenario {
+func (c Change) For(s lab.Recipe) lab.Recipe {
 	if c.More == nil {
 		return s
 	}
-	steps := make([]Step, 0, len(s.Steps)+1)
+	steps := make([]lab.Step, 0, len(s.Steps)+1)
 	added := false
 	for _, st := range s.Steps {
-		if st.Name == enable.Name && !added {
+		if st.Name == lab.Enable.Name && !added {
 			steps, added = append(steps, *c.More), true
 		}
 		steps = append(steps, st)
@@ -58,16 +59,16 @@ func (c Change) For(s Scenario) Scenario {
 
 // Changes lists the changes the lab can make, by name.
 var Changes = []Change{
-	{Name: "link=2x", Summary: "the link's rate doubled (the proxy's rate, at once)", Scenarios: []string{"network"},
-		Apply: func(_ context.Context, p *Pair, _ *Load) error {
-			return p.setLinkRate(2 * p.Opts.LinkRate)
+	{Name: "link=2x", Summary: "the link's rate doubled (the proxy's rate, at once)", Scenarios: []lab.ScenarioName{"network"},
+		Apply: func(_ context.Context, p *lab.Pair, _ *lab.Load) error {
+			return setLinkRate(p, 2*p.Opts.LinkRate)
 		}},
-	{Name: "link=RATE", Summary: "the link's rate set to RATE (8MB/s, 100Mbit/s: faster than --rate); the report is told both rates (diagnose --link-rate, --what-if-link)", Scenarios: []string{"network"},
-		Apply: func(context.Context, *Pair, *Load) error {
+	{Name: "link=RATE", Summary: "the link's rate set to RATE (8MB/s, 100Mbit/s: faster than --rate); the report is told both rates (diagnose --link-rate, --what-if-link)", Scenarios: []lab.ScenarioName{"network"},
+		Apply: func(context.Context, *lab.Pair, *lab.Load) error {
 			return errors.New("give the link's new rate: link=8MB/s")
 		}},
-	{Name: "drop-extra-indexes", Summary: "the subscriber's extra indexes on hot dropped", Scenarios: []string{"apply-bound", "sub-cpu-io"},
-		Apply: func(ctx context.Context, p *Pair, _ *Load) error {
+	{Name: "drop-extra-indexes", Summary: "the subscriber's extra indexes on hot dropped", Scenarios: []lab.ScenarioName{"apply-bound", "sub-cpu-io"},
+		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
 			if p.Opts.SubIndexes <= 0 {
 				return errors.New("the subscriber's hot has no extra index: use apply-bound")
 			}
@@ -75,52 +76,52 @@ var Changes = []Change{
 			for i := range p.Opts.SubIndexes {
 				stmts = append(stmts, fmt.Sprintf("DROP INDEX hot_extra_%d", i))
 			}
-			return Exec(ctx, p.Sub.ConnString(Database), stmts...)
+			return lab.Exec(ctx, p.Sub.ConnString(lab.Database), stmts...)
 		}},
 	// The trigger states' backlogs (150-300 MB) drain within seconds of the
 	// trigger, the apply worker still well under saturation (39% busy on
 	// 16.14): half a window more of the load behind them makes the drain
 	// after the change the apply worker's rate.
-	{Name: "disable-trigger", Summary: "the row trigger that fires in the apply worker disabled (the 16-client load queues more backlog behind the state's, so the drain after it has a rate)", Scenarios: []string{"trigger-sleep", "trigger-cpu"},
-		More: ptr(moreBacklog(0.5)),
-		Apply: func(ctx context.Context, p *Pair, _ *Load) error {
-			return Exec(ctx, p.Sub.ConnString(Database), "ALTER TABLE hot DISABLE TRIGGER "+TriggerName)
+	{Name: "disable-trigger", Summary: "the row trigger that fires in the apply worker disabled (the 16-client load queues more backlog behind the state's, so the drain after it has a rate)", Scenarios: []lab.ScenarioName{"trigger-sleep", "trigger-cpu"},
+		More: ptr(lab.MoreBacklog(0.5)),
+		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
+			return lab.Exec(ctx, p.Sub.ConnString(lab.Database), "ALTER TABLE hot DISABLE TRIGGER "+lab.TriggerName)
 		}},
 	// full-identity's backlog is a few thousand updates (1-2 MB), gone
 	// 0.1-0.2 s after the key: the 16-client load queues more of the same
 	// single-row updates behind it (80 s at the default 40 s --duration),
 	// which the apply worker, once it finds rows by the key, takes longer
 	// than the measurement to drain.
-	{Name: "index-for-full", Summary: "a primary key on the subscriber's hot (id), which the apply worker uses to find the REPLICA IDENTITY FULL rows on every version (the 16-client load queues more backlog behind the state's, so the drain after it has a rate)", Scenarios: []string{"full-identity"},
-		More: ptr(moreSingleUpdates(2)),
-		Apply: func(ctx context.Context, p *Pair, _ *Load) error {
-			return Exec(ctx, p.Sub.ConnString(Database), "ALTER TABLE hot ADD PRIMARY KEY (id)")
+	{Name: "index-for-full", Summary: "a primary key on the subscriber's hot (id), which the apply worker uses to find the REPLICA IDENTITY FULL rows on every version (the 16-client load queues more backlog behind the state's, so the drain after it has a rate)", Scenarios: []lab.ScenarioName{"full-identity"},
+		More: ptr(lab.MoreSingleUpdates(2)),
+		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
+			return lab.Exec(ctx, p.Sub.ConnString(lab.Database), "ALTER TABLE hot ADD PRIMARY KEY (id)")
 		}},
 	// The starved states' changes give the process its CPU back by taking
 	// away what shares it (this machine has no third CPU to move it to):
 	// the publisher's load, the subscriber's CPU-bound sessions.
-	{Name: "unstarve-walsender", Summary: "the load that shares the publisher's CPU with the walsender stopped (the walsender gets its CPU)", Scenarios: []string{"walsender-starved"},
-		Apply: func(_ context.Context, _ *Pair, load *Load) error {
+	{Name: "unstarve-walsender", Summary: "the load that shares the publisher's CPU with the walsender stopped (the walsender gets its CPU)", Scenarios: []lab.ScenarioName{"walsender-starved"},
+		Apply: func(_ context.Context, _ *lab.Pair, load *lab.Load) error {
 			if load == nil {
 				return errors.New("no load runs on the publisher: use walsender-starved")
 			}
 			load.Stop()
 			return nil
 		}},
-	{Name: "unstarve-apply", Summary: "the CPU-bound sessions that share the subscriber's CPU with the apply worker stopped", Scenarios: []string{"subscriber-starved"},
-		Apply: func(_ context.Context, p *Pair, _ *Load) error {
-			if p.hogs == nil {
+	{Name: "unstarve-apply", Summary: "the CPU-bound sessions that share the subscriber's CPU with the apply worker stopped", Scenarios: []lab.ScenarioName{"subscriber-starved"},
+		Apply: func(_ context.Context, p *lab.Pair, _ *lab.Load) error {
+			if !p.HogsRunning() {
 				return errors.New("no CPU-bound session runs on the subscriber: use subscriber-starved")
 			}
 			p.StopHogs()
 			return nil
 		}},
-	{Name: "binary=on", Summary: "ALTER SUBSCRIPTION ... SET (binary = true) on every subscription (its apply worker restarts with it)", Scenarios: []string{"apply-text"},
-		Apply: func(ctx context.Context, p *Pair, _ *Load) error {
+	{Name: "binary=on", Summary: "ALTER SUBSCRIPTION ... SET (binary = true) on every subscription (its apply worker restarts with it)", Scenarios: []lab.ScenarioName{"apply-text"},
+		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
 			if p.Opts.Binary {
 				return errors.New("the pair's subscriptions use binary = true already: use apply-text")
 			}
-			return p.alterRestart(ctx, "binary = true")
+			return alterRestart(ctx, p, "binary = true")
 		}},
 }
 
@@ -130,17 +131,17 @@ var Changes = []Change{
 // which a change's measured/predicted ratio can be read. Its prediction is
 // today's drain.
 var Control = Change{Name: "none", Summary: "nothing changed: the drain measured again, as a control for the other changes' ratios",
-	Scenarios: []string{"apply-text", "apply-bound", "trigger-sleep", "full-identity", "walsender-starved", "subscriber-starved", "network"},
-	Apply:     func(context.Context, *Pair, *Load) error { return nil }}
+	Scenarios: []lab.ScenarioName{"apply-text", "apply-bound", "trigger-sleep", "full-identity", "walsender-starved", "subscriber-starved", "network"},
+	Apply:     func(context.Context, *lab.Pair, *lab.Load) error { return nil }}
 
 // alterRestart sets a subscription option on every subscription and waits
 // until each apply worker has restarted with it (a new pid), so that the
 // measurement starts with the change in effect rather than with the
 // launcher's restart.
-func (p *Pair) alterRestart(ctx context.Context, option string) error {
-	dsn := p.Sub.ConnString(Database)
+func alterRestart(ctx context.Context, p *lab.Pair, option string) error {
+	dsn := p.Sub.ConnString(lab.Database)
 	workers := "SELECT coalesce(string_agg(pid::text, ',' ORDER BY subname), '') FROM pg_stat_subscription WHERE relid IS NULL AND pid IS NOT NULL"
-	before, err := Query[string](ctx, dsn, workers)
+	before, err := lab.Query[string](ctx, dsn, workers)
 	if err != nil {
 		return err
 	}
@@ -148,12 +149,12 @@ func (p *Pair) alterRestart(ctx context.Context, option string) error {
 	for _, s := range p.Subscriptions {
 		stmts = append(stmts, fmt.Sprintf("ALTER SUBSCRIPTION %s SET (%s)", s, option))
 	}
-	if err := Exec(ctx, dsn, stmts...); err != nil {
+	if err := lab.Exec(ctx, dsn, stmts...); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		now, err := Query[string](ctx, dsn, workers)
+		now, err := lab.Query[string](ctx, dsn, workers)
 		if err != nil {
 			return err
 		}
@@ -188,14 +189,14 @@ func LookupChange(name, scenario string) (Change, string, error) {
 			continue
 		}
 		if scenario == "" {
-			return c, c.Scenarios[0], nil
+			return c, string(c.Scenarios[0]), nil
 		}
 		for _, s := range c.Scenarios {
-			if s == scenario {
-				return c, s, nil
+			if string(s) == scenario {
+				return c, scenario, nil
 			}
 		}
-		return Change{}, "", fmt.Errorf("--change %s is measured from %s, not %s", name, strings.Join(c.Scenarios, " or "), scenario)
+		return Change{}, "", fmt.Errorf("--change %s is measured from %s, not %s", name, strings.Join(ScenarioNames(c.Scenarios), " or "), scenario)
 	}
 	return Change{}, "", fmt.Errorf("unknown change %q: choose one of %s", name, strings.Join(ChangeNames(), ", "))
 }
@@ -217,20 +218,29 @@ func ptr[T any](v T) *T { return &v }
 func linkTo(c Change, r units.ByteRate) Change {
 	c.Name, c.LinkTo = "link="+r.String(), r
 	c.Summary = fmt.Sprintf("the link's rate set to %s (the proxy's rate, at once)", r)
-	c.Apply = func(_ context.Context, p *Pair, _ *Load) error {
+	c.Apply = func(_ context.Context, p *lab.Pair, _ *lab.Load) error {
 		if p.Opts.LinkRate > 0 && r <= p.Opts.LinkRate {
 			return fmt.Errorf("link=%s is not faster than the pair's link, %s: give a higher rate or a lower --rate", r, p.Opts.LinkRate)
 		}
-		return p.setLinkRate(r)
+		return setLinkRate(p, r)
 	}
 	return c
 }
 
 // setLinkRate sets the pair's rate-limited link to r at once.
-func (p *Pair) setLinkRate(r units.ByteRate) error {
+func setLinkRate(p *lab.Pair, r units.ByteRate) error {
 	if p.Proxy == nil || p.Opts.LinkRate <= 0 {
 		return errors.New("the pair has no rate-limited link: use the network scenario")
 	}
 	p.Proxy.SetRate(r)
 	return nil
+}
+
+// ScenarioNames are names as strings, to list them.
+func ScenarioNames(ns []lab.ScenarioName) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = string(n)
+	}
+	return out
 }

@@ -1,9 +1,10 @@
-package lab
+package scenario
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
@@ -16,11 +17,11 @@ import (
 // five times its own probes) and still name the apply worker.
 func TestIntegrationWaitSampling(t *testing.T) {
 	dir := labtest.Servers(t)
-	if !haveWaitSampling(dir.Bin) {
+	if !lab.HaveWaitSampling(dir.Bin) {
 		t.Skipf("pg_wait_sampling is not installed for %s (PostgreSQL %s)", dir.Bin, dir.Version)
 	}
 	var rec *sample.Recording
-	r := runScenario(t, "wait-sampling", "apply-bound", func(o *RunOptions) {
+	r := runScenario(t, "wait-sampling", "apply-bound", func(o *lab.RunOptions) {
 		o.Pair.WaitSampling = true
 		o.During = diagnoseDuring("wait-sampling", Scenario{}, &rec)
 		o.Verify = false

@@ -1,0 +1,145 @@
+package scenario
+
+import (
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/model"
+	"github.com/lagscope/lagscope/internal/pgversion"
+	"github.com/lagscope/lagscope/internal/report"
+	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/units"
+)
+
+// A Scenario is one state the lab makes: its recipe, and what the state
+// must show under the scenario's own name (Expect) and under each of its
+// variants' labels.
+type Scenario struct {
+	lab.Recipe
+	Expect
+	// Variants are the recipe run with other options under labels of their
+	// own (their recordings are named after them).
+	Variants []Variant
+	// Busy says --busy applies: a layout scenario measured with its load
+	// running (see Lookup).
+	Busy bool
+	// Elsewhere names what makes and checks this state instead of
+	// TestIntegrationScenarios ("" = that test runs it).
+	Elsewhere string
+}
+
+// Expect is what a state must show when the lab makes it under one label.
+type Expect struct {
+	// Verdict is the diagnosis the state must produce.
+	Verdict model.VerdictName
+	// AlsoRight is a second verdict as true to the state the lab made as
+	// Verdict ("" = none): an apply worker splitting its time between CPU
+	// and reads from a fast disk is named CPU-bound or waiting on its disk
+	// by a split that depends on the disk, as long as the evidence names
+	// both parts (its Diagnosis).
+	AlsoRight model.VerdictName
+	// Recorded says how the lab made the state when its recordings in
+	// internal/classify/testdata were made: expected.tsv's third column
+	// ("" = the recipe's Summary).
+	Recorded string
+	// LinkRate is the link's rate when the integration test runs the state
+	// (0 = 4 MB/s).
+	LinkRate units.ByteRate
+	// Check reads the lab's own measurement of the state and returns the
+	// problems found: none when the lab made the state.
+	Check func(r *lab.Result) []string
+	// Diagnosis reads what diagnose said of the state beyond the verdict's
+	// name and returns the problems found (nil: nothing more to say).
+	Diagnosis func(d Diagnosed) []string
+	// ApplyErrors is the conflict kind that the apply-errors finding of
+	// 'lagscope check' must name on 18+, over the setup diagnose read ("" =
+	// none).
+	ApplyErrors string
+	// ExactWithoutProc says diagnose must keep Verdict without /proc (the
+	// publisher's CPU burst tells a starved walsender from the link);
+	// otherwise it may also say inconclusive or name another verdict at a
+	// confidence of at most 0.6.
+	ExactWithoutProc bool
+	// ByHand says why CI leaves the state out ("" = CI runs it);
+	// $LAGSCOPE_TEST_BY_HAND=1 runs it.
+	ByHand string
+	// OnceBefore18 says the state's point before 18 does not depend on the
+	// version: make test runs it on one version below 18
+	// ($LAGSCOPE_TEST_ONCE=1), and on every version from 18.
+	OnceBefore18 bool
+}
+
+// A Variant is a scenario's recipe run under another label, with its own
+// expectations (a link of another rate, say).
+type Variant struct {
+	Label string
+	Expect
+}
+
+// A Case is one label a scenario is made and recorded under: the
+// scenario's own name or one of its variants'.
+type Case struct {
+	Label    string
+	Scenario Scenario
+	Expect
+}
+
+// Cases lists the scenario's own case, then its variants'.
+func (s Scenario) Cases() []Case {
+	cs := []Case{{Label: string(s.Name), Scenario: s, Expect: s.Expect}}
+	for _, v := range s.Variants {
+		cs = append(cs, Case{Label: v.Label, Scenario: s, Expect: v.Expect})
+	}
+	return cs
+}
+
+// How says how the lab made the case's state: Recorded, or the recipe's
+// summary.
+func (c Case) How() string {
+	if c.Recorded != "" {
+		return c.Recorded
+	}
+	return c.Scenario.Summary
+}
+
+// TablesyncSlot is the pattern of the slot a tablesync worker copies a
+// table through: initial-sync's state is judged on it.
+const TablesyncSlot = "_sync_"
+
+// JudgedSlot is a pattern (a regular expression) of the slot whose path
+// the state is judged on when diagnose reports several: "" for the
+// subscription's only one.
+func (c Case) JudgedSlot() string {
+	if c.Scenario.InitialSync {
+		return TablesyncSlot
+	}
+	return ""
+}
+
+// Diagnosed is what diagnose said of a state the lab made, for a
+// scenario's Diagnosis.
+type Diagnosed struct {
+	// Path is the path the state is about (JudgedSlot's).
+	Path report.Path
+	// Version is the servers' version.
+	Version pgversion.Version
+	// Samples are diagnose's samples (their Setup is what 'lagscope check'
+	// reads).
+	Samples *sample.Recording
+	// Logf, when set, receives what a check found worth showing beside
+	// its problems.
+	Logf func(format string, args ...any)
+}
+
+func (d Diagnosed) logf(format string, args ...any) {
+	if d.Logf != nil {
+		d.Logf(format, args...)
+	}
+}
+
+// problems collects what a check found wrong.
+type problems []string
+
+func (p *problems) add(format string, args ...any) {
+	*p = append(*p, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,49 @@
+package whatif
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lagscope/lagscope/internal/lab"
+)
+
+// The control is found by name for the states it measures, changes nothing
+// on the pair, and is listed with the changes.
+func TestControlIsAChangeThatChangesNothing(t *testing.T) {
+	ch, scen, err := LookupChange("none", "apply-text")
+	if err != nil || scen != "apply-text" || ch.Name != Control.Name {
+		t.Fatalf("LookupChange(none, apply-text) = %q, %q, %v", ch.Name, scen, err)
+	}
+	if err := ch.Apply(context.Background(), nil, nil); err != nil {
+		t.Errorf("the control's Apply: %v", err)
+	}
+	if _, _, err := LookupChange("none", "lost-slot"); err == nil {
+		t.Error("the control was accepted for lost-slot, which has no drain to measure")
+	}
+	if !slices.Contains(ChangeNames(), "none") {
+		t.Errorf("ChangeNames() = %v, without none", ChangeNames())
+	}
+}
+
+// A link of a given rate is found by its rate, in the form the report
+// names it, for the network scenario only; a bare link=RATE or a rate that
+// does not parse is refused.
+func TestALinkOfAGivenRateIsAChange(t *testing.T) {
+	ch, scen, err := LookupChange("link=64Mbit/s", "")
+	if err != nil || scen != "network" || ch.Name != "link=8MB/s" || ch.LinkTo != 8_000_000 {
+		t.Fatalf("LookupChange(link=64Mbit/s) = %q (%d), %q, %v: want link=8MB/s from network", ch.Name, ch.LinkTo, scen, err)
+	}
+	if err := ch.Apply(context.Background(), &lab.Pair{}, nil); err == nil || !strings.Contains(err.Error(), "no rate-limited link") {
+		t.Errorf("on a pair without a link: %v", err)
+	}
+	for _, bad := range []string{"link=RATE", "link=fast/s", "link=0MB/s"} {
+		if _, _, err := LookupChange(bad, ""); err == nil {
+			t.Errorf("LookupChange(%s) was accepted", bad)
+		}
+	}
+	if _, _, err := LookupChange("link=8MB/s", "apply-bound"); err == nil {
+		t.Error("link=8MB/s was accepted for apply-bound, which has no link")
+	}
+}
