@@ -247,15 +247,17 @@ func stepDown(rec *sample.Recording) map[string]string {
 			down[g.Side] = g.Cause
 		}
 	}
-	pub, sub := false, false
-	for _, t := range rec.Ticks {
-		pub, sub = pub || t.PubOK, sub || t.SubOK
-	}
-	if _, ok := down[sample.Publisher]; !ok && !pub {
-		down[sample.Publisher] = "did not answer"
-	}
-	if _, ok := down[sample.Subscriber]; !ok && rec.Subscriber != nil && !sub {
-		down[sample.Subscriber] = "did not answer"
+	for _, n := range rec.Nodes() {
+		if _, ok := down[string(n.ID)]; ok {
+			continue
+		}
+		answered := false
+		for i := range rec.Ticks {
+			answered = answered || rec.Ticks[i].Read(n.ID).OK
+		}
+		if !answered {
+			down[string(n.ID)] = "did not answer"
+		}
 	}
 	return down
 }
