@@ -108,11 +108,9 @@ func (f *file) recording(r *Recording) error {
 			return err
 		}
 		switch {
-		case n.ID == PublisherNode && n.Role == topology.Publisher && r.Publisher.Version == "":
-			r.Publisher = n.Server
-		case n.ID == SubscriberNode && n.Role == topology.Subscriber && r.Subscriber == nil:
-			srv := n.Server
-			r.Subscriber = &srv
+		case n.ID == PublisherNode && n.Role == topology.Publisher && r.Publisher.Version == "",
+			n.ID == SubscriberNode && n.Role == topology.Subscriber && r.Subscriber == nil:
+			r.setServer(n.ID, n.Server)
 		default:
 			return fmt.Errorf("node %q (%s): this lagscope reads recordings of one publisher node %q and at most one subscriber node %q",
 				n.ID, n.Role, PublisherNode, SubscriberNode)

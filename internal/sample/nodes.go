@@ -62,6 +62,31 @@ func (r Read) empty() bool {
 		r.Subs == nil && r.Blockers == nil && r.Copies == nil && r.Applied == nil
 }
 
+// hasBackends says whether the read saw replication backends of its node
+// (a walsender, a subscription's apply worker).
+func (r Read) hasBackends() bool {
+	for _, s := range r.Subs {
+		if s.WorkerPID != 0 {
+			return true
+		}
+	}
+	return len(r.Senders) > 0
+}
+
+// setServer sets node id's server (the publisher's or the subscriber's);
+// false when the pair has no place for id.
+func (r *Recording) setServer(id topology.NodeID, srv Server) bool {
+	switch id {
+	case PublisherNode:
+		r.Publisher = srv
+	case SubscriberNode:
+		r.Subscriber = &srv
+	default:
+		return false
+	}
+	return true
+}
+
 // Nodes are the recording's nodes: the publisher, then the subscriber
 // when one was observed.
 func (r *Recording) Nodes() []Node {
@@ -103,9 +128,32 @@ func (t *Tick) Read(id topology.NodeID) Read {
 	return Read{Node: id}
 }
 
+// host is the host CPU read at this tick for a node before (nil when
+// none was).
+func (t *Tick) host() *HostStat {
+	if t.PubHost != nil {
+		return t.PubHost
+	}
+	return t.SubHost
+}
+
 // setRead stores r as its node's part of the tick; a read of a node the
-// pair has no place for is an error.
+// pair has no place for is an error, and so is a read of the other
+// role's sources.
 func (t *Tick) setRead(r Read) error {
+	if r.Node == SubscriberNode && (r.WALDisk != nil || r.Slots != nil || r.Senders != nil || r.Xacts != nil) ||
+		r.Node == PublisherNode && (r.Subs != nil || r.Blockers != nil || r.Copies != nil || r.Applied != nil) {
+		return fmt.Errorf("node %q holds reads of the other role's sources", r.Node)
+	}
+	if !t.store(r) {
+		return fmt.Errorf("a tick reads node %q, which the recording does not list", r.Node)
+	}
+	return nil
+}
+
+// store puts r in its node's fields of the tick; false when the pair has
+// no place for its node.
+func (t *Tick) store(r Read) bool {
 	switch r.Node {
 	case PublisherNode:
 		t.PubOK, t.CurrentLSN, t.PubHost, t.PubWALDisk, t.PubBurst = r.OK, r.CurrentLSN, r.Host, r.WALDisk, r.Burst
@@ -114,11 +162,7 @@ func (t *Tick) setRead(r Read) error {
 		t.SubOK, t.SubLSN, t.SubHost, t.SubBurst = r.OK, r.CurrentLSN, r.Host, r.Burst
 		t.Subs, t.Blockers, t.Copies, t.Applied = r.Subs, r.Blockers, r.Copies, r.Applied
 	default:
-		return fmt.Errorf("a tick reads node %q, which the recording does not list", r.Node)
+		return false
 	}
-	if r.Node == SubscriberNode && (r.WALDisk != nil || r.Slots != nil || r.Senders != nil || r.Xacts != nil) ||
-		r.Node == PublisherNode && (r.Subs != nil || r.Blockers != nil || r.Copies != nil || r.Applied != nil) {
-		return fmt.Errorf("node %q holds reads of the other role's sources", r.Node)
-	}
-	return nil
+	return true
 }

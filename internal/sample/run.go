@@ -9,6 +9,7 @@ import (
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/sleep"
 	"github.com/lagscope/lagscope/internal/sqltext"
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // Options control one sampling run.
@@ -63,9 +64,9 @@ func (o *Options) defaults() {
 // A cancelled ctx ends sampling early without an error.
 func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) {
 	o.defaults()
-	sides := []*session{newSession(Publisher, connect, ctx)}
-	if o.Subscriber {
-		sides = append(sides, newSession(Subscriber, connect, ctx))
+	var sides []*session
+	for _, n := range topology.Pair(o.Subscriber).Nodes {
+		sides = append(sides, newSession(n, connect, ctx))
 	}
 	rec := &Recording{Version: RecordingVersion}
 	for _, s := range sides {
@@ -86,11 +87,7 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 				srv.CPUs = h.CPUs
 			}
 		}
-		if s.name == Publisher {
-			rec.Publisher = srv
-		} else {
-			rec.Subscriber = &srv
-		}
+		rec.setServer(s.node.ID, srv)
 	}
 	defer release(ctx, sides, o.Release)
 
@@ -115,9 +112,8 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 		rec.Probes = append(rec.Probes, p...)
 	}
 	rec.End = time.Now()
-	rec.Publisher.ProbeHz = sides[0].probedHz()
-	if rec.Subscriber != nil {
-		rec.Subscriber.ProbeHz = sides[1].probedHz()
+	for _, s := range sides {
+		rec.Server(s.node.ID).ProbeHz = s.probedHz()
 	}
 	for _, s := range sides {
 		if g, ok := s.closeGap(rec.End); ok {
@@ -141,13 +137,8 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording
 		// apply work) are read there whatever their cadence.
 		final := !rec.Start.Add(time.Duration(k+1) * o.Tick).Before(rec.Start.Add(o.Duration))
 		for _, s := range sides {
-			ok := s.read(ctx, &tk, k, final, rec, o)
+			tk.store(s.read(ctx, &tk, k, final, rec, o))
 			s.setTicked(k)
-			if s.name == Publisher {
-				tk.PubOK = ok
-			} else {
-				tk.SubOK = ok
-			}
 		}
 		if !o.KeepQueryLiterals {
 			tk.normalizeQueries()
@@ -200,22 +191,20 @@ func markProcVisibility(rec *Recording, o Options) {
 	if o.Proc == nil {
 		return
 	}
-	seen, had := map[string]bool{}, map[string]bool{}
-	for _, t := range rec.Ticks {
+	seen, had := map[string]bool{}, map[topology.NodeID]bool{}
+	for i, t := range rec.Ticks {
 		for _, p := range t.Procs {
 			seen[p.Side] = true
 		}
-		had[Publisher] = had[Publisher] || len(t.Senders) > 0
-		for _, s := range t.Subs {
-			had[Subscriber] = had[Subscriber] || s.WorkerPID != 0
+		for _, n := range rec.Nodes() {
+			had[n.ID] = had[n.ID] || rec.Ticks[i].Read(n.ID).hasBackends()
 		}
 	}
-	// Only a side that had replication backends can say /proc did not show them.
-	if rec.Publisher.ProcUnavailable == "" && had[Publisher] && !seen[Publisher] {
-		rec.Publisher.ProcUnavailable = "no replication backend of this server was found in this host's /proc"
-	}
-	if rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == "" && had[Subscriber] && !seen[Subscriber] {
-		rec.Subscriber.ProcUnavailable = "no replication backend of this server was found in this host's /proc"
+	// Only a node that had replication backends can say /proc did not show them.
+	for _, n := range rec.Nodes() {
+		if srv := rec.Server(n.ID); srv.ProcUnavailable == "" && had[n.ID] && !seen[string(n.ID)] {
+			srv.ProcUnavailable = "no replication backend of this server was found in this host's /proc"
+		}
 	}
 }
 
