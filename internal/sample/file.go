@@ -3,7 +3,6 @@ package sample
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/lagscope/lagscope/internal/topology"
 )
@@ -21,26 +20,12 @@ type file struct {
 	// recording when it was older than the file's (a recording re-saved
 	// after it was read): what it read is what that version read (the
 	// conflict counters from 8 on, for one). Absent when they are equal.
-	SampledVersion int             `json:"sampled_version,omitempty"`
-	Start          time.Time       `json:"start"`
-	End            time.Time       `json:"end"`
-	Nodes          []Node          `json:"nodes"`
-	Paths          []topology.Path `json:"paths,omitempty"`
-	Ticks          []fileTick      `json:"ticks"`
-	Probes         []Probe         `json:"probes"`
-	Gaps           []Gap           `json:"gaps,omitempty"`
-	Setup          json.RawMessage `json:"setup,omitempty"`
-	SetupError     string          `json:"setup_error,omitempty"`
-}
-
-// fileTick is one tick of a file: the reads of each node that it holds
-// anything of, then the processes and failed reads (each naming its node
-// in Side).
-type fileTick struct {
-	At         time.Time   `json:"at"`
-	Reads      []Read      `json:"reads"`
-	Procs      []ProcStat  `json:"procs,omitempty"`
-	ReadErrors []ReadError `json:"read_errors,omitempty"`
+	SampledVersion int `json:"sampled_version,omitempty"`
+	// NodeWindow is the nodes, their reads by tick, the probes and gaps.
+	NodeWindow
+	Paths      []topology.Path `json:"paths,omitempty"`
+	Setup      json.RawMessage `json:"setup,omitempty"`
+	SetupError string          `json:"setup_error,omitempty"`
 }
 
 // legacy is a Recording without its JSON methods: the shape of versions
@@ -80,18 +65,9 @@ func (r *Recording) UnmarshalJSON(b []byte) error {
 
 // file is the recording in the shape of RecordingVersion.
 func (r Recording) file() file {
-	f := file{Version: RecordingVersion, Start: r.Start, End: r.End, Nodes: r.Nodes(), Paths: r.Topology().Paths,
-		Ticks: make([]fileTick, len(r.Ticks)), Probes: r.Probes, Gaps: r.Gaps, Setup: r.Setup, SetupError: r.SetupError}
+	f := file{Version: RecordingVersion, NodeWindow: r.window(), Paths: r.Topology().Paths, Setup: r.Setup, SetupError: r.SetupError}
 	if r.Version != RecordingVersion {
 		f.SampledVersion = r.Version
-	}
-	for i := range r.Ticks {
-		t := &r.Ticks[i]
-		ft := fileTick{At: t.At, Reads: []Read{t.Read(PublisherNode)}, Procs: t.Procs, ReadErrors: t.ReadErrors}
-		if sub := t.Read(SubscriberNode); r.Subscriber != nil || !sub.empty() {
-			ft.Reads = append(ft.Reads, sub)
-		}
-		f.Ticks[i] = ft
 	}
 	return f
 }

@@ -128,15 +128,6 @@ func (t *Tick) Read(id topology.NodeID) Read {
 	return Read{Node: id}
 }
 
-// host is the host CPU read at this tick for a node before (nil when
-// none was).
-func (t *Tick) host() *HostStat {
-	if t.PubHost != nil {
-		return t.PubHost
-	}
-	return t.SubHost
-}
-
 // setRead stores r as its node's part of the tick; a read of a node the
 // pair has no place for is an error, and so is a read of the other
 // role's sources.

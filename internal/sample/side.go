@@ -130,7 +130,7 @@ func (e *SideError) Unwrap() error { return e.Err }
 // it is the window's last. It returns what the node answered (OK false
 // when it did not), reading the sources its role lists (roleSources);
 // processes and failed best-effort reads go on tk.
-func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, rec *Recording, o Options) Read {
+func (s *session) read(ctx context.Context, tk *NodeTick, k int, final bool, w *NodeWindow, o Options) Read {
 	rd := Read{Node: s.node.ID}
 	positions, sources, onHost, ok := sourcesOf(s.node.Role)
 	if !ok {
@@ -184,7 +184,7 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, rec *Re
 		return rd
 	}
 	if g, ok := s.closeGap(tk.At); ok {
-		rec.Gaps = append(rec.Gaps, g)
+		w.Gaps = append(w.Gaps, g)
 	}
 	procRead := false
 	if o.Proc != nil && s.conn.Local {

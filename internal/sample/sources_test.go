@@ -64,8 +64,8 @@ func TestRoleSources(t *testing.T) {
 // connecting.
 func TestANodeOfARoleWithoutSourcesDoesNotAnswer(t *testing.T) {
 	s := newSession(topology.Node{ID: "s1", Role: topology.Standby}, nil, context.Background())
-	var tk Tick
-	if rd := s.read(context.Background(), &tk, 0, false, &Recording{}, Options{}); rd.OK || rd.Node != "s1" {
+	var tk NodeTick
+	if rd := s.read(context.Background(), &tk, 0, false, &NodeWindow{}, Options{}); rd.OK || rd.Node != "s1" {
 		t.Errorf("read %+v, want node s1 not answering", rd)
 	}
 }
