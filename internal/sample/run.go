@@ -75,7 +75,7 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 		t.At, t.Procs, t.ReadErrors = nt.At, nt.Procs, nt.ReadErrors
 		return t
 	}
-	w, err := runNodes(ctx, connect, topology.Pair(o.Subscriber).Nodes, o, view)
+	w, err := runNodes(ctx, connect, topology.Pair(o.Subscriber).Nodes, o, view, false)
 	if err != nil {
 		return nil, err
 	}
@@ -84,29 +84,43 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 
 // RunNodes samples nodes (each opened with connect under its id) until
 // o.Duration passes or ctx is cancelled: each node once, whatever number
-// of paths read it (NodeWindow.Pair cuts each path's recording out).
-// o.Subscriber, o.Until and o.OnTick are Run's: RunNodes does not use
-// them. A cancelled ctx ends sampling early without an error.
+// of paths read it (NodeWindow.Pair cuts each path's recording out). A
+// node that cannot be opened is left out of the window and its error kept
+// in Failed; RunNodes fails only when none can be. o.Subscriber, o.Until
+// and o.OnTick are Run's: RunNodes does not use them. A cancelled ctx ends
+// sampling early without an error.
 func RunNodes(ctx context.Context, connect Connector, nodes []topology.Node, o Options) (*NodeWindow, error) {
 	o.Until, o.OnTick = nil, nil
-	return runNodes(ctx, connect, nodes, o, nil)
+	return runNodes(ctx, connect, nodes, o, nil, true)
 }
 
 // runNodes is RunNodes; view, if set, turns each tick into the Tick that
-// o.OnTick and o.Until receive.
-func runNodes(ctx context.Context, connect Connector, nodes []topology.Node, o Options, view func(NodeTick) Tick) (*NodeWindow, error) {
+// o.OnTick and o.Until receive; without partial, the first node that
+// cannot be opened fails the run.
+func runNodes(ctx context.Context, connect Connector, nodes []topology.Node, o Options, view func(NodeTick) Tick, partial bool) (*NodeWindow, error) {
 	o.defaults()
 	var sides []*session
 	for _, n := range nodes {
 		sides = append(sides, newSession(n, connect, ctx))
 	}
 	w := &NodeWindow{}
+	opened := sides[:0:0]
 	for _, s := range sides {
 		srv, err := s.open(ctx, o)
-		if err != nil {
+		if err != nil && !partial {
 			closeAll(sides)
 			return nil, err
 		}
+		if err != nil {
+			s.conn.Close()
+			s.conn = nil
+			if w.Failed == nil {
+				w.Failed = map[topology.NodeID]error{}
+			}
+			w.Failed[s.node.ID] = err
+			continue
+		}
+		opened = append(opened, s)
 		switch {
 		case o.Proc == nil:
 			srv.ProcUnavailable = NoProcCause
@@ -121,6 +135,10 @@ func runNodes(ctx context.Context, connect Connector, nodes []topology.Node, o O
 		}
 		w.Nodes = append(w.Nodes, Node{Node: s.node, Server: srv})
 	}
+	if len(opened) == 0 && len(sides) > 0 {
+		return nil, w.Failed[sides[0].node.ID]
+	}
+	sides = opened
 	defer release(ctx, sides, o.Release)
 
 	w.Start = time.Now()

@@ -20,6 +20,9 @@ type NodeWindow struct {
 	// Side.
 	Probes []Probe `json:"probes"`
 	Gaps   []Gap   `json:"gaps,omitempty"`
+	// Failed are the nodes RunNodes could not open, with why: left out of
+	// the window (not written to a file).
+	Failed map[topology.NodeID]error `json:"-"`
 }
 
 // NodeTick is one tick of a NodeWindow: each node's read, then the
@@ -67,6 +70,9 @@ func (w *NodeWindow) Pair(pub, sub topology.NodeID) (*Recording, error) {
 	}{{pub, PublisherNode, topology.Publisher}, {sub, SubscriberNode, topology.Subscriber}} {
 		if c.id == "" && c.as == SubscriberNode {
 			continue
+		}
+		if err := w.Failed[c.id]; err != nil {
+			return nil, err
 		}
 		n, ok := w.node(c.id)
 		if !ok || n.Role != c.role {
