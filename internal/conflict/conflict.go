@@ -38,7 +38,8 @@ type Window struct {
 // recording predates conflict counters being read (version 8), or has no
 // subscriber or no such subscription.
 func Of(rec *sample.Recording, sub string) *Window {
-	if rec.Version < 8 || rec.Subscriber == nil || sub == "" {
+	srv := rec.Server(sample.SubscriberNode)
+	if rec.Version < 8 || srv == nil || sub == "" {
 		return nil
 	}
 	first, last := ends(rec, sub)
@@ -46,10 +47,10 @@ func Of(rec *sample.Recording, sub string) *Window {
 		return nil
 	}
 	w := &Window{Subscription: sub}
-	v, err := pgversion.Parse(rec.Subscriber.Version)
+	v, err := pgversion.Parse(srv.Version)
 	if err == nil && v.Major < 18 || first.Conflicts == nil {
 		w.Text = fmt.Sprintf("not counted before PostgreSQL 18 (this subscriber runs %s): an update or delete of a row missing there "+
-			"is skipped silently; compare the tables' row counts on both sides to know (docs/conflicts.md).", rec.Subscriber.Version)
+			"is skipped silently; compare the tables' row counts on both sides to know (docs/conflicts.md).", srv.Version)
 		return w
 	}
 	w.Counted = true
@@ -74,16 +75,16 @@ func Of(rec *sample.Recording, sub string) *Window {
 // ends finds sub in the first and last ticks the subscriber answered.
 func ends(rec *sample.Recording, sub string) (first, last *sample.Sub) {
 	for i := range rec.Ticks {
-		t := &rec.Ticks[i]
-		if !t.SubOK {
+		rd := rec.Ticks[i].Read(sample.SubscriberNode)
+		if !rd.OK {
 			continue
 		}
-		for j := range t.Subs {
-			if t.Subs[j].Name == sub {
+		for j := range rd.Subs {
+			if rd.Subs[j].Name == sub {
 				if first == nil {
-					first = &t.Subs[j]
+					first = &rd.Subs[j]
 				}
-				last = &t.Subs[j]
+				last = &rd.Subs[j]
 			}
 		}
 	}

@@ -130,11 +130,10 @@ func silentAtEnd(rec *sample.Recording) string {
 		return ""
 	}
 	last := rec.Ticks[len(rec.Ticks)-1]
-	switch {
-	case !last.PubOK:
-		return sample.Publisher
-	case rec.Subscriber != nil && !last.SubOK:
-		return sample.Subscriber
+	for _, n := range rec.Nodes() {
+		if !last.Read(n.ID).OK {
+			return string(n.ID)
+		}
 	}
 	return ""
 }
@@ -265,7 +264,7 @@ func reportHz(r report.Report, asked float64) float64 {
 func positionsSpan(rec *sample.Recording) float64 {
 	var first, last time.Time
 	for _, t := range rec.Ticks {
-		if t.PubOK {
+		if t.Read(sample.PublisherNode).OK {
 			if first.IsZero() {
 				first = t.At
 			}

@@ -140,8 +140,8 @@ func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 			}
 		}
 		retained.collect(gauge, s.Pair)
-		if t.PubWALDisk != nil {
-			gauge(descWALDiskFree, float64(t.PubWALDisk.FreeBytes), s.Pair)
+		if d := t.Read(sample.PublisherNode).WALDisk; d != nil {
+			gauge(descWALDiskFree, float64(d.FreeBytes), s.Pair)
 		}
 	}
 	names := jsonNames(lastSubTick(s.Window))
@@ -171,7 +171,7 @@ func lastSubTick(w *sample.Recording) *sample.Tick {
 		return nil
 	}
 	for i := len(w.Ticks) - 1; i >= 0; i-- {
-		if w.Ticks[i].SubOK {
+		if w.Ticks[i].Read(sample.SubscriberNode).OK {
 			return &w.Ticks[i]
 		}
 	}
@@ -233,7 +233,7 @@ func lastTick(w *sample.Recording) *sample.Tick {
 		return nil
 	}
 	for i := len(w.Ticks) - 1; i >= 0; i-- {
-		if w.Ticks[i].PubOK {
+		if w.Ticks[i].Read(sample.PublisherNode).OK {
 			return &w.Ticks[i]
 		}
 	}

@@ -106,18 +106,24 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	var wg sync.WaitGroup
-	for _, p := range o.Pairs {
+	// Pairs of one publisher share its sampler: it is read once a step for
+	// all of them (monitor.Groups).
+	for _, pairs := range monitor.Groups(o.Pairs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			up, failing := map[string]bool{}, ""
-			// A pair whose watching fails in a way lagscope did not foresee
+			up, failing := map[string]map[string]bool{}, map[string]string{}
+			subscriber := map[string]bool{}
+			for _, p := range pairs {
+				up[p.Pair], subscriber[p.Pair] = map[string]bool{}, p.Diagnose.Subscriber != ""
+			}
+			// A group whose watching fails in a way lagscope did not foresee
 			// is started again after a pause: the others keep being served.
 			for ctx.Err() == nil {
-				watchPair(ctx, o.Log, p, func(u monitor.Update) {
+				watchGroup(ctx, o.Log, pairs, func(u monitor.Update) {
 					col.Update(u)
-					logChanges(o.Log, u, up, p.Diagnose.Subscriber != "")
-					failing = logFailure(o.Log, u, failing)
+					logChanges(o.Log, u, up[u.Pair], subscriber[u.Pair])
+					failing[u.Pair] = logFailure(o.Log, u, failing[u.Pair])
 				})
 				select {
 				case <-ctx.Done():
@@ -200,14 +206,15 @@ func withoutStacks(msg string) string {
 	return pg.Redact(strings.ToValidUTF8(strings.Join(kept, " "), "\uFFFD"))
 }
 
-// watchPair runs one pair's monitor, turning a panic into a log line.
-func watchPair(ctx context.Context, log *slog.Logger, p monitor.Options, publish func(monitor.Update)) {
+// watchGroup runs the monitor of pairs that share a sampler, turning a
+// panic into a log line (naming the first pair of the group).
+func watchGroup(ctx context.Context, log *slog.Logger, pairs []monitor.Options, publish func(monitor.Update)) {
 	defer func() {
 		if r := recover(); r != nil {
-			log.Error("watching the pair failed; starting again in 30 s", "pair", p.Pair, "panic", fmt.Sprint(r))
+			log.Error("watching the pair failed; starting again in 30 s", "pair", pairs[0].Pair, "pairs", len(pairs), "panic", fmt.Sprint(r))
 		}
 	}()
-	monitor.Run(ctx, p, publish)
+	monitor.RunGroup(ctx, pairs, publish)
 }
 
 // logFailure logs a failed step's error once while it stays the same, and

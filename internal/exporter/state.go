@@ -155,14 +155,14 @@ func (s *PairState) Apply(u monitor.Update) {
 func (s *PairState) prune(rec *sample.Recording) {
 	answered := false
 	for _, t := range rec.Ticks {
-		if t.PubOK {
+		if pub := t.Read(sample.PublisherNode); pub.OK {
 			answered = true
-			for _, sl := range t.Slots {
+			for _, sl := range pub.Slots {
 				s.Seen[slotKey(sl.Name)] = s.Answered + 1
 			}
 		}
-		if t.SubOK {
-			for _, sb := range t.Subs {
+		if sub := t.Read(sample.SubscriberNode); sub.OK {
+			for _, sb := range sub.Subs {
 				if sb.Slot != "" {
 					s.Seen[slotKey(sb.Slot)] = s.Answered + 1
 				}
@@ -209,7 +209,7 @@ func (s *PairState) count(rec *sample.Recording) {
 		for _, e := range t.ReadErrors {
 			s.ReadErrors[keyOf(e.Side, e.Source)]++
 		}
-		if !t.PubOK {
+		if !t.Read(sample.PublisherNode).OK {
 			continue
 		}
 		if s.prev != nil {
@@ -271,7 +271,7 @@ func PathPIDs(window *sample.Recording, slot string) (walsender, apply string) {
 	}
 	for i := len(window.Ticks) - 1; i >= 0; i-- {
 		t := window.Ticks[i]
-		if !t.PubOK {
+		if !t.Read(sample.PublisherNode).OK {
 			continue
 		}
 		if sl, ok := t.Slot(slot); ok && sl.ActivePID != 0 {

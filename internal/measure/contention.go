@@ -5,6 +5,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/median"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // Contention is what lagscope's own session measured of a server's CPUs
@@ -50,10 +51,7 @@ func contention(rec *sample.Recording, ticks []sample.Tick, side string) Content
 	c := Contention{Stretch: -1, LateMedianMS: -1, LateP90MS: -1}
 	var bursts [][]float64
 	for _, t := range ticks {
-		b := t.PubBurst
-		if side == sample.Subscriber {
-			b = t.SubBurst
-		}
+		b := t.Read(topology.NodeID(side)).Burst
 		if len(b) == 0 {
 			continue
 		}

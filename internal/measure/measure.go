@@ -162,10 +162,10 @@ func Summarise(rec *sample.Recording, f Filter) Summary {
 	s.Apply = procStats(rec, ticks, roles, sample.RoleApply, sample.Subscriber)
 	s.Parallel = parallelStats(rec, ticks, roles)
 	s.Lag = lagAt(first, last, ticks, f)
-	s.PubHostBusy = hostBusy(first.PubHost, last.PubHost)
-	s.SubHostBusy = hostBusy(first.SubHost, last.SubHost)
+	s.PubHostBusy = hostBusy(first.Read(sample.PublisherNode).Host, last.Read(sample.PublisherNode).Host)
+	s.SubHostBusy = hostBusy(first.Read(sample.SubscriberNode).Host, last.Read(sample.SubscriberNode).Host)
 	s.PubCPU = contention(rec, ticks, sample.Publisher)
-	if rec.Subscriber != nil {
+	if rec.Server(sample.SubscriberNode) != nil {
 		s.SubCPU = contention(rec, ticks, sample.Subscriber)
 	}
 	return s
@@ -193,7 +193,7 @@ func (s Summary) ProgressBasis() string {
 func okTicks(ts []sample.Tick) []sample.Tick {
 	var out []sample.Tick
 	for _, t := range ts {
-		if t.PubOK {
+		if t.Read(sample.PublisherNode).OK {
 			out = append(out, t)
 		}
 	}

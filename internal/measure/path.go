@@ -128,20 +128,21 @@ func PathOf(rec *sample.Recording, slot string) Path {
 	lastPID := -1
 	for i := range rec.Ticks {
 		t := &rec.Ticks[i]
-		if t.PubOK {
-			for j := range t.Slots {
-				if sl := t.Slots[j]; sl.Name == slot {
-					end := &SlotEnd{Slot: sl, CurrentLSN: t.CurrentLSN, Sent: t.SentBy(sl.ActivePID), SubLSN: t.SubLSN, Xacts: t.Xacts}
+		pub, sub := t.Read(sample.PublisherNode), t.Read(sample.SubscriberNode)
+		if pub.OK {
+			for _, sl := range pub.Slots {
+				if sl.Name == slot {
+					end := &SlotEnd{Slot: sl, CurrentLSN: pub.CurrentLSN, Sent: t.SentBy(sl.ActivePID), SubLSN: sub.CurrentLSN, Xacts: pub.Xacts}
 					if p.First == nil {
 						p.First = end
 					}
 					p.Last, lastTick = end, t
-					lags = append(lags, t.CurrentLSN.Sub(sl.ConfirmedFlush))
+					lags = append(lags, pub.CurrentLSN.Sub(sl.ConfirmedFlush))
 				}
 			}
 		}
-		if t.SubOK {
-			s, rivals := claimant(t.Subs, slot, p.Tablesync)
+		if sub.OK {
+			s, rivals := claimant(sub.Subs, slot, p.Tablesync)
 			for _, r := range rivals {
 				if !slices.Contains(p.Rivals, r) {
 					p.Rivals = append(p.Rivals, r)

@@ -74,7 +74,8 @@ func SeriesOf(rec *sample.Recording, slot string) Series {
 			ps := procStats(rec, pair, roles, r.role, r.side)
 			s.Procs = append(s.Procs, ProcPoint{At: t.At, Role: r.role, CPUShare: ps.CPUShare, RunqueueShare: ps.RunqueueShare, WaitShares: ps.WaitShares})
 		}
-		s.Hosts = append(s.Hosts, HostPoint{At: t.At, Publisher: hostBusy(pair[0].PubHost, t.PubHost), Subscriber: hostBusy(pair[0].SubHost, t.SubHost)})
+		s.Hosts = append(s.Hosts, HostPoint{At: t.At, Publisher: hostBusy(pair[0].Read(sample.PublisherNode).Host, t.Read(sample.PublisherNode).Host),
+			Subscriber: hostBusy(pair[0].Read(sample.SubscriberNode).Host, t.Read(sample.SubscriberNode).Host)})
 	}
 	return s
 }

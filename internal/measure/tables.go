@@ -53,10 +53,11 @@ func TablesOf(rec *sample.Recording) []TableWork {
 	}
 	by := map[int64]*seen{}
 	for _, tk := range rec.Ticks {
-		if !tk.SubOK || tk.Applied == nil {
+		sub := tk.Read(sample.SubscriberNode)
+		if !sub.OK || sub.Applied == nil {
 			continue
 		}
-		for _, t := range tk.Applied.Tables {
+		for _, t := range sub.Applied.Tables {
 			if s := by[t.RelID]; s != nil {
 				s.last, s.to = t, tk.At
 			} else {
@@ -127,16 +128,17 @@ func workerDeltas[T any](rec *sample.Recording, sub string, read func(*sample.Ap
 	first, last := map[int]T{}, map[int]T{}
 	reads := map[int]int{}
 	for _, tk := range rec.Ticks {
-		if !tk.SubOK || tk.Applied == nil {
+		rd := tk.Read(sample.SubscriberNode)
+		if !rd.OK || rd.Applied == nil {
 			continue
 		}
 		var mine []int
-		for _, s := range tk.Subs {
+		for _, s := range rd.Subs {
 			if s.Name == sub {
 				mine = append(append(mine, s.WorkerPID), s.ParallelWorkers...)
 			}
 		}
-		for pid, x := range read(tk.Applied) {
+		for pid, x := range read(rd.Applied) {
 			if !slices.Contains(mine, pid) {
 				continue
 			}

@@ -148,14 +148,30 @@ func (w *watcher) connect(ctx context.Context, side string) (*pg.Conn, error) {
 }
 
 func (w *watcher) step(ctx context.Context) Update {
+	if err := w.prepare(ctx); err != nil {
+		return w.failed(Update{Pair: w.o.Pair}, err)
+	}
+	so := w.o.Diagnose.SampleOptions(w.o.Step)
+	so.Release = w.sessions().Keep
+	so.OnTick = w.o.OnTick
+	rec, err := sample.Run(ctx, w.connect, so)
+	if err != nil {
+		return w.failed(Update{Pair: w.o.Pair}, err)
+	}
+	return w.finish(rec)
+}
+
+// prepare starts a step: the preflight when the pair is not prepared (the
+// first step, and again after a failure), and the setup read when it is
+// due.
+func (w *watcher) prepare(ctx context.Context) error {
 	w.mu.Lock()
 	clear(w.down)
 	w.mu.Unlock()
-	u := Update{Pair: w.o.Pair}
 	if !w.prepared {
 		slots, err := diagnose.Preflight(ctx, w.connect, w.sessions().Keep, w.o.Diagnose)
 		if err != nil {
-			return w.failed(u, err)
+			return err
 		}
 		w.slots, w.prepared = slots, true
 		// At each preflight (again after a failure: a restarted server
@@ -166,13 +182,13 @@ func (w *watcher) step(ctx context.Context) Update {
 		w.setup, w.setupErr = diagnose.ReadSetup(ctx, w.o.Diagnose, w.sessions())
 		w.setupAt = time.Now()
 	}
-	so := w.o.Diagnose.SampleOptions(w.o.Step)
-	so.Release = w.sessions().Keep
-	so.OnTick = w.o.OnTick
-	rec, err := sample.Run(ctx, w.connect, so)
-	if err != nil {
-		return w.failed(u, err)
-	}
+	return nil
+}
+
+// finish ends a step whose samples are rec: the rolling window and its
+// diagnosis.
+func (w *watcher) finish(rec *sample.Recording) Update {
+	u := Update{Pair: w.o.Pair}
 	u.At, u.Step = rec.End, rec
 	w.steps = append(w.steps, rec)
 	w.steps = Trim(w.steps, w.o.Window)
@@ -247,15 +263,17 @@ func stepDown(rec *sample.Recording) map[string]string {
 			down[g.Side] = g.Cause
 		}
 	}
-	pub, sub := false, false
-	for _, t := range rec.Ticks {
-		pub, sub = pub || t.PubOK, sub || t.SubOK
-	}
-	if _, ok := down[sample.Publisher]; !ok && !pub {
-		down[sample.Publisher] = "did not answer"
-	}
-	if _, ok := down[sample.Subscriber]; !ok && rec.Subscriber != nil && !sub {
-		down[sample.Subscriber] = "did not answer"
+	for _, n := range rec.Nodes() {
+		if _, ok := down[string(n.ID)]; ok {
+			continue
+		}
+		answered := false
+		for i := range rec.Ticks {
+			answered = answered || rec.Ticks[i].Read(n.ID).OK
+		}
+		if !answered {
+			down[string(n.ID)] = "did not answer"
+		}
 	}
 	return down
 }

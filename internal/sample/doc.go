@@ -4,4 +4,10 @@
 // delay of those processes from /proc when they run on this host. The result is
 // a Recording: plain timestamped values that the lab summarises and the
 // classifier judges, and that tests replay from testdata/.
+//
+// What is read of a server depends on its node's role (topology.Role): the
+// readers of each role are listed in one slice (roleSources). RunNodes
+// samples any set of nodes, each once, into a NodeWindow; Run is RunNodes
+// over a pair, cut into a Recording (NodeWindow.Pair). A recording's file
+// (version 11+) holds its nodes and each tick's reads keyed by node.
 package sample

@@ -12,7 +12,7 @@ import (
 // readPublisher reads the publisher's positions: current WAL position, logical
 // slots with their counters, walsenders with their lag intervals, and the
 // oldest writing transactions.
-func readPublisher(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, error) {
+func readPublisher(ctx context.Context, c *pg.Conn, t *Read) (map[int]procKey, error) {
 	b := &pgx.Batch{}
 	b.Queue(pg.Marker + "SELECT CASE WHEN pg_is_in_recovery() THEN " + lsn.SQL("pg_last_wal_replay_lsn()") +
 		" ELSE " + lsn.SQL("pg_current_wal_lsn()") + " END")

@@ -31,10 +31,19 @@ import (
 // workers did by each tick (Tick.Applied: the subscribed tables'
 // pg_stat_user_tables counters, and on 18+ the workers' WAL; optional).
 // Version 10 added the lock blockers' backend_start (optional: without it
-// no statement ends a blocker, whose pid may have been reused).
-const RecordingVersion = 10
+// no statement ends a blocker, whose pid may have been reused). Version 11
+// writes the servers as a list of nodes with roles and each tick's reads
+// keyed by node (file.go; docs/recording.md); versions 1 to 10 still read,
+// in their own shape, into the same Recording.
+const RecordingVersion = NodesVersion
 
 // Recording is everything sampled over one window.
+//
+// In Go a recording is still the pair it was before version 11:
+// Publisher and Subscriber, and the Pub*/Sub* fields of Tick, which the
+// classifier reads until it moves into the decision package. Code that
+// reads a node goes through Nodes, Server and Tick.Read, keyed by node;
+// the JSON is nodes and per-node reads (MarshalJSON).
 type Recording struct {
 	Version    int       `json:"version"`
 	Start      time.Time `json:"start"`
@@ -323,10 +332,10 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 		return nil, fmt.Errorf("read samples: %w (is it a file written by 'lagscope diagnose --save-samples'?)", err)
 	}
 	switch {
-	case rec.Version == 0 || rec.Publisher.Version == "":
-		return nil, fmt.Errorf("not a lagscope samples file (no version or publisher): save one with 'lagscope diagnose --save-samples FILE'")
 	case rec.Version > RecordingVersion:
 		return nil, fmt.Errorf("samples version %d is newer than this lagscope reads (%d): upgrade lagscope", rec.Version, RecordingVersion)
+	case rec.Version == 0 || rec.Publisher.Version == "":
+		return nil, fmt.Errorf("not a lagscope samples file (no version or publisher): save one with 'lagscope diagnose --save-samples FILE'")
 	case len(rec.Ticks) < 2:
 		return nil, fmt.Errorf("the samples hold %d tick(s): at least 2 are needed to measure rates", len(rec.Ticks))
 	}

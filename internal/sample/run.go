@@ -9,6 +9,7 @@ import (
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/sleep"
 	"github.com/lagscope/lagscope/internal/sqltext"
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // Options control one sampling run.
@@ -59,21 +60,67 @@ func (o *Options) defaults() {
 	}
 }
 
-// Run samples until o.Duration passes, ctx is cancelled or o.Until says so.
-// A cancelled ctx ends sampling early without an error.
+// Run samples the pair until o.Duration passes, ctx is cancelled or
+// o.Until says so. A cancelled ctx ends sampling early without an error.
 func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) {
-	o.defaults()
-	sides := []*session{newSession(Publisher, connect, ctx)}
+	sub := topology.NodeID("")
 	if o.Subscriber {
-		sides = append(sides, newSession(Subscriber, connect, ctx))
+		sub = SubscriberNode
 	}
-	rec := &Recording{Version: RecordingVersion}
+	view := func(nt NodeTick) Tick {
+		var t Tick
+		for _, r := range nt.Reads {
+			t.store(r)
+		}
+		t.At, t.Procs, t.ReadErrors = nt.At, nt.Procs, nt.ReadErrors
+		return t
+	}
+	w, err := runNodes(ctx, connect, topology.Pair(o.Subscriber).Nodes, o, view, false)
+	if err != nil {
+		return nil, err
+	}
+	return w.Pair(PublisherNode, sub)
+}
+
+// RunNodes samples nodes (each opened with connect under its id) until
+// o.Duration passes or ctx is cancelled: each node once, whatever number
+// of paths read it (NodeWindow.Pair cuts each path's recording out). A
+// node that cannot be opened is left out of the window and its error kept
+// in Failed; RunNodes fails only when none can be. o.Subscriber, o.Until
+// and o.OnTick are Run's: RunNodes does not use them. A cancelled ctx ends
+// sampling early without an error.
+func RunNodes(ctx context.Context, connect Connector, nodes []topology.Node, o Options) (*NodeWindow, error) {
+	o.Until, o.OnTick = nil, nil
+	return runNodes(ctx, connect, nodes, o, nil, true)
+}
+
+// runNodes is RunNodes; view, if set, turns each tick into the Tick that
+// o.OnTick and o.Until receive; without partial, the first node that
+// cannot be opened fails the run.
+func runNodes(ctx context.Context, connect Connector, nodes []topology.Node, o Options, view func(NodeTick) Tick, partial bool) (*NodeWindow, error) {
+	o.defaults()
+	var sides []*session
+	for _, n := range nodes {
+		sides = append(sides, newSession(n, connect, ctx))
+	}
+	w := &NodeWindow{}
+	opened := sides[:0:0]
 	for _, s := range sides {
 		srv, err := s.open(ctx, o)
-		if err != nil {
+		if err != nil && !partial {
 			closeAll(sides)
 			return nil, err
 		}
+		if err != nil {
+			s.conn.Close()
+			s.conn = nil
+			if w.Failed == nil {
+				w.Failed = map[topology.NodeID]error{}
+			}
+			w.Failed[s.node.ID] = err
+			continue
+		}
+		opened = append(opened, s)
 		switch {
 		case o.Proc == nil:
 			srv.ProcUnavailable = NoProcCause
@@ -86,16 +133,16 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 				srv.CPUs = h.CPUs
 			}
 		}
-		if s.name == Publisher {
-			rec.Publisher = srv
-		} else {
-			rec.Subscriber = &srv
-		}
+		w.Nodes = append(w.Nodes, Node{Node: s.node, Server: srv})
 	}
+	if len(opened) == 0 && len(sides) > 0 {
+		return nil, w.Failed[sides[0].node.ID]
+	}
+	sides = opened
 	defer release(ctx, sides, o.Release)
 
-	rec.Start = time.Now()
-	end := rec.Start.Add(o.Duration)
+	w.Start = time.Now()
+	end := w.Start.Add(o.Duration)
 	runCtx, cancel := context.WithDeadline(ctx, end)
 	defer cancel()
 
@@ -105,58 +152,55 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			probes[i] = probeLoop(runCtx, s, o, rec.Start, end)
+			probes[i] = probeLoop(runCtx, s, o, w.Start, end)
 		}()
 	}
-	tickLoop(runCtx, cancel, sides, rec, o)
+	tickLoop(runCtx, cancel, sides, w, o, view)
 	cancel()
 	wg.Wait()
 	for _, p := range probes {
-		rec.Probes = append(rec.Probes, p...)
+		w.Probes = append(w.Probes, p...)
 	}
-	rec.End = time.Now()
-	rec.Publisher.ProbeHz = sides[0].probedHz()
-	if rec.Subscriber != nil {
-		rec.Subscriber.ProbeHz = sides[1].probedHz()
+	w.End = time.Now()
+	for i, s := range sides {
+		w.Nodes[i].ProbeHz = s.probedHz()
 	}
 	for _, s := range sides {
-		if g, ok := s.closeGap(rec.End); ok {
-			rec.Gaps = append(rec.Gaps, g)
+		if g, ok := s.closeGap(w.End); ok {
+			w.Gaps = append(w.Gaps, g)
 		}
 	}
-	markProcVisibility(rec, o)
-	return rec, nil
+	markProcVisibility(w, o)
+	return w, nil
 }
 
-// tickLoop reads both sides at rec.Start + k*o.Tick, k = 0, 1, ..., until
+// tickLoop reads every node at w.Start + k*o.Tick, k = 0, 1, ..., until
 // ctx ends. A tick read late (a frozen server held it for its timeouts)
 // is not followed by the ticks it overran: the next is the first still due.
-func tickLoop(ctx context.Context, stop func(), sides []*session, rec *Recording, o Options) {
-	for k := 0; ; k = nextTick(k, time.Since(rec.Start), o.Tick) {
-		if err := sleep.For(ctx, time.Until(rec.Start.Add(time.Duration(k)*o.Tick))); err != nil {
+func tickLoop(ctx context.Context, stop func(), sides []*session, w *NodeWindow, o Options, view func(NodeTick) Tick) {
+	for k := 0; ; k = nextTick(k, time.Since(w.Start), o.Tick) {
+		if err := sleep.For(ctx, time.Until(w.Start.Add(time.Duration(k)*o.Tick))); err != nil {
 			return
 		}
-		tk := Tick{At: time.Now()}
+		nt := NodeTick{At: time.Now()}
 		// The window's last tick: counters read as first and last (the
 		// apply work) are read there whatever their cadence.
-		final := !rec.Start.Add(time.Duration(k+1) * o.Tick).Before(rec.Start.Add(o.Duration))
+		final := !w.Start.Add(time.Duration(k+1) * o.Tick).Before(w.Start.Add(o.Duration))
 		for _, s := range sides {
-			ok := s.read(ctx, &tk, k, final, rec, o)
+			nt.Reads = append(nt.Reads, s.read(ctx, &nt, k, final, w, o))
 			s.setTicked(k)
-			if s.name == Publisher {
-				tk.PubOK = ok
-			} else {
-				tk.SubOK = ok
-			}
 		}
 		if !o.KeepQueryLiterals {
-			tk.normalizeQueries()
+			nt.normalizeQueries()
 		}
-		rec.Ticks = append(rec.Ticks, tk)
+		w.Ticks = append(w.Ticks, nt)
+		if view == nil {
+			continue
+		}
 		if o.OnTick != nil {
-			o.OnTick(tk)
+			o.OnTick(view(nt))
 		}
-		if o.Until != nil && o.Until(tk) {
+		if o.Until != nil && o.Until(view(nt)) {
 			stop()
 			return
 		}
@@ -181,7 +225,7 @@ func bestEffort[T any](ctx context.Context, read func(context.Context) (T, error
 
 // noteReadError records a failed best-effort read of side's source (nil
 // err: nothing to note; the run's own end is not a failure).
-func (t *Tick) noteReadError(side, source string, err error) {
+func (t *NodeTick) noteReadError(side, source string, err error) {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return
 	}
@@ -194,28 +238,27 @@ func gapCause(ctx context.Context, err error) string {
 	return pg.Redact(pg.Unanswered(ctx, err).Error())
 }
 
-// markProcVisibility records, for a local side whose backends never matched a
-// /proc entry, that /proc did not show them (container or pid namespace).
-func markProcVisibility(rec *Recording, o Options) {
+// markProcVisibility records, for a local node whose backends never matched
+// a /proc entry, that /proc did not show them (container or pid namespace).
+func markProcVisibility(w *NodeWindow, o Options) {
 	if o.Proc == nil {
 		return
 	}
-	seen, had := map[string]bool{}, map[string]bool{}
-	for _, t := range rec.Ticks {
-		for _, p := range t.Procs {
-			seen[p.Side] = true
+	for i := range w.Nodes {
+		n := &w.Nodes[i]
+		seen, had := false, false
+		for _, t := range w.Ticks {
+			for _, p := range t.Procs {
+				seen = seen || p.Side == string(n.ID)
+			}
+			for _, r := range t.Reads {
+				had = had || r.Node == n.ID && r.hasBackends()
+			}
 		}
-		had[Publisher] = had[Publisher] || len(t.Senders) > 0
-		for _, s := range t.Subs {
-			had[Subscriber] = had[Subscriber] || s.WorkerPID != 0
+		// Only a node that had replication backends can say /proc did not show them.
+		if n.ProcUnavailable == "" && had && !seen {
+			n.ProcUnavailable = "no replication backend of this server was found in this host's /proc"
 		}
-	}
-	// Only a side that had replication backends can say /proc did not show them.
-	if rec.Publisher.ProcUnavailable == "" && had[Publisher] && !seen[Publisher] {
-		rec.Publisher.ProcUnavailable = "no replication backend of this server was found in this host's /proc"
-	}
-	if rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == "" && had[Subscriber] && !seen[Subscriber] {
-		rec.Subscriber.ProcUnavailable = "no replication backend of this server was found in this host's /proc"
 	}
 }
 

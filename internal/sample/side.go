@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // Side names used in recordings.
@@ -27,7 +28,8 @@ var ErrNoWaitVisibility = errors.New("this role cannot see wait events: grant it
 // before each tick): a second session per server cost ~20 ms of server CPU
 // to start, 0.2% of a core over a 10 s window (docs/log/performance.md).
 type session struct {
-	name    string
+	node    topology.Node
+	name    string // the node's id: its Side in probes, gaps and processes
 	connect Connector
 	connMu  sync.Mutex // held while a statement runs on conn
 	conn    *pg.Conn
@@ -56,9 +58,9 @@ type session struct {
 	parent context.Context
 }
 
-// newSession is side's session before it connects, no tick read yet.
-func newSession(side string, connect Connector, parent context.Context) *session {
-	return &session{name: side, connect: connect, ticked: -1, parent: parent, tickedCh: make(chan struct{}, 1)}
+// newSession is node's session before it connects, no tick read yet.
+func newSession(node topology.Node, connect Connector, parent context.Context) *session {
+	return &session{node: node, name: string(node.ID), connect: connect, ticked: -1, parent: parent, tickedCh: make(chan struct{}, 1)}
 }
 
 // setTicked records that tick k was read and wakes the probe loop.
@@ -124,9 +126,16 @@ type SideError struct {
 func (e *SideError) Error() string { return e.Side + ": " + e.Err.Error() }
 func (e *SideError) Unwrap() error { return e.Err }
 
-// read does tick k on one side, reconnecting after a failure; final says
-// it is the window's last. It reports whether the side answered.
-func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, rec *Recording, o Options) bool {
+// read does tick k on one node, reconnecting after a failure; final says
+// it is the window's last. It returns what the node answered (OK false
+// when it did not), reading the sources its role lists (roleSources);
+// processes and failed best-effort reads go on tk.
+func (s *session) read(ctx context.Context, tk *NodeTick, k int, final bool, w *NodeWindow, o Options) Read {
+	rd := Read{Node: s.node.ID}
+	positions, sources, onHost, ok := sourcesOf(s.node.Role)
+	if !ok {
+		return rd
+	}
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
 	// The positions (one round trip) and a reconnect answer within
@@ -147,73 +156,54 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, rec *Re
 			if runCtx.Err() == nil {
 				s.openGap(tk.At, gapCause(cctx, err))
 			}
-			return false
+			return rd
 		}
 		s.conn = c
 	}
-	var keys map[int]procKey
-	var err error
-	if s.name == Publisher {
-		keys, err = readPublisher(ctx, s.conn, tk)
-	} else {
-		keys, err = readSubscriber(ctx, s.conn, tk)
-		if err == nil {
-			// Best effort: a failed read of lock blockers or COPY
-			// progress (a timeout of pg_blocking_pids) leaves those out
-			// of this tick instead of losing the tick, and the tick says so;
-			// a broken connection fails the next tick's reads.
-			var err error
-			tk.Blockers, err = bestEffort(stmt, func(ctx context.Context) ([]Blocker, error) {
-				return readBlockers(ctx, s.conn, lockWaiters(keys))
-			})
-			tk.noteReadError(s.name, SourceBlockers, err)
-			tk.Copies, err = bestEffort(stmt, func(ctx context.Context) ([]CopyProgress, error) {
-				return readCopyProgress(ctx, s.conn, syncPIDs(keys))
-			})
-			tk.noteReadError(s.name, SourceCopyProgress, err)
-			if s.applyWorkDue(tk.At, final) {
-				tk.Applied, err = bestEffort(stmt, func(ctx context.Context) (*ApplyWork, error) {
-					return readApplyWork(ctx, s.conn, applyPIDs(keys))
-				})
-				tk.noteReadError(s.name, SourceApplyWork, err)
+	keys, err := positions(ctx, s.conn, &rd)
+	if err == nil {
+		// Best effort: a failed read of lock blockers or COPY progress (a
+		// timeout of pg_blocking_pids) leaves those out of this tick
+		// instead of losing the tick, and the tick says so; a broken
+		// connection fails the next tick's reads.
+		for _, src := range sources {
+			if src.Due == nil || src.Due(s, tk.At, final) {
+				tk.noteReadError(s.name, src.Name, src.Read(stmt, s, &rd, keys))
 			}
 		}
 	}
 	if err != nil {
+		// What the positions read before they failed stays, not OK.
 		if runCtx.Err() != nil {
-			return false
+			return rd
 		}
 		s.openGap(tk.At, gapCause(ctx, err))
 		s.conn.Close()
 		s.conn = nil
 		s.clearPIDs()
-		return false
+		return rd
 	}
 	if g, ok := s.closeGap(tk.At); ok {
-		rec.Gaps = append(rec.Gaps, g)
+		w.Gaps = append(w.Gaps, g)
 	}
 	procRead := false
 	if o.Proc != nil && s.conn.Local {
 		ps := readProcs(o.Proc, s.name, keys)
 		procRead = len(ps) > 0
 		tk.Procs = append(tk.Procs, ps...)
-		if s.name == Publisher {
-			tk.PubHost = readHost(o.Proc)
-			// Beside /proc, walsender or not: a disabled subscription's
-			// slot, the one that fills the disk, has none.
-			tk.PubWALDisk = s.walDisk(stmt, tk)
-		} else if tk.PubHost != nil {
-			// The same host's /proc/stat, read a moment ago for the
-			// publisher: reading it costs the kernel more than any other
-			// /proc file lagscope reads (the exporter's profile).
-			tk.SubHost = tk.PubHost
-		} else {
-			tk.SubHost = readHost(o.Proc)
+		// The same host's /proc/stat, when read a moment ago for another
+		// node: reading it costs the kernel more than any other /proc file
+		// lagscope reads (the exporter's profile).
+		if rd.Host = tk.host(); rd.Host == nil {
+			rd.Host = readHost(o.Proc)
+		}
+		for _, src := range onHost {
+			tk.noteReadError(s.name, src.Name, src.Read(stmt, s, &rd, keys))
 		}
 	}
 	s.setPIDs(pidList(keys), probeHz(o.ProbeHz, procRead))
 	// After the positions and /proc, so that those stay on the tick.
-	// Bursts stand in for /proc: only on a side without its figures at this
+	// Bursts stand in for /proc: only on a node without its figures at this
 	// tick (a remote server, --no-proc, processes /proc cannot see), unless
 	// asked for beside them (calibration: the lab's recordings).
 	if !o.NoBurst && (!procRead || o.AlwaysBurst) && k%burstEvery == 0 {
@@ -221,30 +211,11 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, rec *Re
 		ms, err := bestEffort(stmt, func(ctx context.Context) ([]float64, error) { return readBurst(ctx, s.conn) })
 		tk.noteReadError(s.name, SourceCPUBurst, err)
 		if err == nil {
-			if s.name == Publisher {
-				tk.PubBurst = ms
-			} else {
-				tk.SubBurst = ms
-			}
+			rd.Burst = ms
 		}
 	}
-	return true
-}
-
-// walDisk reads the space of the file system holding pg_wal, noting a
-// failed read on the tick.
-func (s *session) walDisk(ctx context.Context, tk *Tick) *DiskStat {
-	if s.walDir == "" {
-		dir, err := bestEffort(ctx, func(ctx context.Context) (string, error) { return walDir(ctx, s.conn) })
-		if err != nil {
-			tk.noteReadError(s.name, SourceWALDisk, err)
-			return nil
-		}
-		s.walDir = dir
-	}
-	d, err := readWALDisk(s.walDir)
-	tk.noteReadError(s.name, SourceWALDisk, err)
-	return d
+	rd.OK = true
+	return rd
 }
 
 // lockWaiters are the backends that waited on a lock when the tick read

@@ -13,7 +13,7 @@ import (
 
 // readSubscriber reads every subscription with its workers, the leader's
 // message times, and error counters. It returns the workers' pids.
-func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, error) {
+func readSubscriber(ctx context.Context, c *pg.Conn, t *Read) (map[int]procKey, error) {
 	kind := workerRole(c.Version)
 	errs := "0::bigint, 0::bigint"
 	join := ""
@@ -65,7 +65,7 @@ func readSubscriber(ctx context.Context, c *pg.Conn, t *Tick) (map[int]procKey, 
 		var sendAt, receiptAt, endAt *time.Time
 		var lockWait bool
 		if err := rows.Scan(&oid, &name, &slot, &enabled, &pid, &role, &recv, &end, &aerr, &serr, &confl, &notReady, &start,
-			&sendAt, &receiptAt, &endAt, &t.SubLSN, &lockWait); err != nil {
+			&sendAt, &receiptAt, &endAt, &t.CurrentLSN, &lockWait); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read subscriptions: %w", err)
 		}

@@ -14,7 +14,7 @@ import (
 func disk(s *Slot, rec *sample.Recording) {
 	var d *sample.DiskStat
 	for i := range rec.Ticks {
-		if t := rec.Ticks[i].PubWALDisk; t != nil {
+		if t := rec.Ticks[i].Read(sample.PublisherNode).WALDisk; t != nil {
 			d = t
 		}
 	}

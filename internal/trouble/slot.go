@@ -179,7 +179,7 @@ func (r *read) slot() sample.Slot { return r.tick.Slots[r.i] }
 func ends(rec *sample.Recording, slot string) (first, last *read) {
 	for i := range rec.Ticks {
 		t := &rec.Ticks[i]
-		if !t.PubOK {
+		if !t.Read(sample.PublisherNode).OK {
 			continue
 		}
 		for j := range t.Slots {

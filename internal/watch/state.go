@@ -44,7 +44,7 @@ func NewState(pair string) *State { return &State{Pair: pair, Paths: map[string]
 
 // Tick folds one live tick in: the lag split and one second of rates.
 func (s *State) Tick(t sample.Tick) {
-	if !t.PubOK {
+	if !t.Read(sample.PublisherNode).OK {
 		return
 	}
 	s.LastTick = t.At

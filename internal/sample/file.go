@@ -1,0 +1,109 @@
+package sample
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/lagscope/lagscope/internal/topology"
+)
+
+// NodesVersion is the first recording version written as nodes with roles
+// and per-node reads (file): older versions are read in the shape they were
+// written in (the Recording's own fields) and stay readable.
+const NodesVersion = 11
+
+// file is a recording's JSON from version 11 on: a list of nodes with
+// their roles and servers, and each tick's reads keyed by node.
+type file struct {
+	Version int `json:"version"`
+	// SampledVersion is the version of the lagscope that sampled the
+	// recording when it was older than the file's (a recording re-saved
+	// after it was read): what it read is what that version read (the
+	// conflict counters from 8 on, for one). Absent when they are equal.
+	SampledVersion int `json:"sampled_version,omitempty"`
+	// NodeWindow is the nodes, their reads by tick, the probes and gaps.
+	NodeWindow
+	Paths      []topology.Path `json:"paths,omitempty"`
+	Setup      json.RawMessage `json:"setup,omitempty"`
+	SetupError string          `json:"setup_error,omitempty"`
+}
+
+// legacy is a Recording without its JSON methods: the shape of versions
+// 1 to 10.
+type legacy Recording
+
+// MarshalJSON writes the recording as version RecordingVersion (nodes and
+// per-node reads), whatever version it was read as.
+func (r Recording) MarshalJSON() ([]byte, error) {
+	return json.Marshal(r.file())
+}
+
+// UnmarshalJSON reads any version: up to 10 in their own shape, from 11 on
+// as nodes and per-node reads.
+func (r *Recording) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch {
+	case v.Version < NodesVersion:
+		return json.Unmarshal(b, (*legacy)(r))
+	case v.Version > RecordingVersion:
+		// A shape this lagscope does not know: ReadRecording asks for an
+		// upgrade.
+		*r = Recording{Version: v.Version}
+		return nil
+	}
+	var f file
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	return f.recording(r)
+}
+
+// file is the recording in the shape of RecordingVersion.
+func (r Recording) file() file {
+	f := file{Version: RecordingVersion, NodeWindow: r.window(), Paths: r.Topology().Paths, Setup: r.Setup, SetupError: r.SetupError}
+	if r.Version != RecordingVersion {
+		f.SampledVersion = r.Version
+	}
+	return f
+}
+
+// recording fills r from the file, checking that its nodes are a pair
+// this lagscope can judge: one publisher, at most one subscriber.
+func (f *file) recording(r *Recording) error {
+	*r = Recording{Version: f.Version, Start: f.Start, End: f.End, Probes: f.Probes, Gaps: f.Gaps, Setup: f.Setup, SetupError: f.SetupError}
+	if f.SampledVersion != 0 {
+		r.Version = f.SampledVersion
+	}
+	for _, n := range f.Nodes {
+		if err := n.Node.Validate(); err != nil {
+			return err
+		}
+		switch {
+		case n.ID == PublisherNode && n.Role == topology.Publisher && r.Publisher.Version == "",
+			n.ID == SubscriberNode && n.Role == topology.Subscriber && r.Subscriber == nil:
+			r.setServer(n.ID, n.Server)
+		default:
+			return fmt.Errorf("node %q (%s): this lagscope reads recordings of one publisher node %q and at most one subscriber node %q",
+				n.ID, n.Role, PublisherNode, SubscriberNode)
+		}
+	}
+	r.Ticks = make([]Tick, len(f.Ticks))
+	for i, ft := range f.Ticks {
+		t := Tick{At: ft.At, Procs: ft.Procs, ReadErrors: ft.ReadErrors}
+		for _, rd := range ft.Reads {
+			if rd.Node == SubscriberNode && r.Subscriber == nil && !rd.empty() {
+				return fmt.Errorf("tick %d reads node %q, which the recording does not list", i, rd.Node)
+			}
+			if err := t.setRead(rd); err != nil {
+				return fmt.Errorf("tick %d: %w", i, err)
+			}
+		}
+		r.Ticks[i] = t
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package sample
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/lagscope/lagscope/internal/topology"
+)
+
+// TestRoleSources checks the explicit list of readers per role: the
+// publisher and the subscriber each have their positions, every
+// best-effort source has the name its failures are counted under, and a
+// role lagscope does not sample yet has no entry.
+func TestRoleSources(t *testing.T) {
+	known := map[string]bool{SourceBlockers: true, SourceCopyProgress: true, SourceCPUBurst: true, SourceWALDisk: true, SourceApplyWork: true}
+	cases := []struct {
+		name     string
+		role     topology.Role
+		listed   bool
+		bestEff  []string
+		besideOS []string
+	}{
+		{"a publisher reads its positions, and its WAL disk where its /proc is", topology.Publisher, true, nil, []string{SourceWALDisk}},
+		{"a subscriber reads its positions, then its blockers, copies and apply work", topology.Subscriber, true,
+			[]string{SourceBlockers, SourceCopyProgress, SourceApplyWork}, nil},
+		{"a standby is not sampled yet", topology.Standby, false, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pos, srcs, onHost, ok := sourcesOf(c.role)
+			if ok != c.listed || ok && pos == nil {
+				t.Fatalf("listed %v (positions %v), want %v", ok, pos != nil, c.listed)
+			}
+			names := func(ss []source) []string {
+				var out []string
+				for _, s := range ss {
+					if !known[s.Name] || s.Read == nil {
+						t.Errorf("source %q: unknown name or no reader", s.Name)
+					}
+					out = append(out, s.Name)
+				}
+				return out
+			}
+			if got := names(srcs); !slices.Equal(got, c.bestEff) {
+				t.Errorf("best-effort sources %v, want %v", got, c.bestEff)
+			}
+			if got := names(onHost); !slices.Equal(got, c.besideOS) {
+				t.Errorf("sources beside /proc %v, want %v", got, c.besideOS)
+			}
+		})
+	}
+	seen := map[topology.Role]bool{}
+	for _, rs := range roleSources {
+		if seen[rs.Role] {
+			t.Errorf("role %s listed twice", rs.Role)
+		}
+		seen[rs.Role] = true
+	}
+}
+
+// TestANodeOfARoleWithoutSourcesDoesNotAnswer checks that a session of a
+// role roleSources does not list reads nothing and says so, without
+// connecting.
+func TestANodeOfARoleWithoutSourcesDoesNotAnswer(t *testing.T) {
+	s := newSession(topology.Node{ID: "s1", Role: topology.Standby}, nil, context.Background())
+	var tk NodeTick
+	if rd := s.read(context.Background(), &tk, 0, false, &NodeWindow{}, Options{}); rd.OK || rd.Node != "s1" {
+		t.Errorf("read %+v, want node s1 not answering", rd)
+	}
+}

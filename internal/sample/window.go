@@ -1,0 +1,143 @@
+package sample
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/topology"
+)
+
+// NodeWindow is what one sampling run read of any set of nodes, each read
+// once however many paths it serves: the exporter samples a publisher once
+// for all its subscribers and cuts each pair's Recording out of the window
+// (Pair). It is also the content of a recording's file (version 11+).
+type NodeWindow struct {
+	Start time.Time  `json:"start"`
+	End   time.Time  `json:"end"`
+	Nodes []Node     `json:"nodes"`
+	Ticks []NodeTick `json:"ticks"`
+	// Probes, Gaps and the ticks' Procs and ReadErrors name their node in
+	// Side.
+	Probes []Probe `json:"probes"`
+	Gaps   []Gap   `json:"gaps,omitempty"`
+	// Failed are the nodes RunNodes could not open, with why: left out of
+	// the window (not written to a file).
+	Failed map[topology.NodeID]error `json:"-"`
+}
+
+// NodeTick is one tick of a NodeWindow: each node's read, then the
+// processes and the failed best-effort reads (each naming its node in
+// Side).
+type NodeTick struct {
+	At         time.Time   `json:"at"`
+	Reads      []Read      `json:"reads"`
+	Procs      []ProcStat  `json:"procs,omitempty"`
+	ReadErrors []ReadError `json:"read_errors,omitempty"`
+}
+
+// node returns the window's node id.
+func (w *NodeWindow) node(id topology.NodeID) (*Node, bool) {
+	for i := range w.Nodes {
+		if w.Nodes[i].ID == id {
+			return &w.Nodes[i], true
+		}
+	}
+	return nil, false
+}
+
+// host is the host CPU read at this tick for a node before (nil when none
+// was): every node lagscope reads /proc for is on this host.
+func (t *NodeTick) host() *HostStat {
+	for _, r := range t.Reads {
+		if r.Host != nil {
+			return r.Host
+		}
+	}
+	return nil
+}
+
+// Pair cuts the recording of the path from the publisher node pub to the
+// subscriber node sub ("": the publisher alone) out of the window: their
+// servers and reads, their processes, probes, gaps and failed reads, named
+// "publisher" and "subscriber" as in every Recording. The pair's ticks
+// share their reads with the window's (read them, do not change them).
+func (w *NodeWindow) Pair(pub, sub topology.NodeID) (*Recording, error) {
+	rec := &Recording{Version: RecordingVersion, Start: w.Start, End: w.End}
+	side := map[string]topology.NodeID{}
+	for _, c := range []struct {
+		id, as topology.NodeID
+		role   topology.Role
+	}{{pub, PublisherNode, topology.Publisher}, {sub, SubscriberNode, topology.Subscriber}} {
+		if c.id == "" && c.as == SubscriberNode {
+			continue
+		}
+		if err := w.Failed[c.id]; err != nil {
+			return nil, err
+		}
+		n, ok := w.node(c.id)
+		if !ok || n.Role != c.role {
+			return nil, fmt.Errorf("the window has no %s node %q", c.role, c.id)
+		}
+		rec.setServer(c.as, n.Server)
+		side[string(c.id)] = c.as
+	}
+	rec.Ticks = make([]Tick, len(w.Ticks))
+	for i, nt := range w.Ticks {
+		t := Tick{At: nt.At}
+		for _, r := range nt.Reads {
+			if as, ok := side[string(r.Node)]; ok {
+				r.Node = as
+				t.store(r)
+			}
+		}
+		for _, p := range nt.Procs {
+			if as, ok := side[p.Side]; ok {
+				p.Side = string(as)
+				t.Procs = append(t.Procs, p)
+			}
+		}
+		for _, e := range nt.ReadErrors {
+			if as, ok := side[e.Side]; ok {
+				e.Side = string(as)
+				t.ReadErrors = append(t.ReadErrors, e)
+			}
+		}
+		rec.Ticks[i] = t
+	}
+	for _, p := range w.Probes {
+		if as, ok := side[p.Side]; ok {
+			p.Side = string(as)
+			rec.Probes = append(rec.Probes, p)
+		}
+	}
+	for _, g := range w.Gaps {
+		if as, ok := side[g.Side]; ok {
+			g.Side = string(as)
+			rec.Gaps = append(rec.Gaps, g)
+		}
+	}
+	return rec, nil
+}
+
+// window is the recording as a NodeWindow (its nodes and per-node reads).
+func (r *Recording) window() NodeWindow {
+	w := NodeWindow{Start: r.Start, End: r.End, Nodes: r.Nodes(), Ticks: make([]NodeTick, len(r.Ticks)), Probes: r.Probes, Gaps: r.Gaps}
+	for i := range r.Ticks {
+		t := &r.Ticks[i]
+		nt := NodeTick{At: t.At, Reads: []Read{t.Read(PublisherNode)}, Procs: t.Procs, ReadErrors: t.ReadErrors}
+		if sub := t.Read(SubscriberNode); r.Subscriber != nil || !sub.empty() {
+			nt.Reads = append(nt.Reads, sub)
+		}
+		w.Ticks[i] = nt
+	}
+	return w
+}
+
+// normalizeQueries replaces the constants in the query text the tick
+// captured with placeholders (sqltext.Normalize).
+func (t *NodeTick) normalizeQueries() {
+	for i := range t.Reads {
+		tk := Tick{Blockers: t.Reads[i].Blockers, Xacts: t.Reads[i].Xacts}
+		tk.normalizeQueries()
+	}
+}
