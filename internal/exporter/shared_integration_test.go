@@ -9,6 +9,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/testkit/labpair"
+	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
 // lagscopeSessions counts the sessions lagscope has open on the server of
@@ -35,7 +36,7 @@ func lagscopeSessions(t *testing.T, dsn string) int {
 // one sampler reads it for both, so one session (a sampler per pair kept
 // two).
 func TestIntegrationAPublisherOfTwoPairsIsSampledOnce(t *testing.T) {
-	labpair.Once(t)
+	labtest.Once(t)
 	p := labpair.Up(t, "caught-up")
 	full, pubOnly := labPair("full", p, true), labPair("pubonly", p, false)
 	addr := startExporter(t, full, pubOnly)
