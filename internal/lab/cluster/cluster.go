@@ -87,22 +87,21 @@ func LabSettings() map[string]string {
 	}
 }
 
-// Create runs initdb for a new cluster in the lab. The cluster is registered
-// with the lab so Lab.Close stops it.
+// Create runs initdb for a new cluster in the lab (or copies the template
+// data directory under $LAGSCOPE_LAB_TEMPLATES, see TemplatesEnv). The
+// cluster is registered with the lab so Lab.Close stops it.
 func (l *Lab) Create(ctx context.Context, o Options) (*Cluster, error) {
 	c, err := l.newCluster(o)
 	if err != nil {
 		return nil, err
 	}
-	// trust on the socket, whose directory only the server's account (and
-	// root) can enter; a password over TCP, where every local user can
-	// connect.
-	initdb := exec.CommandContext(ctx, filepath.Join(o.Bin, "initdb"), "-D", c.DataDir, "-U", Superuser,
-		"--auth-local=trust", "--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-sync")
-	initdb.SysProcAttr = l.Owner.sysProcAttr(syscall.SIGKILL)
-	initdb.Dir = c.Dir
-	if out, err := initdb.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("initdb for %s: %w: %s", o.Name, err, lastLines(string(out), 3))
+	if root := os.Getenv(TemplatesEnv); root != "" {
+		err = l.fromTemplate(ctx, root, c, o)
+	} else {
+		err = l.initdb(ctx, o.Bin, c.DataDir, c.Dir, o.Name)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }
