@@ -2,36 +2,18 @@ package main
 
 import (
 	"bytes"
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
+
 	"github.com/lagscope/lagscope/internal/lab/cluster"
-	"github.com/lagscope/lagscope/internal/lab/pgbin"
 	"github.com/lagscope/lagscope/internal/proc"
 )
-
-// buildLagscope builds the binary once per test into a temporary directory.
-func buildLagscope(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: runs without -short")
-	}
-	if _, err := pgbin.Find(pgbin.FindOptions{}); err != nil {
-		t.Skipf("no PostgreSQL server binaries (%v): run scripts/install-deps.sh", err)
-	}
-	bin := filepath.Join(t.TempDir(), "lagscope")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // labBase makes a private lab base directory for one test, traversable by the
 // server account.
