@@ -231,17 +231,31 @@ func (c *Cluster) Exited() bool {
 	}
 }
 
+// shutdown is one signal to a postmaster and how long to wait for it to exit.
+type shutdown struct {
+	sig  syscall.Signal
+	wait time.Duration
+}
+
 // Stop shuts the server down: fast shutdown, then immediate, then SIGKILL of
 // its process group. Stopping a stopped cluster does nothing.
 func (c *Cluster) Stop() error {
+	return c.stop(shutdown{syscall.SIGINT, 20 * time.Second}, shutdown{syscall.SIGQUIT, 5 * time.Second})
+}
+
+// discard shuts the server down for good, its data about to be removed:
+// immediate shutdown (no shutdown checkpoint), then SIGKILL of its process
+// group.
+func (c *Cluster) discard() error {
+	return c.stop(shutdown{syscall.SIGQUIT, 5 * time.Second})
+}
+
+func (c *Cluster) stop(steps ...shutdown) error {
 	if c.cmd == nil || c.Exited() {
 		return nil
 	}
 	pid := c.cmd.Process.Pid
-	for _, step := range []struct {
-		sig  syscall.Signal
-		wait time.Duration
-	}{{syscall.SIGINT, 20 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}} {
+	for _, step := range steps {
 		_ = syscall.Kill(pid, step.sig)
 		select {
 		case <-c.done:
