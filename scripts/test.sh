@@ -21,10 +21,14 @@ export LAGSCOPE_CACHE=${LAGSCOPE_CACHE:-/var/cache/lagscope}
 export LAGSCOPE_LAB_DIR=${LAGSCOPE_LAB_DIR:-/tmp/lagscope-ci}
 mkdir -p "$LAGSCOPE_LAB_DIR" && chmod 755 "$LAGSCOPE_LAB_DIR"
 # Lab clusters copy one template data directory per server installation
-# instead of running initdb each (internal/lab/cluster, TemplatesEnv); the
-# templates go when the suite ends.
-export LAGSCOPE_LAB_TEMPLATES=${LAGSCOPE_LAB_TEMPLATES:-$LAGSCOPE_LAB_DIR/templates}
-trap 'rm -rf "$LAGSCOPE_LAB_TEMPLATES"' EXIT
+# instead of running initdb each (internal/lab/cluster, TemplatesEnv): this
+# run's own directory of templates, removed when the suite ends.
+if [ -z "${LAGSCOPE_LAB_TEMPLATES:-}" ]; then
+	LAGSCOPE_LAB_TEMPLATES=$(mktemp -d "$LAGSCOPE_LAB_DIR/templates.XXXXXX")
+	chmod 711 "$LAGSCOPE_LAB_TEMPLATES"
+	export LAGSCOPE_LAB_TEMPLATES
+	trap 'rm -rf "$LAGSCOPE_LAB_TEMPLATES"' EXIT
+fi
 
 echo "== go vet"
 go vet ./...
