@@ -4,34 +4,17 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/testkit/labpair"
+
 	"github.com/lagscope/lagscope/internal/lab/cluster"
-	"github.com/lagscope/lagscope/internal/lab/pgbin"
 	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
-
-// buildLagscope builds the binary once per test into a temporary directory.
-func buildLagscope(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: runs without -short")
-	}
-	if _, err := pgbin.Find(pgbin.FindOptions{}); err != nil {
-		t.Skipf("no PostgreSQL server binaries (%v): run scripts/install-deps.sh", err)
-	}
-	bin := filepath.Join(t.TempDir(), "lagscope")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // labBase makes a private lab base directory for one test, traversable by the
 // server account.

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -162,10 +164,8 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 			return p, err
 		}
 	}
-	for _, c := range []*cluster.Cluster{p.Pub, p.Sub} {
-		if err = c.Start(ctx); err != nil {
-			return p, err
-		}
+	if err = p.both(func(c *cluster.Cluster) error { return c.Start(ctx) }); err != nil {
+		return p, err
 	}
 	if o.SubCPULimit > 0 {
 		if p.limit, err = newCPULimit(filepath.Base(l.Dir), o.SubCPULimit); err != nil {
@@ -222,32 +222,58 @@ func NewPair(ctx context.Context, o PairOptions) (p *Pair, err error) {
 	return p, nil
 }
 
-func (p *Pair) setup(ctx context.Context, via string) error {
-	for _, c := range []*cluster.Cluster{p.Pub, p.Sub} {
-		if err := Exec(ctx, c.ConnString("postgres"), "CREATE DATABASE "+Database); err != nil {
-			return err
-		}
-		stmts := tableDDL(p.Opts.Layout)
-		if p.Opts.WaitSampling {
-			stmts = append(stmts, "CREATE EXTENSION pg_wait_sampling")
-		}
-		if c == p.Pub || !p.Opts.CopyData {
-			stmts = append(stmts, fillSQL(p.Opts.Rows))
-		}
-		if c == p.Sub {
-			if p.Opts.SubNoKey {
-				stmts = append(stmts, "ALTER TABLE hot DROP CONSTRAINT hot_pkey")
-			}
-			stmts = append(stmts, subIndexDDL(p.Opts.SubIndexes)...)
-		}
-		if c == p.Pub && p.Opts.ReplicaIdentityFull {
-			stmts = append(stmts, replicaIdentityFullDDL(p.Opts.Layout)...)
-		}
-		stmts = append(stmts, "VACUUM ANALYZE hot")
-		if err := Exec(ctx, c.ConnString(Database), stmts...); err != nil {
-			return fmt.Errorf("%s: %w", c.Name, err)
-		}
+// both runs f for the publisher and the subscriber at the same time (each
+// server runs on its own CPUs) and returns the publisher's error, else the
+// subscriber's.
+func (p *Pair) both(f func(c *cluster.Cluster) error) error {
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, c := range []*cluster.Cluster{p.Pub, p.Sub} {
+		wg.Go(func() { errs[i] = f(c) })
 	}
+	wg.Wait()
+	return cmp.Or(errs...)
+}
+
+func (p *Pair) setup(ctx context.Context, via string) error {
+	if err := p.both(func(c *cluster.Cluster) error { return p.fillTable(ctx, c) }); err != nil {
+		return err
+	}
+	return p.replicate(ctx, via)
+}
+
+// fillTable creates the lab's database on c with its table, filled unless c is
+// the subscriber of an initial copy.
+func (p *Pair) fillTable(ctx context.Context, c *cluster.Cluster) error {
+	if err := Exec(ctx, c.ConnString("postgres"), "CREATE DATABASE "+Database); err != nil {
+		return err
+	}
+	stmts := tableDDL(p.Opts.Layout)
+	if p.Opts.WaitSampling {
+		stmts = append(stmts, "CREATE EXTENSION pg_wait_sampling")
+	}
+	if c == p.Pub || !p.Opts.CopyData {
+		stmts = append(stmts, fillSQL(p.Opts.Rows))
+	}
+	if c == p.Sub {
+		if p.Opts.SubNoKey {
+			stmts = append(stmts, "ALTER TABLE hot DROP CONSTRAINT hot_pkey")
+		}
+		stmts = append(stmts, subIndexDDL(p.Opts.SubIndexes)...)
+	}
+	if c == p.Pub && p.Opts.ReplicaIdentityFull {
+		stmts = append(stmts, replicaIdentityFullDDL(p.Opts.Layout)...)
+	}
+	stmts = append(stmts, "VACUUM ANALYZE hot")
+	if err := Exec(ctx, c.ConnString(Database), stmts...); err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
+	}
+	return nil
+}
+
+// replicate creates the publications and the (disabled) subscriptions to
+// them, through the link's socket directory via when not "".
+func (p *Pair) replicate(ctx context.Context, via string) error {
 	pubs := publications(p.Opts.Layout, p.Opts.RowFilter)
 	names := make([]string, 0, len(pubs))
 	for n := range pubs {

@@ -87,22 +87,21 @@ func LabSettings() map[string]string {
 	}
 }
 
-// Create runs initdb for a new cluster in the lab. The cluster is registered
-// with the lab so Lab.Close stops it.
+// Create runs initdb for a new cluster in the lab (or copies the template
+// data directory under $LAGSCOPE_LAB_TEMPLATES, see TemplatesEnv). The
+// cluster is registered with the lab so Lab.Close stops it.
 func (l *Lab) Create(ctx context.Context, o Options) (*Cluster, error) {
 	c, err := l.newCluster(o)
 	if err != nil {
 		return nil, err
 	}
-	// trust on the socket, whose directory only the server's account (and
-	// root) can enter; a password over TCP, where every local user can
-	// connect.
-	initdb := exec.CommandContext(ctx, filepath.Join(o.Bin, "initdb"), "-D", c.DataDir, "-U", Superuser,
-		"--auth-local=trust", "--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-sync")
-	initdb.SysProcAttr = l.Owner.sysProcAttr(syscall.SIGKILL)
-	initdb.Dir = c.Dir
-	if out, err := initdb.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("initdb for %s: %w: %s", o.Name, err, lastLines(string(out), 3))
+	if root := os.Getenv(TemplatesEnv); root != "" {
+		err = l.fromTemplate(ctx, root, c, o)
+	} else {
+		err = l.initdb(ctx, o.Bin, c.DataDir, c.Dir, o.Name)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -232,17 +231,31 @@ func (c *Cluster) Exited() bool {
 	}
 }
 
+// shutdown is one signal to a postmaster and how long to wait for it to exit.
+type shutdown struct {
+	sig  syscall.Signal
+	wait time.Duration
+}
+
 // Stop shuts the server down: fast shutdown, then immediate, then SIGKILL of
 // its process group. Stopping a stopped cluster does nothing.
 func (c *Cluster) Stop() error {
+	return c.stop(shutdown{syscall.SIGINT, 20 * time.Second}, shutdown{syscall.SIGQUIT, 5 * time.Second})
+}
+
+// discard shuts the server down for good, its data about to be removed:
+// immediate shutdown (no shutdown checkpoint), then SIGKILL of its process
+// group.
+func (c *Cluster) discard() error {
+	return c.stop(shutdown{syscall.SIGQUIT, 5 * time.Second})
+}
+
+func (c *Cluster) stop(steps ...shutdown) error {
 	if c.cmd == nil || c.Exited() {
 		return nil
 	}
 	pid := c.cmd.Process.Pid
-	for _, step := range []struct {
-		sig  syscall.Signal
-		wait time.Duration
-	}{{syscall.SIGINT, 20 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}} {
+	for _, step := range steps {
 		_ = syscall.Kill(pid, step.sig)
 		select {
 		case <-c.done:

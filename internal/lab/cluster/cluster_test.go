@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"testing"
 	"time"
 
@@ -95,4 +96,70 @@ func testBase(t *testing.T) string {
 	os.Chmod(base, 0o755)
 	t.Cleanup(func() { os.RemoveAll(base) })
 	return base
+}
+
+func TestClustersUnderATemplateDirectoryAreCopiesOfOneInitdbAndServe(t *testing.T) {
+	bin := testBin(t)
+	owner, err := DefaultOwner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := testBase(t)
+	root := filepath.Join(base, "templates")
+	t.Setenv(TemplatesEnv, root)
+	lab, err := NewLab(base, "test", owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	first, err := lab.Create(ctx, Options{Name: "first", Bin: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, _ := filepath.Glob(filepath.Join(root, "*"))
+	if len(made) != 1 {
+		t.Fatalf("template directory holds %v, want one template", made)
+	}
+	// A file only the template has: the next cluster is a copy, not a new initdb.
+	mark := filepath.Join(made[0], "data", "lagscope-test-mark")
+	if err := os.WriteFile(mark, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.Give(mark); err != nil {
+		t.Fatal(err)
+	}
+	second, err := lab.Create(ctx, Options{Name: "second", Bin: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(second.DataDir, "lagscope-test-mark")); err != nil {
+		t.Errorf("the second cluster is not a copy of the template: %v", err)
+	}
+	if again, _ := filepath.Glob(filepath.Join(root, "*")); len(again) != 1 {
+		t.Errorf("template directory holds %v after the second cluster, want the one template", again)
+	}
+	for _, c := range []*Cluster{first, second} {
+		fi, err := os.Stat(filepath.Join(c.DataDir, "PG_VERSION"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); !owner.IsZero() && (st.Uid != owner.UID || st.Gid != owner.GID) {
+			t.Errorf("%s's data belongs to %d:%d, want the server account %d:%d", c.Name, st.Uid, st.Gid, owner.UID, owner.GID)
+		}
+		if err := c.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		conn, err := pgx.Connect(ctx, c.ConnString("postgres"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var one int
+		err = conn.QueryRow(ctx, "SELECT 1").Scan(&one)
+		conn.Close(ctx)
+		if err != nil || one != 1 {
+			t.Errorf("%s: SELECT 1 = %d, %v", c.Name, one, err)
+		}
+	}
 }

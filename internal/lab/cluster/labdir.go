@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -74,15 +76,17 @@ func NewLab(base, purpose string, owner Owner) (*Lab, error) {
 	return &Lab{Dir: dir, Owner: owner}, nil
 }
 
-// Close stops every cluster of the lab (fast shutdown, then harder signals) and
+// Close stops every cluster of the lab, all at once and with an immediate
+// shutdown (their data is removed next: no shutdown checkpoint), and
 // removes the lab directory. It is safe to call more than once.
 func (l *Lab) Close() error {
-	var first error
-	for i := len(l.clusters) - 1; i >= 0; i-- {
-		if err := l.clusters[i].Stop(); err != nil && first == nil {
-			first = err
-		}
+	errs := make([]error, len(l.clusters))
+	var wg sync.WaitGroup
+	for i, c := range l.clusters {
+		wg.Go(func() { errs[i] = c.discard() })
 	}
+	wg.Wait()
+	first := cmp.Or(errs...)
 	l.clusters = nil
 	if l.Dir != "" {
 		if err := os.RemoveAll(l.Dir); err != nil && first == nil {
