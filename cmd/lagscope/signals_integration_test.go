@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lagscope/lagscope/internal/testkit/labpair"
-
 	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
