@@ -73,7 +73,7 @@ func Text(w io.Writer, r Report) error {
 		}
 		b.WriteString("  evidence\n")
 		for _, e := range p.Evidence {
-			wrap(b, "    - ", e)
+			wrap(b, "    - ", e.Text)
 		}
 		section(b, "  setup (what 'lagscope check' finds that bears on this)", p.Setup)
 		adviceSection(b, "  helps", p.Helps)
