@@ -68,10 +68,10 @@ const (
 // back with no key).
 type Advice struct {
 	// Key names the remedy ("" read back from a report before schema 9).
-	Key RemedyID `json:"key,omitempty"`
+	Key RemedyID `json:"key,omitempty" jsonschema:"required"`
 	// Text is the remedy as the operator reads it, in prose: no statement
 	// is written into it.
-	Text string `json:"text"`
+	Text string `json:"text" jsonschema:"required"`
 	// Run are the statements of the remedy, in order, each built by the
 	// quoting layer and naming exactly the path's objects (nil: none, as
 	// when the objects are not known).

@@ -40,9 +40,9 @@ func (f Figures) String() string {
 type Evidence struct {
 	// Key names the kind of line ("" read back from a report before
 	// schema 9).
-	Key EvidenceKey `json:"key,omitempty"`
+	Key EvidenceKey `json:"key,omitempty" jsonschema:"required"`
 	// Text is the line as the report says it.
-	Text string `json:"text"`
+	Text string `json:"text" jsonschema:"required"`
 	// Figures are the numbers the line states (nil: none).
 	Figures Figures `json:"figures,omitempty"`
 }
