@@ -111,7 +111,13 @@ func pathLines(v Verdict, in Input) []Evidence {
 		// Where the positions measure no lag (a transaction open on a
 		// slot confirmed past it), the large transaction's own lines
 		// state what it holds.
-		out = append(out, item(EvLagTime, v.LagTime.Text, Figures{"lag_s": v.LagTime.Seconds, "drain_s": v.LagTime.DrainS, "flush_lag_s": v.LagTime.FlushLagS}))
+		lt, figs := v.LagTime, Figures{}
+		for name, o := range map[string]Optional[float64]{"lag_s": lt.Seconds, "drain_s": lt.DrainS, "flush_lag_s": lt.FlushLagS} {
+			if x, ok := o.Get(); ok {
+				figs[name] = x
+			}
+		}
+		out = append(out, item(EvLagTime, lt.Text, figs))
 	}
 	out = append(out, item(EvRates, fmt.Sprintf("generated %s, decoded %s, confirmed %s over %.0f s (%d ticks)", units.FormatRate(s.Generated), units.FormatRate(s.Decoded), units.FormatRate(s.Consumed), s.WindowS, s.Ticks),
 		Figures{"generated_bytes_per_s": s.Generated, "decoded_bytes_per_s": s.Decoded, "confirmed_bytes_per_s": s.Consumed, "window_s": s.WindowS, "ticks": float64(s.Ticks)}))
