@@ -26,9 +26,9 @@ func txnLines(v Verdict, in Input, st Stages) []Evidence {
 	case TxnSending:
 		line := fmt.Sprintf("sent_lsn stood still for the whole window, %s past restart_lsn: the walsender is sending one transaction of up to that much WAL from its reorder buffer while it handles the commit record", size(lt.TxnBytes))
 		figs := Figures{"txn_bytes": float64(lt.TxnBytes)}
-		if lt.SubWALRate > 0 {
-			line += fmt.Sprintf("; the subscriber wrote %s of its own WAL meanwhile (applying it)", units.FormatRate(lt.SubWALRate))
-			figs["sub_wal_bytes_per_s"] = lt.SubWALRate
+		if rate, ok := lt.SubWALRate.Get(); ok && rate > 0 {
+			line += fmt.Sprintf("; the subscriber wrote %s of its own WAL meanwhile (applying it)", units.FormatRate(rate))
+			figs["sub_wal_bytes_per_s"] = rate
 		}
 		out = append(out, item(EvTxnSending, line, figs),
 			item(EvTxnUnconfirmed, fmt.Sprintf("the slot's unconfirmed WAL (%s) says little here: nothing of the transaction is confirmed before its commit is applied, and a keepalive may have moved confirmed_flush_lsn past it", size(s.Lag.Total)),

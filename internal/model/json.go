@@ -36,20 +36,3 @@ func (s *Stage) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
-
-// MarshalJSON writes an unknown subscriber WAL rate as null.
-func (t LargeTxn) MarshalJSON() ([]byte, error) {
-	type plain LargeTxn
-	return unknown.Marshal(plain(t), "sub_wal_bytes_per_s")
-}
-
-// UnmarshalJSON reads null as unknown (-1).
-func (t *LargeTxn) UnmarshalJSON(b []byte) error {
-	type plain LargeTxn
-	p := plain{SubWALRate: -1}
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	*t = LargeTxn(p)
-	return nil
-}
