@@ -39,7 +39,7 @@ func TestSavedReportsWithHostileNamesRenderEscaped(t *testing.T) {
 	diag := writeJSON(t, "diag.json", report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope",
 		Publisher: report.Server{Version: "16 " + hostile},
 		Paths: []report.Path{{Slot: "lab_sub", Subscription: hostile, Verdict: model.Verdict{Name: model.SubscriberWaits,
-			Headline: "blocked by " + hostile, Evidence: []string{"query: UPDATE t SET x = 1 /* " + hostile + " */"}}}}})
+			Headline: "blocked by " + hostile, Evidence: []model.Evidence{{Text: "query: UPDATE t SET x = 1 /* " + hostile + " */"}}}}}})
 	f := audit.Finding{Check: "apply-errors", Severity: audit.Error, Objects: []string{"subscription " + quote.Id(hostile)},
 		Found: "the server said: " + hostile, Fix: "fix " + hostile,
 		Run: []quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", hostile)}}

@@ -215,7 +215,7 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link mode
 		p.WhatIf = model.WhatIf(facts, link, read)
 		// Lists are arrays in the JSON, empty rather than null.
 		if p.Evidence == nil {
-			p.Evidence = []string{}
+			p.Evidence = []model.Evidence{}
 		}
 		for _, l := range []*[]model.Advice{&p.Helps, &p.NotHelps} {
 			if *l == nil {

@@ -201,8 +201,8 @@ func collectPath(gauge func(*prometheus.Desc, float64, ...string), s *PairState,
 	gauge(descLag, float64(p.Lag.NotYetSent), with("not_sent")...)
 	gauge(descLag, float64(p.Lag.SentNotFlushed), with("sent_not_flushed")...)
 	gauge(descLag, float64(p.Lag.FlushedNotConfd), with("flushed_not_confirmed")...)
-	if p.LagTime.Seconds >= 0 {
-		gauge(descLagSeconds, p.LagTime.Seconds, l...)
+	if sec, ok := p.LagTime.Seconds.Get(); ok {
+		gauge(descLagSeconds, sec, l...)
 	}
 	if tr := p.Trouble; tr != nil {
 		gauge(descGrowth, tr.GrowthBps, s.Pair, p.Slot)

@@ -17,8 +17,9 @@ import (
 
 // nameTypes are the defined string types whose constants are the names of
 // the model: a constant of a type of one of these names is the one spelling
-// of a check, a verdict, a stage or a remedy, wherever it is declared.
-var nameTypes = []string{"CheckID", "VerdictName", "StageName", "RemedyID"}
+// of a check, a verdict, a stage, a remedy or a kind of evidence line,
+// wherever it is declared.
+var nameTypes = []string{"CheckID", "VerdictName", "StageName", "RemedyID", "EvidenceKey"}
 
 // name is one constant of a name type.
 type name struct {

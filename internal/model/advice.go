@@ -17,8 +17,8 @@ import (
 // every "does not help" line, has one (advicekeys.go lists those nothing
 // decides on yet; a line that does not help reuses the key of the remedy
 // it rules out where there is one); a setup finding's
-// remedy is keyed by its check's ID. The zero value is a remedy read back
-// from a saved report, which does not write keys.
+// remedy is keyed by its check's ID. A report writes the keys since schema
+// 9; the zero value is a remedy read back from a report saved before.
 type RemedyID string
 
 // The remedies something decides on.
@@ -62,23 +62,27 @@ const (
 
 // Advice is one remedy, one that helps (Verdict.Helps) or one that does
 // not (Verdict.NotHelps): which it is (Key), what the report says (Text,
-// prose) and the statements to run for it (Run). It is written as its text
-// and statements (JSON {"text", "run"}; a report before schema 8 wrote its
-// text alone): a saved report reads back with no keys.
+// prose), the statements to run for it (Run) and the figures it states. It
+// is written as {"key", "text", "run", "figures"} (schema 9; schema 8
+// wrote {"text", "run"} and a report before it the text alone, which read
+// back with no key).
 type Advice struct {
-	// Key names the remedy ("" read back from a saved report).
-	Key RemedyID `json:"-"`
+	// Key names the remedy ("" read back from a report before schema 9).
+	Key RemedyID `json:"key,omitempty" jsonschema:"required"`
 	// Text is the remedy as the operator reads it, in prose: no statement
 	// is written into it.
-	Text string `json:"text"`
+	Text string `json:"text" jsonschema:"required"`
 	// Run are the statements of the remedy, in order, each built by the
 	// quoting layer and naming exactly the path's objects (nil: none, as
 	// when the objects are not known).
 	Run []quote.Statement `json:"run,omitempty"`
+	// Figures are the numbers the remedy states (nil: none), as an
+	// evidence item's (Figures).
+	Figures Figures `json:"figures,omitempty"`
 }
 
-// UnmarshalJSON reads advice as written since schema 8 (an object) or
-// before it (its text alone); its key is not written: it stays "".
+// UnmarshalJSON reads advice as written since schema 8 (an object, with
+// its key since schema 9) or before it (its text alone, with no key).
 func (a *Advice) UnmarshalJSON(b []byte) error {
 	var text string
 	if err := json.Unmarshal(b, &text); err == nil {
@@ -132,8 +136,8 @@ func withoutKeys(advice []Advice, keys ...RemedyID) []Advice {
 // this order, and the setup rules out those that do not apply (Setup.helps).
 var refinements = map[RemedyID][]Advice{
 	KeyStreamingParallelOrOn: {
-		{KeyStreamingParallel, "streaming = parallel for the subscription (16+ on both sides): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and applied by a parallel worker as it arrives", nil},
-		{KeyStreamingOn, "streaming = on for the subscription (14+): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and the subscriber applies it at its commit from the files it spooled it to", nil},
+		{KeyStreamingParallel, "streaming = parallel for the subscription (16+ on both sides): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and applied by a parallel worker as it arrives", nil, nil},
+		{KeyStreamingOn, "streaming = on for the subscription (14+): a large transaction is then sent while it is decoded, from logical_decoding_work_mem on, and the subscriber applies it at its commit from the files it spooled it to", nil, nil},
 	},
 }
 

@@ -49,25 +49,29 @@ func TestEveryRemedyHasAKey(t *testing.T) {
 	}
 }
 
-// TestAdviceIsWrittenAsItsTextAndStatements checks that a remedy writes
-// its text and statements (schema 8) and reads back both that and the
-// text alone that reports before schema 8 wrote.
-func TestAdviceIsWrittenAsItsTextAndStatements(t *testing.T) {
+// TestAdviceIsWrittenAsItsKeyTextAndStatements checks that a remedy writes
+// its key, text, statements and figures (schema 9) and reads back both
+// that, schema 8's text and statements (no key) and the text alone that
+// reports before schema 8 wrote.
+func TestAdviceIsWrittenAsItsKeyTextAndStatements(t *testing.T) {
 	run := []quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I SET (binary = true);", "Orders").OnServer("subscriber")}
-	b, err := json.Marshal([]Advice{{KeyBinary, "binary = true <on>", run}, {KeyBandwidth, "more bandwidth", nil}})
+	written := []Advice{{KeyBinary, "binary = true <on>", run, nil}, {KeyBandwidth, "more bandwidth", nil, Figures{"headroom": 1.5}}}
+	b, err := json.Marshal(written)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `[{"text":"binary = true \u003con\u003e","run":[{"kind":"sql","on":"subscriber","text":"ALTER SUBSCRIPTION \"Orders\" SET (binary = true);"}]},{"text":"more bandwidth"}]`
+	want := `[{"key":"binary","text":"binary = true \u003con\u003e","run":[{"kind":"sql","on":"subscriber","text":"ALTER SUBSCRIPTION \"Orders\" SET (binary = true);"}]},{"key":"bandwidth","text":"more bandwidth","figures":{"headroom":1.5}}]`
 	if string(b) != want {
 		t.Errorf("written %s\nwant    %s", b, want)
 	}
+	schema8 := `[{"text":"binary = true","run":[{"kind":"sql","on":"subscriber","text":"ALTER SUBSCRIPTION \"Orders\" SET (binary = true);"}]},{"text":"more bandwidth"}]`
 	cases := []struct {
 		name, in string
 		want     []Advice
 	}{
-		{"schema 8 advice reads back its text and statements, without its key", string(b), []Advice{{"", "binary = true <on>", run}, {"", "more bandwidth", nil}}},
-		{"advice written before schema 8 reads back as its text", `["binary = true", "more bandwidth"]`, []Advice{{"", "binary = true", nil}, {"", "more bandwidth", nil}}},
+		{"schema 9 advice reads back its key, text, statements and figures", string(b), written},
+		{"schema 8 advice reads back its text and statements, without a key", schema8, []Advice{{"", "binary = true", run, nil}, {"", "more bandwidth", nil, nil}}},
+		{"advice written before schema 8 reads back as its text", `["binary = true", "more bandwidth"]`, []Advice{{"", "binary = true", nil, nil}, {"", "more bandwidth", nil, nil}}},
 	}
 	for _, c := range cases {
 		var back []Advice

@@ -83,9 +83,11 @@ type Verdict struct {
 	Confidence float64     `json:"confidence"` // 0..1, from the measured margins
 	Headline   string      `json:"headline"`
 	Cause      string      `json:"cause,omitempty"` // for stalled and inconclusive
-	Evidence   []string    `json:"evidence"`
-	Helps      []Advice    `json:"helps"`
-	NotHelps   []Advice    `json:"does_not_help"`
+	// Evidence are the lines the verdict rests on, in order, each with
+	// its kind (EvidenceKey) and the figures it states.
+	Evidence []Evidence `json:"evidence"`
+	Helps    []Advice   `json:"helps"`
+	NotHelps []Advice   `json:"does_not_help"`
 	// Caveats say what could not be seen and lowered the confidence.
 	Caveats []string `json:"caveats,omitempty"`
 	// Limit is the stage that limits the path ("" when none does: caught
@@ -124,6 +126,7 @@ func cappedByNext(helps []Advice, limit StageName, next NextLimit) []Advice {
 			if noun == "" {
 				noun = string(next.Stage)
 			}
+			out[i].Figures = Figures{"headroom": next.Headroom}
 			out[i].Text = fmt.Sprintf("more bandwidth, up to about %.1fx today's rate: then the %s saturates (model: the next limit's headroom, its capacity over today's rate, docs/whatif.md; where the link limited, a 2x link gave 1.86x: docs/reproduction.md)", next.Headroom, noun)
 		}
 	}

@@ -40,7 +40,7 @@ func TestRecordedLabRuns(t *testing.T) {
 			in, i := judged(t, e)
 			v := Classify(in)
 			if string(v.Name) != e.Verdict {
-				t.Errorf("verdict %s (%.2f) with evidence %q; the lab made %s (%s): want %s", v.Name, v.Confidence, v.Evidence, e.State, e.How, e.Verdict)
+				t.Errorf("verdict %s (%.2f) with evidence %q; the lab made %s (%s): want %s", v.Name, v.Confidence, EvidenceTexts(v.Evidence), e.State, e.How, e.Verdict)
 			}
 			if v.Confidence <= 0 || v.Confidence > 1 || len(v.Evidence) == 0 || v.Headline == "" {
 				t.Errorf("verdict lacks confidence, evidence or headline: %+v", v)
@@ -88,9 +88,9 @@ func checkWithoutProc(t *testing.T, e recordings.Expectation, rec *sample.Record
 	switch {
 	case string(v.Name) == e.Verdict:
 	case noProcExact[e.State]:
-		t.Errorf("without /proc: verdict %s (%.2f) with evidence %q; the lab made %s: want %s", v.Name, v.Confidence, v.Evidence, e.State, e.Verdict)
+		t.Errorf("without /proc: verdict %s (%.2f) with evidence %q; the lab made %s: want %s", v.Name, v.Confidence, EvidenceTexts(v.Evidence), e.State, e.Verdict)
 	case v.Name != Inconclusive && v.Confidence > 0.6:
-		t.Errorf("without /proc: verdict %s at %.2f (evidence %q); the lab made %s (%s): a wrong verdict must stay at 0.6 or under", v.Name, v.Confidence, v.Evidence, e.State, e.Verdict)
+		t.Errorf("without /proc: verdict %s at %.2f (evidence %q); the lab made %s (%s): a wrong verdict must stay at 0.6 or under", v.Name, v.Confidence, EvidenceTexts(v.Evidence), e.State, e.Verdict)
 	}
 }
 
@@ -211,10 +211,10 @@ func TestPublisherOnlyStillNamesPublisherSideLimits(t *testing.T) {
 	}
 	found := false
 	for _, e := range v.Evidence {
-		found = found || strings.Contains(e, "no subscriber observed")
+		found = found || e.Key == EvNoSubscriber && strings.Contains(e.Text, "no subscriber observed")
 	}
 	if !found {
-		t.Errorf("evidence %q does not say the subscriber was not observed", v.Evidence)
+		t.Errorf("evidence %q does not say the subscriber was not observed", EvidenceTexts(v.Evidence))
 	}
 }
 
@@ -234,14 +234,14 @@ func TestATablesyncSlotCopyingIsInitialSyncNotStalled(t *testing.T) {
 	}
 	v := Classify(ins[0])
 	if v.Name != InitialSync || ins[0].Subscription != "lab_sub" {
-		t.Fatalf("verdict %s for subscription %q, want initial-sync of lab_sub; evidence %q cause %q", v.Name, ins[0].Subscription, v.Evidence, v.Cause)
+		t.Fatalf("verdict %s for subscription %q, want initial-sync of lab_sub; evidence %q cause %q", v.Name, ins[0].Subscription, EvidenceTexts(v.Evidence), v.Cause)
 	}
-	if !strings.Contains(v.Evidence[0], "big: copied") || !strings.Contains(v.Evidence[0], "MB/s") {
-		t.Errorf("evidence %q does not give the copy's progress and rate", v.Evidence[0])
+	if e := v.Evidence[0]; e.Key != EvCopyProgress || !strings.Contains(e.Text, "big: copied") || !strings.Contains(e.Text, "MB/s") || e.Figures["bytes_per_s"] <= 0 {
+		t.Errorf("evidence %+v does not give the copy's progress and rate", e)
 	}
 	main := Classify(Inputs(c, []string{"lab_sub"})[0])
-	if main.Name != CaughtUp || !strings.Contains(strings.Join(main.Evidence, " "), "initial synchronisation") {
-		t.Errorf("the subscription's own path: %s, evidence %q; want caught-up saying a table is still synchronising", main.Name, main.Evidence)
+	if main.Name != CaughtUp || !strings.Contains(strings.Join(EvidenceTexts(main.Evidence), " "), "initial synchronisation") {
+		t.Errorf("the subscription's own path: %s, evidence %q; want caught-up saying a table is still synchronising", main.Name, EvidenceTexts(main.Evidence))
 	}
 	leftover := modify(c, func(_ int, tk *sample.Tick) {
 		tk.Subs[0].NotReady, tk.Subs[0].SyncWorkers, tk.Copies = 0, nil, nil

@@ -102,7 +102,7 @@ func TestStageModelThresholds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			v := Classify(c.in)
 			if v.Name != c.want || v.Limit != c.wantLimit {
-				t.Fatalf("verdict %s limit %q, want %s limit %q; evidence %q", v.Name, v.Limit, c.want, c.wantLimit, v.Evidence)
+				t.Fatalf("verdict %s limit %q, want %s limit %q; evidence %q", v.Name, v.Limit, c.want, c.wantLimit, EvidenceTexts(v.Evidence))
 			}
 			var next StageName
 			if v.Next != nil {
@@ -156,14 +156,14 @@ func TestCaughtUpNeedsSmallBytesSmallTimeAndNothingSaturated(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if v := Classify(c.in); v.Name != c.want {
-				t.Errorf("verdict %s (lag time %.1f s), want %s; evidence %q", v.Name, v.LagTime.Seconds, c.want, v.Evidence)
+				t.Errorf("verdict %s (lag time %.1f s), want %s; evidence %q", v.Name, v.LagTime.Seconds.Or(-1), c.want, EvidenceTexts(v.Evidence))
 			}
 		})
 	}
 	in := light(300e3, 1e6, idle)
 	in.FlushLagS = 25
-	if v := Classify(in); v.Name == CaughtUp || v.LagTime.Seconds != 25 {
-		t.Errorf("a 25 s flush_lag: verdict %s, lag time %.1f s; want not caught up at 25 s", v.Name, v.LagTime.Seconds)
+	if v := Classify(in); v.Name == CaughtUp || v.LagTime.Seconds != Known(25.0) {
+		t.Errorf("a 25 s flush_lag: verdict %s, lag time %v s; want not caught up at 25 s", v.Name, v.LagTime.Seconds)
 	}
 }
 
@@ -173,9 +173,9 @@ func TestALockedApplyWorkerIsNotStalledAndNamesTheBlocker(t *testing.T) {
 	in.Blockers = []Blocker{{measure.Blocker{Session: sample.Session{PID: 4242, AppName: "nightly-report", User: "app", State: "idle in transaction"}, XactAgeS: 31, Query: "LOCK TABLE hot IN SHARE MODE", WaitEvent: "relation", Ticks: 10}}}
 	v := Classify(in)
 	if v.Name != SubscriberWaits || v.Limit != StageApply {
-		t.Fatalf("verdict %s limit %s, want subscriber-waits on the apply stage; evidence %q", v.Name, v.Limit, v.Evidence)
+		t.Fatalf("verdict %s limit %s, want subscriber-waits on the apply stage; evidence %q", v.Name, v.Limit, EvidenceTexts(v.Evidence))
 	}
-	all := strings.Join(v.Evidence, "\n") + strings.Join(Texts(v.Helps), "\n")
+	all := strings.Join(EvidenceTexts(v.Evidence), "\n") + strings.Join(Texts(v.Helps), "\n")
 	for _, want := range []string{"pid 4242", "nightly-report", "idle in transaction", "end or shorten the blocking session (pid 4242)", "blocked, not stopped"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("evidence and advice lack %q:\n%s", want, all)
@@ -189,8 +189,8 @@ func TestALockedApplyWorkerIsNotStalledAndNamesTheBlocker(t *testing.T) {
 func TestSynchronousWaitsAreNamed(t *testing.T) {
 	idleWS := proc(0.05, 0.01, map[string]float64{evWriteData: 0.9})
 	v := Classify(path(idleWS, proc(0.1, 0.01, map[string]float64{evSyncRep: 0.85})))
-	if v.Name != SubscriberWaits || !strings.Contains(strings.Join(v.Evidence, " "), "synchronous standby") || !strings.Contains(v.Helps[0].Text, "synchronous_commit = off") {
-		t.Errorf("an apply worker in SyncRep: %s, evidence %q, helps %q", v.Name, v.Evidence, v.Helps)
+	if v.Name != SubscriberWaits || !strings.Contains(strings.Join(EvidenceTexts(v.Evidence), " "), "synchronous standby") || !strings.Contains(v.Helps[0].Text, "synchronous_commit = off") {
+		t.Errorf("an apply worker in SyncRep: %s, evidence %q, helps %q", v.Name, EvidenceTexts(v.Evidence), v.Helps)
 	}
 	w := Classify(path(proc(0.02, 0.01, map[string]float64{evStandbyConfirm: 0.95}), proc(0.02, 0, map[string]float64{evApplyMain: 0.97})))
 	if w.Name != WalsenderWaitsStandby || w.Limit != StageWalsender || !strings.Contains(w.Headline, "synchronized_standby_slots") {
@@ -217,10 +217,10 @@ func TestABusyParallelApplyWorkerIsTheLimitNotItsWaitingLeader(t *testing.T) {
 	in.Summary.Parallel = []measure.Proc{busy, proc(0.05, 0, map[string]float64{"LogicalParallelApplyMain": 0.95})}
 	v := Classify(in)
 	if v.Name != SubscriberApplyCPU || v.Limit != StageParallel {
-		t.Fatalf("verdict %s limit %q, want subscriber-apply-cpu on the parallel apply stage; evidence %q", v.Name, v.Limit, v.Evidence)
+		t.Fatalf("verdict %s limit %q, want subscriber-apply-cpu on the parallel apply stage; evidence %q", v.Name, v.Limit, EvidenceTexts(v.Evidence))
 	}
-	if !strings.Contains(strings.Join(v.Evidence, " "), "pid 777, the busiest of 2") || !strings.Contains(strings.Join(v.Evidence, " "), "streaming = parallel") {
-		t.Errorf("evidence %q does not name the busiest parallel worker and parallel streaming", v.Evidence)
+	if !strings.Contains(strings.Join(EvidenceTexts(v.Evidence), " "), "pid 777, the busiest of 2") || !strings.Contains(strings.Join(EvidenceTexts(v.Evidence), " "), "streaming = parallel") {
+		t.Errorf("evidence %q does not name the busiest parallel worker and parallel streaming", EvidenceTexts(v.Evidence))
 	}
 	var leader Stage
 	for _, s := range v.Stages {
@@ -249,7 +249,7 @@ func TestABacklogThatDoesNotDrainIsNeverCaughtUp(t *testing.T) {
 	in.Summary.Consumed, in.Summary.Decoded, in.Summary.Generated = 0, 0, 100e3
 	in.FlushLagS = 0.00001
 	if v := Classify(in); v.Name == CaughtUp {
-		t.Errorf("caught-up for a backlog that did not drain (lag time %.1f s)", v.LagTime.Seconds)
+		t.Errorf("caught-up for a backlog that did not drain (lag time %v s)", v.LagTime.Seconds)
 	}
 }
 
@@ -290,7 +290,7 @@ func TestACPUAndIOMixNamesBothParts(t *testing.T) {
 	}
 	for _, c := range cases {
 		v := Classify(path(idleWS, c.apply))
-		ev := strings.Join(v.Evidence, "\n")
+		ev := strings.Join(EvidenceTexts(v.Evidence), "\n")
 		if v.Name != c.want || v.Limit != StageApply {
 			t.Errorf("%s: %s limit %q, want %s on the apply stage; evidence %q", c.name, v.Name, v.Limit, c.want, ev)
 		}
@@ -326,11 +326,11 @@ func TestABacklogConfirmedAtAnIdleServersTrickleDidNotDrain(t *testing.T) {
 	in.Summary.Lag = measure.Lag{Total: 56e6, Start: 56e6}
 	in.Summary.Consumed, in.Summary.Decoded, in.Summary.Generated = 6, 6, 6
 	v := Classify(in)
-	if v.LagTime.DrainS != -1 || v.LagTime.Seconds != 9 || !strings.Contains(v.LagTime.Text, "at least 9") || !strings.Contains(v.LagTime.Text, "did not drain") {
+	if v.LagTime.DrainS.Known() || v.LagTime.Seconds != Known(9.0) || !strings.Contains(v.LagTime.Text, "at least 9") || !strings.Contains(v.LagTime.Text, "did not drain") {
 		t.Errorf("lag time %+v: want at least the 9 s window of a backlog that did not drain", v.LagTime)
 	}
 	in.Summary.Consumed = 2 * StillRate // a real, slow drain keeps its figure
-	if v := Classify(in); v.LagTime.DrainS != 56e6/(2*StillRate) {
-		t.Errorf("drain %.0f s at 2 kB/s, want %.0f s", v.LagTime.DrainS, 56e6/(2*StillRate))
+	if v := Classify(in); v.LagTime.DrainS != Known(56e6/(2*StillRate)) {
+		t.Errorf("drain %v s at 2 kB/s, want %.0f s", v.LagTime.DrainS, 56e6/(2*StillRate))
 	}
 }

@@ -9,7 +9,7 @@ import (
 // limitLines state what a limiting stage did (basisLimit): its own figures
 // by what fills its time, with /proc or without it, and what the stage it
 // was weighed against did.
-func limitLines(v Verdict, in Input) []string {
+func limitLines(v Verdict, in Input) []Evidence {
 	if v.Limit == StageWalsender {
 		return walsenderLines(v.d, in)
 	}
@@ -18,75 +18,84 @@ func limitLines(v Verdict, in Input) []string {
 
 // walsenderLines state a limiting walsender's figures (d.stage), then what
 // the apply side (d.other) did meanwhile.
-func walsenderLines(d diagnosis, in Input) []string {
+func walsenderLines(d diagnosis, in Input) []Evidence {
 	s, ws := in.Summary, d.stage
 	feeding := feedingLine(d.other, in.HasSubscriber)
 	switch {
 	case d.resource == ResourceIO:
-		return []string{fmt.Sprintf("walsender waited on I/O in %s of probes (%s)", pct(s.Walsender.TypeShare(waitTypeIO)), ws.OwnTop), feeding}
+		share := s.Walsender.TypeShare(waitTypeIO)
+		return []Evidence{item(EvWalsenderIO, fmt.Sprintf("walsender waited on I/O in %s of probes (%s)", pct(share), ws.OwnTop), Figures{"probe_share": share}), feeding}
 	case d.resource == ResourceStandby:
-		return []string{fmt.Sprintf("walsender waited for physical standbys (%s) in %s of probes", evStandbyConfirm, pct(s.Walsender.Share(evStandbyConfirm))),
-			"the slot is a failover slot (17+): its walsender sends nothing the physical standbys listed in synchronized_standby_slots have not confirmed", feeding}
+		share := s.Walsender.Share(evStandbyConfirm)
+		return []Evidence{item(EvWalsenderStandby, fmt.Sprintf("walsender waited for physical standbys (%s) in %s of probes", evStandbyConfirm, pct(share)), Figures{"probe_share": share}),
+			said(EvFailoverSlot, "the slot is a failover slot (17+): its walsender sends nothing the physical standbys listed in synchronized_standby_slots have not confirmed"), feeding}
 	case d.resource == ResourceOwnWaits:
-		return []string{fmt.Sprintf("walsender waited on its own resources %s of the time (of probes: %s), not on I/O", pct(ws.Own), ws.OwnTop), feeding}
+		return []Evidence{item(EvWalsenderOwnWaits, fmt.Sprintf("walsender waited on its own resources %s of the time (of probes: %s), not on I/O", pct(ws.Own), ws.OwnTop), Figures{"own_wait_share": ws.Own}), feeding}
 	case !in.ProcPub:
-		return []string{fmt.Sprintf("walsender had no wait event (on CPU or runnable) in %s of probes", pct(ws.Busy)), feeding,
+		return []Evidence{item(EvWalsenderNoWait, fmt.Sprintf("walsender had no wait event (on CPU or runnable) in %s of probes", pct(ws.Busy)), Figures{"busy_share": ws.Busy}), feeding,
 			contentionLine("publisher", s.PubCPU)}
 	case d.resource == ResourceRunQueue:
-		return []string{fmt.Sprintf("walsender waited on the run queue %s of the time and ran only %s of one core", pct(ws.Runq), pct(ws.CPU)),
-			fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU: run-queue delay shows starvation", topEvents(s.Walsender, 2)),
+		return []Evidence{item(EvWalsenderRunQueue, fmt.Sprintf("walsender waited on the run queue %s of the time and ran only %s of one core", pct(ws.Runq), pct(ws.CPU)), Figures{"runqueue_share": ws.Runq, "cpu_share": ws.CPU}),
+			said(EvStaleWaitEvents, fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU: run-queue delay shows starvation", topEvents(s.Walsender, 2))),
 			hostLine(d.side, d.hostBusy), feeding}
 	}
-	return []string{fmt.Sprintf("walsender CPU %s of one core, run queue %s", pct(ws.CPU), pct(ws.Runq)), feeding}
+	return []Evidence{item(EvWalsenderCPU, fmt.Sprintf("walsender CPU %s of one core, run queue %s", pct(ws.CPU), pct(ws.Runq)), Figures{"cpu_share": ws.CPU, "runqueue_share": ws.Runq}), feeding}
 }
 
 // applyLines state a limiting apply-side stage's figures (d.stage, the
 // leader or the busiest parallel apply worker), and with /proc, for a
 // CPU-bound one, what the walsender (d.other) did meanwhile.
-func applyLines(d diagnosis, in Input) []string {
+func applyLines(d diagnosis, in Input) []Evidence {
 	s, ap, noun := in.Summary, d.stage, d.noun
 	switch {
 	case d.resource == ResourceOwnWaits:
-		return []string{ownLine(noun, ap, in.ProcSub)}
+		return []Evidence{ownLine(noun, ap, in.ProcSub)}
 	case !in.ProcSub:
-		return []string{fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)),
+		return []Evidence{item(EvApplyNoWait, fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)), Figures{"busy_share": ap.Busy}),
 			workLine(noun, ap), contentionLine("subscriber", s.SubCPU)}
 	case d.resource == ResourceRunQueue:
-		return []string{fmt.Sprintf("%s waited on the run queue %s of the time (runnable, not running) and ran %s", noun, pct(ap.Runq), pct(ap.CPU)),
+		return []Evidence{item(EvApplyRunQueue, fmt.Sprintf("%s waited on the run queue %s of the time (runnable, not running) and ran %s", noun, pct(ap.Runq), pct(ap.CPU)), Figures{"runqueue_share": ap.Runq, "cpu_share": ap.CPU}),
 			hostLine(d.side, d.hostBusy)}
 	}
 	runq := fmt.Sprintf("%s run queue %s: it gets most of the CPU it asks for", noun, pct(ap.Runq))
 	if ap.Runq >= StarvedRunq {
 		runq = fmt.Sprintf("%s run queue %s: the subscriber's CPU is shared as well, but it runs more than twice as long as it waits", noun, pct(ap.Runq))
 	}
-	return []string{fmt.Sprintf("%s CPU %s of one core, no wait event in %s of probes", noun, pct(ap.CPU), pct(applyProc(s, ap).Share(measure.CPUEvent))),
-		runq, workLine(noun, ap), walsenderLine(d.other)}
+	noWait := applyProc(s, ap).Share(measure.CPUEvent)
+	return []Evidence{item(EvApplyCPU, fmt.Sprintf("%s CPU %s of one core, no wait event in %s of probes", noun, pct(ap.CPU), pct(noWait)), Figures{"cpu_share": ap.CPU, "no_wait_share": noWait}),
+		item(EvApplyGetsCPU, runq, Figures{"runqueue_share": ap.Runq}), workLine(noun, ap), walsenderLine(d.other)}
 }
 
 // linkLines state what the link rule saw (basisLink): the walsender
 // blocked on the socket while the apply worker waits for data (the link);
 // without /proc, the publisher's burst as well, which can make the same
 // blocked walsender one starved of CPU, or leave the two undecided.
-func linkLines(v Verdict, in Input, ws, ap Stage) []string {
+func linkLines(v Verdict, in Input, ws, ap Stage) []Evidence {
 	observed := in.HasSubscriber && ap.Known()
 	switch v.Limit {
 	case StageWalsender:
-		return []string{fmt.Sprintf("walsender in %s in %s of probes and on CPU in %s: a walsender that waits for a CPU keeps showing its last wait event", evWriteData, pct(ws.Blocked), pct(ws.Busy)),
+		return []Evidence{item(EvWalsenderBlockedOnCPU, fmt.Sprintf("walsender in %s in %s of probes and on CPU in %s: a walsender that waits for a CPU keeps showing its last wait event", evWriteData, pct(ws.Blocked), pct(ws.Busy)),
+			Figures{"blocked_share": ws.Blocked, "busy_share": ws.Busy}),
 			contentionLine("publisher", in.Summary.PubCPU), feedingLine(ap, observed)}
 	case StageLink:
 	default:
-		return []string{walsenderLine(ws), applyLine(ap), contentionLine("publisher", in.Summary.PubCPU)}
+		return []Evidence{walsenderLine(ws), applyLine(ap), contentionLine("publisher", in.Summary.PubCPU)}
 	}
-	out := []string{fmt.Sprintf("walsender blocked on the socket (%s) %s of the time (%s of probes; events /proc shows as stale are not counted)", evWriteData, pct(ws.Blocked), pct(in.Summary.Walsender.Share(evWriteData, evWalSenderMain)))}
+	probes := in.Summary.Walsender.Share(evWriteData, evWalSenderMain)
+	out := []Evidence{item(EvSocketBlocked, fmt.Sprintf("walsender blocked on the socket (%s) %s of the time (%s of probes; events /proc shows as stale are not counted)", evWriteData, pct(ws.Blocked), pct(probes)),
+		Figures{"blocked_share": ws.Blocked, "probe_share": probes})}
 	if in.ProcPub {
-		out = append(out, fmt.Sprintf("walsender CPU %s, run queue %s: %s busy, not saturated", pct(ws.CPU), pct(ws.Runq), pct(ws.Utilisation)))
+		out = append(out, item(EvWalsenderNotSaturated, fmt.Sprintf("walsender CPU %s, run queue %s: %s busy, not saturated", pct(ws.CPU), pct(ws.Runq), pct(ws.Utilisation)),
+			Figures{"cpu_share": ws.CPU, "runqueue_share": ws.Runq, "utilisation": ws.Utilisation}))
 	}
 	if observed {
-		out = append(out, fmt.Sprintf("apply worker waiting for data (%s) in %s of probes, %s busy", evApplyMain, pct(ap.Starved), pct(ap.Utilisation)))
+		out = append(out, item(EvApplyStarvedBusy, fmt.Sprintf("apply worker waiting for data (%s) in %s of probes, %s busy", evApplyMain, pct(ap.Starved), pct(ap.Utilisation)),
+			Figures{"probe_share": ap.Starved, "utilisation": ap.Utilisation}))
 	}
 	if v.d.linkHeld {
 		// Few bytes, but held back: say why this is not caught up.
-		out = append(out, fmt.Sprintf("the backlog (%s at the window's start, median %s, %s at its end) drained at the link's pace: the link held it back, the path was not caught up", size(in.Summary.Lag.Start), size(in.MedianLag), size(in.Summary.Lag.Total)))
+		out = append(out, item(EvLinkHeldBacklog, fmt.Sprintf("the backlog (%s at the window's start, median %s, %s at its end) drained at the link's pace: the link held it back, the path was not caught up", size(in.Summary.Lag.Start), size(in.MedianLag), size(in.Summary.Lag.Total)),
+			Figures{"start_bytes": float64(in.Summary.Lag.Start), "median_bytes": float64(in.MedianLag), "end_bytes": float64(in.Summary.Lag.Total)}))
 	}
 	if !in.ProcPub {
 		out = append(out, contentionLine("publisher", in.Summary.PubCPU))
@@ -96,47 +105,53 @@ func linkLines(v Verdict, in Input, ws, ap Stage) []string {
 
 // feedingLine says what the apply side did while the walsender limited:
 // waiting for data, or not observed.
-func feedingLine(ap Stage, observed bool) string {
+func feedingLine(ap Stage, observed bool) Evidence {
 	if !observed {
-		return "no subscriber observed: judged from the publisher side only"
+		return said(EvNoSubscriber, "no subscriber observed: judged from the publisher side only")
 	}
-	return fmt.Sprintf("apply worker waiting for data (%s) in %s of probes", evApplyMain, pct(ap.Starved))
+	return item(EvApplyWaitingForData, fmt.Sprintf("apply worker waiting for data (%s) in %s of probes", evApplyMain, pct(ap.Starved)), Figures{"probe_share": ap.Starved})
 }
 
 // workLine says how little an apply-side stage waited for work.
-func workLine(noun string, ap Stage) string {
-	return fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved))
+func workLine(noun string, ap Stage) Evidence {
+	return item(EvApplyWaitedForWork, fmt.Sprintf("%s waited for work (%s) in only %s of probes", noun, starvedEvent(ap), pct(ap.Starved)), Figures{"probe_share": ap.Starved})
 }
 
 // ownLine is the evidence line of an apply-side stage waiting on its own
 // resources: its share of the window, beside the raw probe shares of the
 // top events (with /proc, waits it leaves no time for are stale and not
 // counted, so the two can differ).
-func ownLine(noun string, st Stage, proc bool) string {
+func ownLine(noun string, st Stage, proc bool) Evidence {
+	figs := Figures{"own_wait_share": st.Own}
 	if !proc {
-		return fmt.Sprintf("%s waited on its own resources in %s of probes (%s)", noun, pct(st.Own), st.OwnTop)
+		return item(EvApplyOwnWaits, fmt.Sprintf("%s waited on its own resources in %s of probes (%s)", noun, pct(st.Own), st.OwnTop), figs)
 	}
-	return fmt.Sprintf("%s waited on its own resources %s of the time (of probes: %s; events /proc shows as stale are not counted)", noun, pct(st.Own), st.OwnTop)
+	return item(EvApplyOwnWaits, fmt.Sprintf("%s waited on its own resources %s of the time (of probes: %s; events /proc shows as stale are not counted)", noun, pct(st.Own), st.OwnTop), figs)
 }
 
-func walsenderLine(s Stage) string {
-	return stageLine("walsender", s, "blocked on the socket", "waiting for WAL")
+// walsenderLine says where the walsender's time went.
+func walsenderLine(s Stage) Evidence {
+	return stageLine(EvWalsenderStage, "walsender", s, "blocked on the socket", "waiting for WAL")
 }
 
-func applyLine(s Stage) string {
-	return stageLine("apply worker", s, "blocked on parallel workers", "waiting for data")
+// applyLine says where the apply worker's time went.
+func applyLine(s Stage) Evidence {
+	return stageLine(EvApplyStage, "apply worker", s, "blocked on parallel workers", "waiting for data")
 }
 
 // stageLine says where a stage's time went.
-func stageLine(noun string, s Stage, blocked, starved string) string {
+func stageLine(key EvidenceKey, noun string, s Stage, blocked, starved string) Evidence {
 	if !s.Known() {
-		return noun + ": not measured"
+		return said(key, noun+": not measured")
 	}
 	out := noun
+	figs := Figures{"own_wait_share": s.Own, "blocked_share": s.Blocked, "starved_share": s.Starved}
 	if s.CPU >= 0 {
 		out += fmt.Sprintf(" CPU %s, run queue %s", pct(s.CPU), pct(s.Runq))
+		figs["cpu_share"], figs["runqueue_share"] = s.CPU, s.Runq
 	} else {
 		out += fmt.Sprintf(" on CPU in %s of probes", pct(s.Busy))
+		figs["busy_share"] = s.Busy
 	}
 	if s.Own >= 0.01 {
 		out += fmt.Sprintf(", own waits %s (%s)", pct(s.Own), s.OwnTop)
@@ -147,22 +162,25 @@ func stageLine(noun string, s Stage, blocked, starved string) string {
 	if s.Starved >= 0.01 {
 		out += fmt.Sprintf(", %s %s", starved, pct(s.Starved))
 	}
-	return out
+	return item(key, out, figs)
 }
 
-func hostLine(side string, busy float64) string {
+// hostLine is the evidence line of a side's host CPU (no text when it is
+// not known).
+func hostLine(side string, busy float64) Evidence {
 	if busy < 0 {
-		return ""
+		return Evidence{}
 	}
-	return fmt.Sprintf("%s host CPU busy %s", side, pct(busy))
+	return item(EvHostBusy, fmt.Sprintf("%s host CPU busy %s", side, pct(busy)), Figures{"busy_share": busy})
 }
 
-// contentionLine is the evidence line of a side's burst ("" when it has
-// none).
-func contentionLine(side string, c measure.Contention) string {
+// contentionLine is the evidence line of a side's burst (no text when it
+// has none).
+func contentionLine(side string, c measure.Contention) Evidence {
 	if !c.Known() {
-		return ""
+		return Evidence{}
 	}
+	figs := Figures{"stretch": c.Stretch, "bursts": float64(c.Bursts)}
 	room := "CPUs with room"
 	switch {
 	case heldBack(c):
@@ -176,13 +194,16 @@ func contentionLine(side string, c measure.Contention) string {
 		side, c.Stretch, c.Bursts, room, StretchFree, StretchSaturated)
 	if roomOf(c) == roomSaturated && !heldBack(c) {
 		line += fmt.Sprintf("; a process that wants a CPU all the time would wait for one about %s of the time (1 - 1/stretch)", pct(c.RunqEstimate()))
+		figs["runqueue_share"] = c.RunqEstimate()
 	}
 	if heldBack(c) {
 		line += fmt.Sprintf("; its sleeps woke %.1f ms late at the median (from %.0f ms: held back, as tasks under a cgroup CPU limit wait for the next quota period)", c.LateMedianMS, LateHeld)
-		return line
+		figs["late_median_ms"] = c.LateMedianMS
+		return item(EvContention, line, figs)
 	}
 	if c.LateProbes > 0 {
 		line += fmt.Sprintf("; its sleeps woke %.1f ms late at the 90th percentile", c.LateP90MS)
+		figs["late_p90_ms"] = c.LateP90MS
 	}
-	return line
+	return item(EvContention, line, figs)
 }

@@ -36,37 +36,3 @@ func (s *Stage) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
-
-// MarshalJSON writes an unknown lag in time as null.
-func (l LagTime) MarshalJSON() ([]byte, error) {
-	type plain LagTime
-	return unknown.Marshal(plain(l), "seconds", "drain_s", "flush_lag_s")
-}
-
-// UnmarshalJSON reads null as unknown (-1).
-func (l *LagTime) UnmarshalJSON(b []byte) error {
-	type plain LagTime
-	p := plain{Seconds: -1, DrainS: -1, FlushLagS: -1}
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	*l = LagTime(p)
-	return nil
-}
-
-// MarshalJSON writes an unknown subscriber WAL rate as null.
-func (t LargeTxn) MarshalJSON() ([]byte, error) {
-	type plain LargeTxn
-	return unknown.Marshal(plain(t), "sub_wal_bytes_per_s")
-}
-
-// UnmarshalJSON reads null as unknown (-1).
-func (t *LargeTxn) UnmarshalJSON(b []byte) error {
-	type plain LargeTxn
-	p := plain{SubWALRate: -1}
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	*t = LargeTxn(p)
-	return nil
-}

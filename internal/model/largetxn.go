@@ -42,8 +42,9 @@ type LargeTxn struct {
 	// SpilledBytes is what the walsender spilled to disk during the window.
 	SpilledBytes int64 `json:"spilled_bytes"`
 	// SubWALRate is the subscriber's own WAL rate (bytes/s) while sending:
-	// what applying the transaction writes; -1 when unknown.
-	SubWALRate float64 `json:"sub_wal_bytes_per_s,omitempty" jsonschema:"nullable"`
+	// what applying the transaction writes; not measured (null) when the
+	// subscriber's WAL positions were not read.
+	SubWALRate Optional[float64] `json:"sub_wal_bytes_per_s"`
 	// DecodedBytes is how far the walsender read during the window
 	// (decoding).
 	DecodedBytes int64 `json:"decoded_bytes,omitempty"`
@@ -63,7 +64,6 @@ func largeTxn(first, last *measure.SlotEnd, windowS float64, waitsForWAL bool) *
 	lt := &LargeTxn{
 		HeldBytes:    last.CurrentLSN.Sub(last.RestartLSN),
 		SpilledBytes: last.SpillBytes - first.SpillBytes,
-		SubWALRate:   -1,
 	}
 	held := last.RestartLSN == first.RestartLSN
 	confirmedLag := last.CurrentLSN.Sub(last.ConfirmedFlush)
@@ -75,7 +75,7 @@ func largeTxn(first, last *measure.SlotEnd, windowS float64, waitsForWAL bool) *
 		// reads no further, far past what the slot can release.
 		lt.Phase, lt.TxnBytes = TxnSending, last.Sent.Sub(last.RestartLSN)
 		if first.SubLSN != 0 && last.SubLSN >= first.SubLSN {
-			lt.SubWALRate = float64(last.SubLSN-first.SubLSN) / windowS
+			lt.SubWALRate = Known(float64(last.SubLSN-first.SubLSN) / windowS)
 		}
 		return lt
 	case first.Sent != 0 && last.Sent > first.Sent && last.ConfirmedFlush == first.ConfirmedFlush &&

@@ -27,13 +27,13 @@ func quotaStarved(v Verdict, side, noun string, t measure.Throttle, hostBusy flo
 
 // quotaLine is the evidence of a cgroup that runs out of its CPU quota
 // (FillQuota).
-func quotaLine(d diagnosis) string {
+func quotaLine(d diagnosis) Evidence {
 	t := d.throttle
 	line := fmt.Sprintf("the %s's cgroup %s ran out of its CPU quota in %s of its periods, holding its tasks back %.2f s a second (cpu.stat nr_throttled, throttled time)", d.side, t.Cgroup, pct(t.Share), t.Seconds)
 	if d.hostBusy >= 0 {
 		line += fmt.Sprintf(", while the host was %s busy", pct(d.hostBusy))
 	}
-	return line
+	return item(EvQuota, line, Figures{"period_share": t.Share, "throttled_s_per_s": t.Seconds, "host_busy_share": d.hostBusy})
 }
 
 // BusyHost is the host CPU share from which a starved process's host counts

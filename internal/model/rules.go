@@ -169,7 +169,7 @@ func matchCaughtUp(in Input, st Stages, _ []rule) (Verdict, bool) {
 	s, ws, ap := in.Summary, st.Of(StageWalsender), st.Of(StageApply)
 	lt := lagTime(in)
 	if drainedThroughLink(in, ws) || in.MedianLag > CaughtUpLag || s.Lag.Total > 2*CaughtUpLag ||
-		!((lt.DrainS >= 0 && lt.Seconds <= CaughtUpTime) || s.Lag.Total <= IdleLag) {
+		!((lt.DrainS.Known() && lt.Seconds.Or(0) <= CaughtUpTime) || s.Lag.Total <= IdleLag) {
 		return Verdict{}, false
 	}
 	most := math.Max(ws.Utilisation, ap.Utilisation)

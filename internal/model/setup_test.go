@@ -7,7 +7,7 @@ import (
 )
 
 func TestSetupCombinesWithTheVerdictsTexts(t *testing.T) {
-	own := []Advice{{KeyBinary, "binary", nil}, {Text: "general"}, {KeyFewerIndexes, "fewer indexes", nil}}
+	own := []Advice{{KeyBinary, "binary", nil, nil}, {Text: "general"}, {KeyFewerIndexes, "fewer indexes", nil, nil}}
 	fix := Advice{Key: "replica-triggers", Text: "ALTER TABLE t ENABLE TRIGGER x"}
 	for _, c := range []struct {
 		name      string

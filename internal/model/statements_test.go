@@ -204,12 +204,12 @@ func TestTwoSubscriptionsClaimingOneSlotJudgeTheActiveOne(t *testing.T) {
 			}
 			line := ""
 			for _, e := range v.Evidence {
-				if strings.Contains(e, "claim this slot") {
-					line = e
+				if e.Key == EvRivals {
+					line = e.Text
 				}
 			}
 			if !strings.Contains(line, "lab_sub") || !strings.Contains(line, quote.Id(decoy)) || !strings.Contains(line, "judged on lab_sub, the one enabled with an apply worker") {
-				t.Errorf("evidence %q does not name both subscriptions and which is judged", v.Evidence)
+				t.Errorf("evidence %q does not name both subscriptions and which is judged", EvidenceTexts(v.Evidence))
 			}
 		})
 	}

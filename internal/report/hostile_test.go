@@ -47,8 +47,8 @@ func hostileReport(t *testing.T) Report {
 	p := &r.Paths[0]
 	p.Slot, p.Subscription = hostile, hostile
 	p.Verdict = model.Verdict{Name: "lock-" + hostile, Headline: "headline " + hostile, Cause: "cause " + hostile,
-		Evidence: []string{"blocked by pid 42 running UPDATE t SET x = 1 /* " + hostile + " */",
-			`table public."my  big  table ` + hostile + `" waits on a lock held for a long while by another session`},
+		Evidence: []model.Evidence{{Key: model.EvBlocker, Text: "blocked by pid 42 running UPDATE t SET x = 1 /* " + hostile + " */"},
+			{Text: `table public."my  big  table ` + hostile + `" waits on a lock held for a long while by another session`}},
 		Caveats: []string{"caveat " + hostile}, Limit: "apply " + hostile,
 		Stages: []model.Stage{{Name: "stage " + hostile, CPU: 0.5, Runq: 0.1, Busy: 0.6, Utilisation: 0.6}}}
 	p.Setup = []string{"setup " + hostile}

@@ -68,7 +68,7 @@ func Markdown(w io.Writer, r Report) error {
 			b.WriteString("\nOver the window (lag at each tick; rates, CPU and the top wait event since the tick before):\n\n")
 			mdTable(b, seriesHeader, rows)
 		}
-		list(b, "Evidence", p.Evidence)
+		list(b, "Evidence", model.EvidenceTexts(p.Evidence))
 		list(b, "Setup that bears on it (lagscope check)", p.Setup)
 		adviceList(b, "What helps", p.Helps)
 		list(b, "What if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))

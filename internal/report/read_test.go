@@ -21,6 +21,20 @@ func TestAReportOfSchema1StillRenders(t *testing.T) {
 	if r.SchemaVersion != 1 || len(r.Paths) != 1 || r.Paths[0].Series != nil {
 		t.Fatalf("schema %d, %d paths, series %v; want the saved schema 1 report as it was", r.SchemaVersion, len(r.Paths), r.Paths[0].Series)
 	}
+	p := r.Paths[0]
+	if len(p.Evidence) == 0 || len(p.Helps) == 0 {
+		t.Fatalf("evidence %+v, helps %+v; want the saved lines", p.Evidence, p.Helps)
+	}
+	for _, e := range p.Evidence {
+		if e.Key != "" || e.Text == "" || e.Figures != nil {
+			t.Errorf("evidence %+v: a line saved as text reads back as its text, with no key or figures", e)
+		}
+	}
+	for _, a := range append(p.Helps, p.NotHelps...) {
+		if a.Key != "" || a.Text == "" {
+			t.Errorf("remedy %+v: a remedy saved as text reads back as its text, with no key", a)
+		}
+	}
 	var out bytes.Buffer
 	if err := Text(&out, r); err != nil {
 		t.Fatal(err)

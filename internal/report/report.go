@@ -29,9 +29,12 @@ import (
 // that applies is predicted to buy (Path.WhatIf). Version 8 writes each
 // remedy as an object, its prose and the statements to run for it
 // ({"text", "run"}; a string before, which still reads), and a lock
-// blocker's backend_start.
+// blocker's backend_start. Version 9 writes each evidence line as an
+// object, its kind, its text and the figures it states ({"key", "text",
+// "figures"}; a string before, which still reads with no key), and each
+// remedy's key and figures (model.Evidence, model.Advice).
 // Read takes every version up to this one.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // Report is one diagnose run.
 type Report struct {

@@ -30,8 +30,8 @@ func TestASchema4ReportReadsAndWritesNulls(t *testing.T) {
 	if !ok || link.Utilisation != -1 || link.CPU != -1 || link.Known() {
 		t.Errorf("link stage %+v, want unknown (-1)", link)
 	}
-	if p.LagTime.FlushLagS != -1 {
-		t.Errorf("flush_lag_s %v, want unknown (-1)", p.LagTime.FlushLagS)
+	if p.LagTime.FlushLagS.Known() {
+		t.Errorf("flush_lag_s %v, want not measured", p.LagTime.FlushLagS)
 	}
 	var out bytes.Buffer
 	if err := JSON(&out, r); err != nil {

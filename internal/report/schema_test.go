@@ -14,6 +14,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/lsn"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/report"
 )
 
@@ -41,6 +42,10 @@ func TestTheReportSchemasMatchTheTypesAndTheGoldens(t *testing.T) {
 				if ty == reflect.TypeFor[lsn.LSN]() {
 					// Written as text, as PostgreSQL prints it.
 					return &jsonschema.Schema{Type: "string", Pattern: "^[0-9A-F]{1,8}/[0-9A-F]{1,8}$", Description: "a WAL position (pg_lsn), as PostgreSQL prints it"}
+				}
+				if ty == reflect.TypeFor[model.Optional[float64]]() {
+					// Written as its number, or null when not measured.
+					return &jsonschema.Schema{OneOf: []*jsonschema.Schema{{Type: "number"}, {Type: "null"}}}
 				}
 				return nil
 			}}

@@ -73,7 +73,7 @@ func Text(w io.Writer, r Report) error {
 		}
 		b.WriteString("  evidence\n")
 		for _, e := range p.Evidence {
-			wrap(b, "    - ", e)
+			wrap(b, "    - ", e.Text)
 		}
 		section(b, "  setup (what 'lagscope check' finds that bears on this)", p.Setup)
 		adviceSection(b, "  helps", p.Helps)
@@ -213,13 +213,14 @@ func escapeCells(rows [][]string) [][]string {
 
 // lagTimeNote is " (about 14 s)" for a known lag in time.
 func lagTimeNote(lt model.LagTime) string {
-	if lt.Seconds < 0 || lt.Text == "" {
+	sec, known := lt.Seconds.Get()
+	if !known || lt.Text == "" {
 		return ""
 	}
-	if lt.DrainS < 0 {
-		return ", at least " + units.FormatSeconds(lt.Seconds)
+	if !lt.DrainS.Known() {
+		return ", at least " + units.FormatSeconds(sec)
 	}
-	return ", about " + units.FormatSeconds(lt.Seconds)
+	return ", about " + units.FormatSeconds(sec)
 }
 
 // headroomText says when the next limit saturates.

@@ -148,7 +148,7 @@ func pathView(b *strings.Builder, s *State, slot string, w int) {
 		if i > 0 {
 			lead = "             "
 		}
-		b.WriteString(lead + "• " + clip(quote.Escape(e), w-15) + "\n")
+		b.WriteString(lead + "• " + clip(quote.Escape(e.Text), w-15) + "\n")
 	}
 	if len(p.Stages) > 0 {
 		head, rows := report.StageTable(p.Stages)

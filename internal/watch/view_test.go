@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/diagnose"
+	decision "github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -102,7 +103,7 @@ func TestTheScreenAndThePlainLinesShowHostileTextEscaped(t *testing.T) {
 	s, rec := fed(t)
 	p := &s.Report.Paths[0]
 	p.Subscription, p.Headline, p.Cause = hostile, "headline "+hostile, "cause "+hostile
-	p.Evidence = []string{"blocked by UPDATE t SET x = 1 /* " + hostile + " */"}
+	p.Evidence = []decision.Evidence{{Text: "blocked by UPDATE t SET x = 1 /* " + hostile + " */"}}
 	p.Name, p.Limit = "lock "+hostile, "apply "+hostile
 	p.Stages[0].Name = "stage " + hostile
 	s.Report.Publisher.Version = "16 " + hostile

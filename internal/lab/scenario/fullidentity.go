@@ -31,8 +31,8 @@ var fullIdentity = Scenario{
 		Diagnosis: func(d Diagnosed) []string {
 			var p problems
 			pa := d.Path
-			if pa.LagBytes >= model.CaughtUpLag || pa.LagTime.Seconds <= model.CaughtUpTime {
-				p.add("lag %d bytes, %.1f s in time: want a byte-small backlog more than %.0f s long", pa.LagBytes, pa.LagTime.Seconds, model.CaughtUpTime)
+			if sec, ok := pa.LagTime.Seconds.Get(); pa.LagBytes >= model.CaughtUpLag || !ok || sec <= model.CaughtUpTime {
+				p.add("lag %d bytes, %.1f s in time: want a byte-small backlog more than %.0f s long", pa.LagBytes, sec, model.CaughtUpTime)
 			}
 			if !strings.Contains(pa.Cause, "public.hot has REPLICA IDENTITY FULL") || len(pa.Helps) == 0 || !strings.Contains(pa.Helps[0].Said(), "public.hot") {
 				p.add("cause %q, helps %q: want public.hot's FULL identity without a usable index named, its fix first", pa.Cause, pa.Helps)

@@ -164,7 +164,7 @@ func TestIntegrationScenarios(t *testing.T) {
 				}
 				p := judgedPath(t, rep, c)
 				if got := p.Name; got != c.Verdict && (c.AlsoRight == "" || got != c.AlsoRight) {
-					t.Errorf("diagnose named %s (confidence %.2f, evidence %q), want %s", got, p.Confidence, p.Evidence, c.Verdict)
+					t.Errorf("diagnose named %s (confidence %.2f, evidence %q), want %s", got, p.Confidence, model.EvidenceTexts(p.Evidence), c.Verdict)
 				}
 				if c.Diagnosis != nil {
 					for _, problem := range c.Diagnosis(Diagnosed{Path: p, Version: v, Samples: rec, Logf: t.Logf}) {
@@ -191,13 +191,13 @@ func checkNoProc(t *testing.T, c Case, rec *sample.Recording) {
 		t.Fatal("no samples from diagnose")
 	}
 	p := judgedPath(t, diagnose.Build(rec.WithoutProc(), nil, 20), c)
-	t.Logf("without /proc: %s (confidence %.2f), evidence %q", p.Name, p.Confidence, p.Evidence)
+	t.Logf("without /proc: %s (confidence %.2f), evidence %q", p.Name, p.Confidence, model.EvidenceTexts(p.Evidence))
 	switch {
 	case p.Name == c.Verdict:
 	case c.ExactWithoutProc:
-		t.Errorf("without /proc diagnose named %s (confidence %.2f, evidence %q), want %s", p.Name, p.Confidence, p.Evidence, c.Verdict)
+		t.Errorf("without /proc diagnose named %s (confidence %.2f, evidence %q), want %s", p.Name, p.Confidence, model.EvidenceTexts(p.Evidence), c.Verdict)
 	case p.Name != model.Inconclusive && p.Confidence > 0.6:
-		t.Errorf("without /proc diagnose named %s at confidence %.2f (evidence %q): the lab made %s; a wrong verdict must stay at 0.6 or under", p.Name, p.Confidence, p.Evidence, c.Verdict)
+		t.Errorf("without /proc diagnose named %s at confidence %.2f (evidence %q): the lab made %s; a wrong verdict must stay at 0.6 or under", p.Name, p.Confidence, model.EvidenceTexts(p.Evidence), c.Verdict)
 	}
 }
 

@@ -28,13 +28,13 @@ var subCPUIO = Scenario{
 		},
 		Diagnosis: func(d Diagnosed) []string {
 			var p problems
-			ev := strings.Join(d.Path.Evidence, " ")
+			ev := strings.Join(model.EvidenceTexts(d.Path.Evidence), " ")
 			named := strings.Contains(ev, "waited on I/O")
 			if d.Path.Name == model.SubscriberWaits {
 				named = strings.Contains(ev, "also ran on a CPU") && strings.Contains(ev, "DataFileRead")
 			}
 			if d.Path.Limit != model.StageApply || !named {
-				p.add("%s limit %q, evidence %q: want the apply stage with both its CPU and its I/O part named", d.Path.Name, d.Path.Limit, d.Path.Evidence)
+				p.add("%s limit %q, evidence %q: want the apply stage with both its CPU and its I/O part named", d.Path.Name, d.Path.Limit, model.EvidenceTexts(d.Path.Evidence))
 			}
 			return p
 		}},

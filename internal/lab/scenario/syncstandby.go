@@ -27,8 +27,8 @@ var syncStandby = Scenario{
 		},
 		Diagnosis: func(d Diagnosed) []string {
 			var p problems
-			if !strings.Contains(strings.Join(d.Path.Evidence, " "), "synchronous standby") {
-				p.add("evidence %q, want the synchronous standby named", d.Path.Evidence)
+			if !strings.Contains(strings.Join(model.EvidenceTexts(d.Path.Evidence), " "), "synchronous standby") {
+				p.add("evidence %q, want the synchronous standby named", model.EvidenceTexts(d.Path.Evidence))
 			}
 			return p
 		}},
