@@ -68,8 +68,8 @@ func Inputs(rec *sample.Recording, slots []string) []Input {
 
 // inputOf is the classifier's view of one path's facts.
 func inputOf(rec *sample.Recording, p measure.Path) Input {
-	in := Input{Slot: p.Slot, Summary: p.Summary, HasSubscriber: rec.Subscriber != nil,
-		ProcPub: rec.Publisher.ProcUnavailable == "", ProcSub: rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == "",
+	in := Input{Slot: p.Slot, Summary: p.Summary, HasSubscriber: rec.Server(sample.SubscriberNode) != nil,
+		ProcPub: rec.Server(sample.PublisherNode).ProcUnavailable == "", ProcSub: rec.Server(sample.SubscriberNode) != nil && rec.Server(sample.SubscriberNode).ProcUnavailable == "",
 		Gaps: len(rec.Gaps), Unseen: unseen(rec), Sync: p.Tablesync,
 		ApplyErrors: p.ApplyErrors, SyncErrors: p.SyncErrors, WorkerChanges: p.WorkerChanges, SpillBytes: p.SpillBytes,
 		MedianLag: p.MedianLag, FlushLagS: p.FlushLagS, SubWALPerSent: p.SubWALPerSent, Reported: p.Reported, SilentS: p.SilentS,

@@ -19,12 +19,12 @@ var openTxn = Scenario{
 			var p problems
 			var last sample.Tick
 			for _, tk := range r.Recording.Ticks {
-				if tk.PubOK && len(tk.Slots) > 0 {
+				if tk.Read(sample.PublisherNode).OK && len(tk.Read(sample.PublisherNode).Slots) > 0 {
 					last = tk
 				}
 			}
-			if len(last.Slots) == 0 || int64(last.CurrentLSN)-int64(last.Slots[0].RestartLSN) < 64<<20 || last.Slots[0].SpillBytes == 0 {
-				p.add("slots %+v at current %d: want restart_lsn 64 MB+ behind and spilled bytes", last.Slots, last.CurrentLSN)
+			if len(last.Read(sample.PublisherNode).Slots) == 0 || int64(last.Read(sample.PublisherNode).CurrentLSN)-int64(last.Read(sample.PublisherNode).Slots[0].RestartLSN) < 64<<20 || last.Read(sample.PublisherNode).Slots[0].SpillBytes == 0 {
+				p.add("slots %+v at current %d: want restart_lsn 64 MB+ behind and spilled bytes", last.Read(sample.PublisherNode).Slots, last.Read(sample.PublisherNode).CurrentLSN)
 			}
 			checkData(&p, r)
 			return p
