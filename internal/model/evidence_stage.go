@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // limitLines state what a limiting stage did (basisLimit): its own figures
@@ -29,7 +30,7 @@ func walsenderLines(d diagnosis, in Input) []string {
 			"the slot is a failover slot (17+): its walsender sends nothing the physical standbys listed in synchronized_standby_slots have not confirmed", feeding}
 	case d.resource == ResourceOwnWaits:
 		return []string{fmt.Sprintf("walsender waited on its own resources %s of the time (of probes: %s), not on I/O", pct(ws.Own), ws.OwnTop), feeding}
-	case !in.ProcPub:
+	case !in.ProcOf(topology.Publisher):
 		return []string{fmt.Sprintf("walsender had no wait event (on CPU or runnable) in %s of probes", pct(ws.Busy)), feeding,
 			contentionLine("publisher", s.PubCPU)}
 	case d.resource == ResourceRunQueue:
@@ -47,8 +48,8 @@ func applyLines(d diagnosis, in Input) []string {
 	s, ap, noun := in.Summary, d.stage, d.noun
 	switch {
 	case d.resource == ResourceOwnWaits:
-		return []string{ownLine(noun, ap, in.ProcSub)}
-	case !in.ProcSub:
+		return []string{ownLine(noun, ap, in.ProcOf(topology.Subscriber))}
+	case !in.ProcOf(topology.Subscriber):
 		return []string{fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)),
 			workLine(noun, ap), contentionLine("subscriber", s.SubCPU)}
 	case d.resource == ResourceRunQueue:
@@ -78,7 +79,7 @@ func linkLines(v Verdict, in Input, ws, ap Stage) []string {
 		return []string{walsenderLine(ws), applyLine(ap), contentionLine("publisher", in.Summary.PubCPU)}
 	}
 	out := []string{fmt.Sprintf("walsender blocked on the socket (%s) %s of the time (%s of probes; events /proc shows as stale are not counted)", evWriteData, pct(ws.Blocked), pct(in.Summary.Walsender.Share(evWriteData, evWalSenderMain)))}
-	if in.ProcPub {
+	if in.ProcOf(topology.Publisher) {
 		out = append(out, fmt.Sprintf("walsender CPU %s, run queue %s: %s busy, not saturated", pct(ws.CPU), pct(ws.Runq), pct(ws.Utilisation)))
 	}
 	if observed {
@@ -88,7 +89,7 @@ func linkLines(v Verdict, in Input, ws, ap Stage) []string {
 		// Few bytes, but held back: say why this is not caught up.
 		out = append(out, fmt.Sprintf("the backlog (%s at the window's start, median %s, %s at its end) drained at the link's pace: the link held it back, the path was not caught up", size(in.Summary.Lag.Start), size(in.MedianLag), size(in.Summary.Lag.Total)))
 	}
-	if !in.ProcPub {
+	if !in.ProcOf(topology.Publisher) {
 		out = append(out, contentionLine("publisher", in.Summary.PubCPU))
 	}
 	return out
