@@ -95,11 +95,12 @@ func (p *Pair) sample(ctx context.Context, o RunOptions, s Recipe) (*sample.Reco
 // drained reports whether every slot has confirmed all WAL but the last
 // left bytes.
 func drained(t sample.Tick, left int64) bool {
-	if !t.Read(sample.PublisherNode).OK || len(t.Read(sample.PublisherNode).Slots) == 0 {
+	pub := t.Read(sample.PublisherNode)
+	if !pub.OK || len(pub.Slots) == 0 {
 		return false
 	}
-	for _, sl := range t.Read(sample.PublisherNode).Slots {
-		if t.Read(sample.PublisherNode).CurrentLSN.Sub(sl.ConfirmedFlush) > left {
+	for _, sl := range pub.Slots {
+		if pub.CurrentLSN.Sub(sl.ConfirmedFlush) > left {
 			return false
 		}
 	}
