@@ -23,13 +23,13 @@ func load(t *testing.T, name string) *sample.Recording {
 func withCounters(rec *sample.Recording, perTick int64) {
 	rec.Version = 8
 	for i := range rec.Ticks {
-		for j := range rec.Ticks[i].Subs {
+		for j := range rec.Ticks[i].Read(sample.SubscriberNode).Subs {
 			m := map[string]int64{}
 			for _, k := range pg.ConflictKinds {
 				m[k] = 7 // counted before the window: not this window's
 			}
 			m["update_missing"] += perTick * int64(i)
-			rec.Ticks[i].Subs[j].Conflicts = m
+			rec.Ticks[i].Read(sample.SubscriberNode).Subs[j].Conflicts = m
 		}
 	}
 }
@@ -40,12 +40,12 @@ func TestConflictsThatRoseInTheWindowAreNamedWithWhatTheyMean(t *testing.T) {
 	w := Of(rec, "lab_sub")
 	n := int64(0)
 	for i := range rec.Ticks {
-		if rec.Ticks[i].SubOK {
+		if rec.Ticks[i].Read(sample.SubscriberNode).OK {
 			n = int64(i)
 		}
 	}
 	first := 0
-	for !rec.Ticks[first].SubOK {
+	for !rec.Ticks[first].Read(sample.SubscriberNode).OK {
 		first++
 	}
 	want := 10 * (n - int64(first))

@@ -26,7 +26,7 @@ func withApplyWork(p *report.Path, rec *sample.Recording, snaps *audit.Snapshots
 // setup did (0 when neither has it: 13 shows it only with a worker).
 func subOID(rec *sample.Recording, snaps *audit.Snapshots, name string) int64 {
 	for _, tk := range rec.Ticks {
-		for _, s := range tk.Subs {
+		for _, s := range tk.Read(sample.SubscriberNode).Subs {
 			if s.Name == name && s.OID != 0 {
 				return s.OID
 			}

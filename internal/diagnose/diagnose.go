@@ -130,7 +130,7 @@ func silentAtEnd(rec *sample.Recording) string {
 		return ""
 	}
 	last := rec.Ticks[len(rec.Ticks)-1]
-	for _, n := range rec.Nodes() {
+	for _, n := range rec.Nodes {
 		if !last.Read(n.ID).OK {
 			return string(n.ID)
 		}
@@ -172,9 +172,9 @@ func Build(rec *sample.Recording, slots []string, probeHz float64) report.Report
 func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link model.LinkRates) report.Report {
 	r := report.Report{SchemaVersion: report.SchemaVersion, Tool: "lagscope", ToolVersion: buildinfo.Version(), Start: rec.Start,
 		WindowS:   rec.End.Sub(rec.Start).Seconds(),
-		Publisher: server(rec, rec.Publisher, sample.Publisher), PositionsS: positionsSpan(rec)}
-	if rec.Subscriber != nil {
-		sub := server(rec, *rec.Subscriber, sample.Subscriber)
+		Publisher: server(rec, *rec.Server(sample.PublisherNode), sample.Publisher), PositionsS: positionsSpan(rec)}
+	if rec.Server(sample.SubscriberNode) != nil {
+		sub := server(rec, *rec.Server(sample.SubscriberNode), sample.Subscriber)
 		r.Subscriber = &sub
 	}
 	r.ProbeHz = reportHz(r, probeHz)
@@ -196,9 +196,9 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link mode
 			p.CatchUp, p.CatchUpS = c, 0
 		}
 		facts := model.PathFacts{Slot: in.Slot, Subscription: in.Subscription, Verdict: v, Summary: s,
-			SubWALPerSent: in.SubWALPerSent, PubCPUs: rec.Publisher.CPUs, Calibration: in.Calibration}
-		if rec.Subscriber != nil {
-			facts.SubCPUs = rec.Subscriber.CPUs
+			SubWALPerSent: in.SubWALPerSent, PubCPUs: rec.Server(sample.PublisherNode).CPUs, Calibration: in.Calibration}
+		if rec.Server(sample.SubscriberNode) != nil {
+			facts.SubCPUs = rec.Server(sample.SubscriberNode).CPUs
 		}
 		var setup *model.Setup
 		if in.Subscription != "" {
@@ -229,7 +229,7 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link mode
 		r.Gaps = append(r.Gaps, fmt.Sprintf("%s not sampled for %.1f s from %s: %s", g.Side, g.To.Sub(g.From).Seconds(), g.From.Format("15:04:05"), g.Cause))
 	}
 	r.Notes = append(r.Notes, readErrorNotes(rec)...)
-	if rec.Subscriber == nil {
+	if rec.Server(sample.SubscriberNode) == nil {
 		r.Notes = append(r.Notes, "no --subscriber: the apply side was not observed, so subscriber-side verdicts cannot be given and the publisher-side ones are less certain")
 	}
 	return r

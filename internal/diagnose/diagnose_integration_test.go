@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/model"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/testkit/labpair"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
@@ -41,8 +42,8 @@ func TestIntegrationAPgMonitorRoleIsEnoughOnBothSides(t *testing.T) {
 	if rec.SetupError != "" || len(rec.Setup) == 0 {
 		t.Errorf("the setup was not read on the kept sessions: %q", rec.SetupError)
 	}
-	if rec.Publisher.CPUs <= 0 || rec.Subscriber == nil || rec.Subscriber.CPUs <= 0 {
-		t.Errorf("the hosts' CPUs were not recorded: publisher %d, subscriber %+v", rec.Publisher.CPUs, rec.Subscriber)
+	if rec.Server(sample.PublisherNode).CPUs <= 0 || rec.Server(sample.SubscriberNode) == nil || rec.Server(sample.SubscriberNode).CPUs <= 0 {
+		t.Errorf("the hosts' CPUs were not recorded: publisher %d, subscriber %+v", rec.Server(sample.PublisherNode).CPUs, rec.Server(sample.SubscriberNode))
 	}
 	if len(rep.Paths) != 1 || rep.Paths[0].Name != model.WalsenderStarved {
 		t.Fatalf("paths = %+v, want one walsender-starved verdict", rep.Paths)

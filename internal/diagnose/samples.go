@@ -39,10 +39,10 @@ func recordedSlots(rec *sample.Recording, slot, subscription string) ([]string, 
 	have := map[string]bool{}
 	subSlot := map[string]string{}
 	for _, t := range rec.Ticks {
-		for _, s := range t.Slots {
+		for _, s := range t.Read(sample.PublisherNode).Slots {
 			have[s.Name] = true
 		}
-		for _, s := range t.Subs {
+		for _, s := range t.Read(sample.SubscriberNode).Subs {
 			subSlot[s.Name] = s.Slot
 		}
 	}

@@ -40,9 +40,9 @@ func ReadSetup(ctx context.Context, o Options, ss *Sessions) (json.RawMessage, s
 // checked (setupOf), or why not, with the versions the samples recorded.
 func setupRead(rec *sample.Recording) model.SetupRead {
 	snaps, results := setupOf(rec)
-	r := model.SetupRead{Snaps: snaps, Results: results, NotRead: rec.SetupError, PubMajor: rec.Publisher.Major}
-	if rec.Subscriber != nil {
-		r.SubMajor = rec.Subscriber.Major
+	r := model.SetupRead{Snaps: snaps, Results: results, NotRead: rec.SetupError, PubMajor: rec.Server(sample.PublisherNode).Major}
+	if rec.Server(sample.SubscriberNode) != nil {
+		r.SubMajor = rec.Server(sample.SubscriberNode).Major
 	}
 	return r
 }

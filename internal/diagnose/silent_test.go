@@ -15,10 +15,10 @@ func TestTheSideSilentAtTheWindowsEndIsNamed(t *testing.T) {
 		want string
 	}{
 		{sample.Recording{}, ""},
-		{sample.Recording{Subscriber: sub, Ticks: []sample.Tick{{PubOK: false, SubOK: true}, {PubOK: true, SubOK: true}}}, ""},
-		{sample.Recording{Subscriber: sub, Ticks: []sample.Tick{{PubOK: true, SubOK: true}, {PubOK: false, SubOK: true}}}, sample.Publisher},
-		{sample.Recording{Subscriber: sub, Ticks: []sample.Tick{{PubOK: true, SubOK: false}}}, sample.Subscriber},
-		{sample.Recording{Ticks: []sample.Tick{{PubOK: true}}}, ""},
+		{sample.Recording{Nodes: sample.PairNodes(sample.Server{}, sub), Ticks: []sample.Tick{{Reads: []sample.Read{{Node: sample.PublisherNode, OK: false}, {Node: sample.SubscriberNode, OK: true}}}, {Reads: []sample.Read{{Node: sample.PublisherNode, OK: true}, {Node: sample.SubscriberNode, OK: true}}}}}, ""},
+		{sample.Recording{Nodes: sample.PairNodes(sample.Server{}, sub), Ticks: []sample.Tick{{Reads: []sample.Read{{Node: sample.PublisherNode, OK: true}, {Node: sample.SubscriberNode, OK: true}}}, {Reads: []sample.Read{{Node: sample.PublisherNode, OK: false}, {Node: sample.SubscriberNode, OK: true}}}}}, sample.Publisher},
+		{sample.Recording{Nodes: sample.PairNodes(sample.Server{}, sub), Ticks: []sample.Tick{{Reads: []sample.Read{{Node: sample.PublisherNode, OK: true}, {Node: sample.SubscriberNode, OK: false}}}}}, sample.Subscriber},
+		{sample.Recording{Ticks: []sample.Tick{{Reads: []sample.Read{{Node: sample.PublisherNode, OK: true}}}}}, ""},
 	}
 	for i, c := range cases {
 		if got := silentAtEnd(&c.rec); got != c.want {

@@ -134,9 +134,9 @@ func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 	syncs.collect(gauge, s.Pair)
 	if t := lastTick(s.Window); t != nil {
 		retained := newAggregate()
-		for _, sl := range t.Slots {
-			if sl.RestartLSN != 0 && t.CurrentLSN >= sl.RestartLSN {
-				retained.max(descRetained, slotKey(sl.Name), float64(t.CurrentLSN-sl.RestartLSN))
+		for _, sl := range t.Read(sample.PublisherNode).Slots {
+			if sl.RestartLSN != 0 && t.Read(sample.PublisherNode).CurrentLSN >= sl.RestartLSN {
+				retained.max(descRetained, slotKey(sl.Name), float64(t.Read(sample.PublisherNode).CurrentLSN-sl.RestartLSN))
 			}
 		}
 		retained.collect(gauge, s.Pair)
@@ -156,7 +156,7 @@ func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 	// The server's own cumulative counters: a reset
 	// (pg_stat_reset_subscription_stats) reads as a counter reset.
 	if t := lastSubTick(s.Window); t != nil {
-		for _, sub := range t.Subs {
+		for _, sub := range t.Read(sample.SubscriberNode).Subs {
 			for kind, n := range sub.Conflicts {
 				counter(descConflicts, float64(n), s.Pair, sub.Name, kind)
 			}

@@ -41,7 +41,7 @@ func replay(t *testing.T, file string, step, window time.Duration) (*Collector, 
 
 // slice is the part of rec from from to to, as one step would have sampled it.
 func slice(rec *sample.Recording, from, to time.Time) *sample.Recording {
-	out := &sample.Recording{Version: rec.Version, Start: from, End: to, Publisher: rec.Publisher, Subscriber: rec.Subscriber}
+	out := &sample.Recording{Nodes: rec.Nodes, Version: rec.Version, Start: from, End: to}
 	if to.After(rec.End) {
 		out.End = rec.End
 	}
@@ -152,11 +152,11 @@ func TestARecordedApplyBoundRunExportsTheApplyStageAsTheBottleneck(t *testing.T)
 	// generated over the recording, whatever the step.
 	var first, last lsn.LSN
 	for _, tk := range rec.Ticks {
-		if tk.PubOK {
+		if tk.Read(sample.PublisherNode).OK {
 			if first == 0 {
-				first = tk.CurrentLSN
+				first = tk.Read(sample.PublisherNode).CurrentLSN
 			}
-			last = tk.CurrentLSN
+			last = tk.Read(sample.PublisherNode).CurrentLSN
 		}
 	}
 	if got := one(t, gather(t, col, "lagscope_wal_generated_bytes_total", nil), "generated"); got != float64(last-first) {
@@ -235,8 +235,8 @@ func TestRecordedConflictsAreExportedAsTheServersCounters(t *testing.T) {
 	col, rec := replay(t, "conflict-missing-pg18-diag.json", 2*time.Second, 6*time.Second)
 	var last int64
 	for _, tk := range rec.Ticks {
-		if tk.SubOK && len(tk.Subs) > 0 {
-			last = tk.Subs[0].Conflicts["update_missing"]
+		if tk.Read(sample.SubscriberNode).OK && len(tk.Read(sample.SubscriberNode).Subs) > 0 {
+			last = tk.Read(sample.SubscriberNode).Subs[0].Conflicts["update_missing"]
 		}
 	}
 	got := one(t, gather(t, col, "lagscope_subscription_conflicts_total", map[string]string{"subscription": "lab_sub", "kind": "update_missing"}), "update_missing")

@@ -71,7 +71,7 @@ func jsonNames(t *sample.Tick) map[string]string {
 		return nil
 	}
 	out, twice := map[string]string{}, map[string]bool{}
-	for _, sub := range t.Subs {
+	for _, sub := range t.Read(sample.SubscriberNode).Subs {
 		j := asJSON(sub.Name)
 		if j == sub.Name {
 			continue

@@ -111,7 +111,7 @@ func FuzzAsJSON(f *testing.F) {
 }
 
 func TestSubscriptionNamesComeBackFromJSON(t *testing.T) {
-	tick := &sample.Tick{Subs: []sample.Sub{{Name: "lab_sub"}, {Name: "odd\xff"}, {Name: "twin\xfe"}, {Name: "twin\xfd"}}}
+	tick := &sample.Tick{Reads: []sample.Read{{Node: sample.SubscriberNode, Subs: []sample.Sub{{Name: "lab_sub"}, {Name: "odd\xff"}, {Name: "twin\xfe"}, {Name: "twin\xfd"}}}}}
 	got := jsonNames(tick)
 	if len(got) != 1 || got["odd\uFFFD"] != "odd\xff" {
 		t.Errorf("jsonNames = %q, want only odd\\uFFFD -> odd\\xff (lab_sub is the same in JSON, the twins share one JSON name)", got)

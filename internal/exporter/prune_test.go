@@ -36,10 +36,10 @@ func (s *steps) step(slots []string, subs []sample.Sub, rep *report.Report) {
 	rec := &sample.Recording{Start: s.at}
 	for range 2 {
 		s.at = s.at.Add(time.Second)
-		t := sample.Tick{At: s.at, PubOK: true, SubOK: true, CurrentLSN: 1 << 30, Subs: subs}
+		t := sample.Tick{At: s.at, Reads: []sample.Read{{Node: sample.PublisherNode, OK: true, CurrentLSN: 1 << 30}, {Node: sample.SubscriberNode, OK: true, Subs: subs}}}
 		for _, n := range slots {
 			s.pos[n] += 1 << 20
-			t.Slots = append(t.Slots, sample.Slot{Name: n, RestartLSN: s.pos[n], ConfirmedFlush: s.pos[n]})
+			t.Edit(sample.PublisherNode).Slots = append(t.Read(sample.PublisherNode).Slots, sample.Slot{Name: n, RestartLSN: s.pos[n], ConfirmedFlush: s.pos[n]})
 		}
 		rec.Ticks = append(rec.Ticks, t)
 	}

@@ -237,15 +237,15 @@ func (s *PairState) count(rec *sample.Recording) {
 
 // delta adds what moved between two answered ticks.
 func (s *PairState) delta(a, b *sample.Tick, roles map[measure.Backend]measure.BackendRole) {
-	s.Generated += sample.Advance(b.CurrentLSN, a.CurrentLSN)
-	for _, sb := range b.Slots {
-		sa, ok := a.Slot(sb.Name)
+	s.Generated += sample.Advance(b.Read(sample.PublisherNode).CurrentLSN, a.Read(sample.PublisherNode).CurrentLSN)
+	for _, sb := range b.Read(sample.PublisherNode).Slots {
+		sa, ok := a.Read(sample.PublisherNode).Slot(sb.Name)
 		if !ok {
 			continue
 		}
 		s.Confirmed[keyOf(slotKey(sb.Name))] += sample.Advance(sb.ConfirmedFlush, sa.ConfirmedFlush)
 		if sb.ActivePID != 0 && sb.ActivePID == sa.ActivePID {
-			s.Decoded[keyOf(slotKey(sb.Name))] += sample.Advance(b.SentBy(sb.ActivePID), a.SentBy(sb.ActivePID))
+			s.Decoded[keyOf(slotKey(sb.Name))] += sample.Advance(b.Read(sample.PublisherNode).SentBy(sb.ActivePID), a.Read(sample.PublisherNode).SentBy(sb.ActivePID))
 		}
 	}
 	for _, pb := range b.Procs {
@@ -274,10 +274,10 @@ func PathPIDs(window *sample.Recording, slot string) (walsender, apply string) {
 		if !t.Read(sample.PublisherNode).OK {
 			continue
 		}
-		if sl, ok := t.Slot(slot); ok && sl.ActivePID != 0 {
+		if sl, ok := t.Read(sample.PublisherNode).Slot(slot); ok && sl.ActivePID != 0 {
 			walsender = strconv.Itoa(sl.ActivePID)
 		}
-		for _, sb := range t.Subs {
+		for _, sb := range t.Read(sample.SubscriberNode).Subs {
 			if sb.Slot == slot && sb.WorkerPID != 0 {
 				apply = strconv.Itoa(sb.WorkerPID)
 			}

@@ -3,9 +3,10 @@ package lab
 import (
 	"context"
 	"fmt"
-	"github.com/lagscope/lagscope/internal/sleep"
 	"io"
 	"time"
+
+	"github.com/lagscope/lagscope/internal/sleep"
 
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/proc"
@@ -59,7 +60,7 @@ type LinkResult struct {
 func (r *Result) fill(rec *sample.Recording, p *Pair, sc Recipe, o RunOptions) {
 	r.Version = ResultVersion
 	r.Recording = rec
-	r.ServerVersion = rec.Publisher.Version
+	r.ServerVersion = rec.Server(sample.PublisherNode).Version
 	r.Rows = o.Pair.Rows
 	r.PubCPUs = proc.FormatCPUList(o.Pair.PubCPUs)
 	r.SubCPUs = proc.FormatCPUList(o.Pair.SubCPUs)

@@ -95,17 +95,18 @@ func (p *Pair) sample(ctx context.Context, o RunOptions, s Recipe) (*sample.Reco
 // drained reports whether every slot has confirmed all WAL but the last
 // left bytes.
 func drained(t sample.Tick, left int64) bool {
-	if !t.PubOK || len(t.Slots) == 0 {
+	pub := t.Read(sample.PublisherNode)
+	if !pub.OK || len(pub.Slots) == 0 {
 		return false
 	}
-	for _, sl := range t.Slots {
-		if t.CurrentLSN.Sub(sl.ConfirmedFlush) > left {
+	for _, sl := range pub.Slots {
+		if pub.CurrentLSN.Sub(sl.ConfirmedFlush) > left {
 			return false
 		}
 	}
 	// A table still being copied is not drained either (the initial-sync
 	// scenario generates no WAL while its tablesync worker copies).
-	for _, sb := range t.Subs {
+	for _, sb := range t.Read(sample.SubscriberNode).Subs {
 		if sb.NotReady > 0 {
 			return false
 		}

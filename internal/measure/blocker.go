@@ -36,7 +36,7 @@ func Blockers(rec *sample.Recording, slot string) []Blocker {
 	byPID := map[int]*Blocker{}
 	for _, t := range rec.Ticks {
 		workers := map[int]string{}
-		for _, s := range t.Subs {
+		for _, s := range t.Read(sample.SubscriberNode).Subs {
 			if s.Slot != slot {
 				continue
 			}
@@ -52,7 +52,7 @@ func Blockers(rec *sample.Recording, slot string) []Blocker {
 			workers[s.WorkerPID] = "apply worker"
 		}
 		seen := map[int]bool{}
-		for _, b := range t.Blockers {
+		for _, b := range t.Read(sample.SubscriberNode).Blockers {
 			if workers[b.WaiterPID] == "" || workers[b.PID] != "" || strings.HasPrefix(b.BackendType, "logical replication") || seen[b.PID] {
 				continue
 			}

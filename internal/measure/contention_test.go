@@ -11,21 +11,17 @@ import (
 func TestContentionStretchIsTheBurstsOverTheirBarePieces(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	late := func(ms float64) *float64 { return &ms }
-	rec := &sample.Recording{
-		Subscriber: &sample.Server{},
-		Ticks: []sample.Tick{
-			{At: t0, PubOK: true, SubOK: true, PubBurst: []float64{1, 1, 1, 1}},
-			{At: t0.Add(time.Second), PubOK: true, SubOK: true},
-			{At: t0.Add(2 * time.Second), PubOK: true, SubOK: true, PubBurst: []float64{1, 9, 1, 1}, SubBurst: []float64{2, 2, 2, 2}},
-		},
-		Probes: []sample.Probe{
-			{At: t0.Add(100 * time.Millisecond), Side: sample.Publisher, LateMS: late(0.5)},
-			{At: t0.Add(200 * time.Millisecond), Side: sample.Publisher, LateMS: late(0.7)},
-			{At: t0.Add(300 * time.Millisecond), Side: sample.Publisher}, // did not sleep
-			{At: t0.Add(400 * time.Millisecond), Side: sample.Publisher, LateMS: late(4)},
-			{At: t0.Add(5 * time.Second), Side: sample.Publisher, LateMS: late(100)}, // after the window
-		},
-	}
+	rec := &sample.Recording{Nodes: sample.PairNodes(sample.Server{}, &sample.Server{}), Ticks: []sample.Tick{
+		{At: t0, Reads: []sample.Read{{Node: sample.PublisherNode, OK: true, Burst: []float64{1, 1, 1, 1}}, {Node: sample.SubscriberNode, OK: true}}},
+		{At: t0.Add(time.Second), Reads: []sample.Read{{Node: sample.PublisherNode, OK: true}, {Node: sample.SubscriberNode, OK: true}}},
+		{At: t0.Add(2 * time.Second), Reads: []sample.Read{{Node: sample.PublisherNode, OK: true, Burst: []float64{1, 9, 1, 1}}, {Node: sample.SubscriberNode, OK: true, Burst: []float64{2, 2, 2, 2}}}},
+	}, Probes: []sample.Probe{
+		{At: t0.Add(100 * time.Millisecond), Side: sample.Publisher, LateMS: late(0.5)},
+		{At: t0.Add(200 * time.Millisecond), Side: sample.Publisher, LateMS: late(0.7)},
+		{At: t0.Add(300 * time.Millisecond), Side: sample.Publisher}, // did not sleep
+		{At: t0.Add(400 * time.Millisecond), Side: sample.Publisher, LateMS: late(4)},
+		{At: t0.Add(5 * time.Second), Side: sample.Publisher, LateMS: late(100)}, // after the window
+	}}
 	s := Summarise(rec, Filter{})
 	// Bursts of 1x and 3x (12 ms over 4 pieces of 1 ms bare): median 2x.
 	if p := s.PubCPU; p.Bursts != 2 || p.BareMS != 1 || math.Abs(p.Stretch-2) > 1e-9 {
@@ -54,7 +50,7 @@ func TestOneStallDoesNotMakeACPUSaturated(t *testing.T) {
 		t0 := time.Unix(1000, 0)
 		var ticks []sample.Tick
 		for i, b := range bursts {
-			ticks = append(ticks, sample.Tick{At: t0.Add(time.Duration(i) * time.Second), PubOK: true, PubBurst: b})
+			ticks = append(ticks, sample.Tick{At: t0.Add(time.Duration(i) * time.Second), Reads: []sample.Read{{Node: sample.PublisherNode, OK: true, Burst: b}}})
 		}
 		return Summarise(&sample.Recording{Ticks: ticks}, Filter{}).PubCPU.Stretch
 	}

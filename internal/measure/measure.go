@@ -140,7 +140,7 @@ func Summarise(rec *sample.Recording, f Filter) Summary {
 	s.Window = last.At.Sub(first.At)
 	s.WindowS = s.Window.Seconds()
 	sec := s.WindowS
-	s.Generated = float64(last.CurrentLSN.Sub(first.CurrentLSN)) / sec
+	s.Generated = float64(last.Read(sample.PublisherNode).CurrentLSN.Sub(first.Read(sample.PublisherNode).CurrentLSN)) / sec
 	c0, ok0 := minConfirmed(first, f)
 	c1, ok1 := minConfirmed(last, f)
 	if ok0 && ok1 {
@@ -203,7 +203,7 @@ func okTicks(ts []sample.Tick) []sample.Tick {
 func minConfirmed(t sample.Tick, f Filter) (lsn.LSN, bool) {
 	var m lsn.LSN
 	found := false
-	for _, sl := range t.Slots {
+	for _, sl := range t.Read(sample.PublisherNode).Slots {
 		if !f.has(sl.Name) || sl.ConfirmedFlush == 0 {
 			continue
 		}
@@ -321,19 +321,19 @@ func emptyProc() Proc {
 func lagAt(first, last sample.Tick, ticks []sample.Tick, f Filter) Lag {
 	var l Lag
 	if c, ok := minConfirmed(first, f); ok {
-		l.Start = first.CurrentLSN.Sub(c)
+		l.Start = first.Read(sample.PublisherNode).CurrentLSN.Sub(c)
 	}
 	conf, ok := minConfirmed(last, f)
 	if !ok {
 		return l
 	}
-	l.Total = last.CurrentLSN.Sub(conf)
+	l.Total = last.Read(sample.PublisherNode).CurrentLSN.Sub(conf)
 	sent, flush := senderPos(last, f)
 	if sent == 0 {
 		// No walsender: nothing was sent since the slot's confirmed position.
 		l.NotYetSent = l.Total
 	} else {
-		l.NotYetSent = clamp(last.CurrentLSN.Sub(sent))
+		l.NotYetSent = clamp(last.Read(sample.PublisherNode).CurrentLSN.Sub(sent))
 		l.SentNotFlushed = clamp(sent.Sub(flush))
 		l.FlushedNotConfd = clamp(flush.Sub(conf))
 	}
@@ -353,12 +353,12 @@ func lagAt(first, last sample.Tick, ticks []sample.Tick, f Filter) Lag {
 // the selected slots (0 when none).
 func senderPos(t sample.Tick, f Filter) (sent, flush lsn.LSN) {
 	active := map[int]bool{}
-	for _, sl := range t.Slots {
+	for _, sl := range t.Read(sample.PublisherNode).Slots {
 		if f.has(sl.Name) && sl.ActivePID != 0 {
 			active[sl.ActivePID] = true
 		}
 	}
-	for _, s := range t.Senders {
+	for _, s := range t.Read(sample.PublisherNode).Senders {
 		if !active[s.PID] {
 			continue
 		}

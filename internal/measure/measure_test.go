@@ -18,10 +18,11 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 // tick is one publisher answer: the current position, one slot "s" served
 // by walsender 10 and confirmed at conf, the walsender's sent and flush.
 func tick(sec float64, current, sent, flush, conf lsn.LSN) sample.Tick {
-	return sample.Tick{At: at(sec), PubOK: true, SubOK: true, CurrentLSN: current,
-		Slots:   []sample.Slot{{Name: "s", Active: true, ActivePID: 10, ConfirmedFlush: conf}},
-		Senders: []sample.Sender{{PID: 10, Sent: sent, Flush: flush}},
-		Subs:    []sample.Sub{{Name: "s", Slot: "s", Enabled: true, WorkerPID: 20}}}
+	return sample.Tick{At: at(sec), Reads: []sample.Read{
+		{Node: sample.PublisherNode, OK: true, CurrentLSN: current,
+			Slots:   []sample.Slot{{Name: "s", Active: true, ActivePID: 10, ConfirmedFlush: conf}},
+			Senders: []sample.Sender{{PID: 10, Sent: sent, Flush: flush}}},
+		{Node: sample.SubscriberNode, OK: true, Subs: []sample.Sub{{Name: "s", Slot: "s", Enabled: true, WorkerPID: 20}}}}}
 }
 
 // Rates are each position's advance over the window of the ticks the
@@ -32,7 +33,7 @@ func TestRatesAndLagSplit(t *testing.T) {
 		{At: at(5)}, // the publisher did not answer: not a tick of the window
 		tick(10, 1100e6, 960e6, 940e6, 900e6),
 	}}
-	rec.Ticks[1].Slots = rec.Ticks[0].Slots
+	rec.Ticks[1].Edit(sample.PublisherNode).Slots = rec.Ticks[0].Read(sample.PublisherNode).Slots
 	s := Summarise(rec, Filter{})
 	if s.Ticks != 2 || s.WindowS != 10 {
 		t.Fatalf("ticks %d window %v, want 2 ticks over 10 s", s.Ticks, s.WindowS)
@@ -58,8 +59,8 @@ func TestRatesAndLagSplit(t *testing.T) {
 // other slots out; without a walsender everything is not yet sent.
 func TestSlotsFilterAndMissingWalsender(t *testing.T) {
 	two := func(sec float64, current, fast, slow lsn.LSN) sample.Tick {
-		return sample.Tick{At: at(sec), PubOK: true, CurrentLSN: current,
-			Slots: []sample.Slot{{Name: "fast", ConfirmedFlush: fast}, {Name: "slow", ConfirmedFlush: slow}}}
+		return sample.Tick{At: at(sec), Reads: []sample.Read{{Node: sample.PublisherNode, OK: true, CurrentLSN: current,
+			Slots: []sample.Slot{{Name: "fast", ConfirmedFlush: fast}, {Name: "slow", ConfirmedFlush: slow}}}}}
 	}
 	rec := &sample.Recording{Ticks: []sample.Tick{two(0, 100e6, 90e6, 10e6), two(4, 140e6, 130e6, 14e6)}}
 	all := Summarise(rec, Filter{})
@@ -93,8 +94,8 @@ func TestProcessSharesAndProbes(t *testing.T) {
 		{Side: sample.Subscriber, PID: 20, CPUNs: 6e9, RunqNs: 1e9},
 	}
 	// Walsender 10 exits; 11 replaces it for the second half.
-	ticks[2].Slots[0].ActivePID = 11
-	ticks[2].Senders[0].PID = 11
+	ticks[2].Read(sample.PublisherNode).Slots[0].ActivePID = 11
+	ticks[2].Read(sample.PublisherNode).Senders[0].PID = 11
 	ticks[2].Procs = []sample.ProcStat{
 		{Side: sample.Subscriber, PID: 20, CPUNs: 7e9, RunqNs: 1.4e9},
 	}
@@ -103,7 +104,7 @@ func TestProcessSharesAndProbes(t *testing.T) {
 	probe := func(sec float64, side string, w ...sample.Wait) sample.Probe {
 		return sample.Probe{At: at(sec), Side: side, Waits: w}
 	}
-	rec := &sample.Recording{Subscriber: &sample.Server{}, Ticks: ticks, Probes: []sample.Probe{
+	rec := &sample.Recording{Nodes: sample.PairNodes(sample.Server{}, &sample.Server{}), Ticks: ticks, Probes: []sample.Probe{
 		probe(-1, sample.Subscriber, sample.Wait{PID: 20, Type: "IO", Event: "DataFileRead"}), // before the window
 		probe(1, sample.Subscriber, sample.Wait{PID: 20}, sample.Wait{PID: 99, Type: "Lock", Event: "relation"}),
 		probe(2, sample.Subscriber, sample.Wait{PID: 20, Type: "IO", Event: "DataFileRead"}),
@@ -135,7 +136,7 @@ func TestProcessSharesAndProbes(t *testing.T) {
 func TestParallelWorkersBusiestFirst(t *testing.T) {
 	ticks := []sample.Tick{tick(0, 1, 1, 1, 1), tick(10, 1, 1, 1, 1)}
 	for i := range ticks {
-		ticks[i].Subs[0].ParallelWorkers = []int{31, 32}
+		ticks[i].Read(sample.SubscriberNode).Subs[0].ParallelWorkers = []int{31, 32}
 	}
 	ticks[0].Procs = []sample.ProcStat{{Side: sample.Subscriber, PID: 31}, {Side: sample.Subscriber, PID: 32}}
 	ticks[1].Procs = []sample.ProcStat{{Side: sample.Subscriber, PID: 31, CPUNs: 2e9}, {Side: sample.Subscriber, PID: 32, CPUNs: 9e9}}
@@ -164,7 +165,7 @@ func TestHostBusyAndCoveredTime(t *testing.T) {
 
 func TestTickLagIsOneSlotAtOneTick(t *testing.T) {
 	tk := tick(0, 500, 400, 300, 100)
-	tk.Slots = append(tk.Slots, sample.Slot{Name: "other", ConfirmedFlush: 1})
+	tk.Edit(sample.PublisherNode).Slots = append(tk.Read(sample.PublisherNode).Slots, sample.Slot{Name: "other", ConfirmedFlush: 1})
 	want := Lag{Total: 400, NotYetSent: 100, SentNotFlushed: 100, FlushedNotConfd: 200, BeforeSentShare: 0.25, MaxSentMinusFlush: 100, Start: 400}
 	if got := TickLag(tk, "s"); got != want {
 		t.Errorf("TickLag %+v, want %+v", got, want)

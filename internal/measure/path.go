@@ -99,7 +99,7 @@ func Paths(rec *sample.Recording, slots []string) []Path {
 	var names []string
 	seen := map[string]bool{}
 	for _, t := range rec.Ticks {
-		for _, sl := range t.Slots {
+		for _, sl := range t.Read(sample.PublisherNode).Slots {
 			if !seen[sl.Name] && (len(want) == 0 || want[sl.Name]) {
 				seen[sl.Name] = true
 				names = append(names, sl.Name)
@@ -132,7 +132,7 @@ func PathOf(rec *sample.Recording, slot string) Path {
 		if pub.OK {
 			for _, sl := range pub.Slots {
 				if sl.Name == slot {
-					end := &SlotEnd{Slot: sl, CurrentLSN: pub.CurrentLSN, Sent: t.SentBy(sl.ActivePID), SubLSN: sub.CurrentLSN, Xacts: pub.Xacts}
+					end := &SlotEnd{Slot: sl, CurrentLSN: pub.CurrentLSN, Sent: t.Read(sample.PublisherNode).SentBy(sl.ActivePID), SubLSN: sub.CurrentLSN, Xacts: pub.Xacts}
 					if p.First == nil {
 						p.First = end
 					}
@@ -172,7 +172,7 @@ func PathOf(rec *sample.Recording, slot string) Path {
 	}
 	if p.Last != nil {
 		p.SpillBytes = p.Last.SpillBytes - p.First.SpillBytes
-		if ws, ok := lastTick.Sender(p.Last.ActivePID); ok && ws.Sent != 0 {
+		if ws, ok := lastTick.Read(sample.PublisherNode).Sender(p.Last.ActivePID); ok && ws.Sent != 0 {
 			p.Reported = &Reported{WriteBehind: ws.Sent.Sub(ws.Write), FlushBehind: ws.Sent.Sub(ws.Flush)}
 		}
 		p.FlushLagS = flushLag(rec, slot)
@@ -238,8 +238,8 @@ func sameTime(a, b *time.Time) bool { return a != nil && b != nil && a.Equal(*b)
 func flushLag(rec *sample.Recording, slot string) float64 {
 	for i := len(rec.Ticks) - 1; i >= 0; i-- {
 		t := &rec.Ticks[i]
-		sl, _ := t.Slot(slot)
-		if s, ok := t.Sender(sl.ActivePID); ok && s.FlushLagS != nil {
+		sl, _ := t.Read(sample.PublisherNode).Slot(slot)
+		if s, ok := t.Read(sample.PublisherNode).Sender(sl.ActivePID); ok && s.FlushLagS != nil {
 			return *s.FlushLagS
 		}
 	}

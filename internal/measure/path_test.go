@@ -11,9 +11,9 @@ import (
 func TestPathFacts(t *testing.T) {
 	lag := 2.5
 	a, b, c := tick(0, 3000, 2000, 1000, 1000), tick(1, 4000, 3000, 2500, 2000), tick(2, 6000, 5000, 4000, 3000)
-	a.Slots[0].SpillBytes, c.Slots[0].SpillBytes = 100, 700
-	b.Subs[0].WorkerPID, b.Subs[0].ApplyErrors, c.Subs[0].ApplyErrors = 21, 1, 3
-	b.Senders[0].FlushLagS = &lag
+	a.Read(sample.PublisherNode).Slots[0].SpillBytes, c.Read(sample.PublisherNode).Slots[0].SpillBytes = 100, 700
+	b.Read(sample.SubscriberNode).Subs[0].WorkerPID, b.Read(sample.SubscriberNode).Subs[0].ApplyErrors, c.Read(sample.SubscriberNode).Subs[0].ApplyErrors = 21, 1, 3
+	b.Read(sample.PublisherNode).Senders[0].FlushLagS = &lag
 	rec := &sample.Recording{Ticks: []sample.Tick{a, {At: at(1.5)}, b, c}}
 	p := PathOf(rec, "s")
 	if p.First == nil || p.Last == nil || p.First.CurrentLSN != 3000 || p.Last.Sent != 5000 {
@@ -38,9 +38,9 @@ func TestPathOfATablesyncSlot(t *testing.T) {
 	var ticks []sample.Tick
 	for i, copied := range []int64{1 << 20, 3 << 20} {
 		tk := tick(float64(2*i), 5000, 4000, 4000, 4000)
-		tk.Slots[0].Name = slot
-		tk.Subs = []sample.Sub{{Name: "sub", Slot: "sub_slot", OID: 16399, WorkerPID: 20, SyncWorkers: []int{30}}}
-		tk.Copies = []sample.CopyProgress{{RelID: 16390, Table: "public.hot", Bytes: copied}}
+		tk.Read(sample.PublisherNode).Slots[0].Name = slot
+		tk.Edit(sample.SubscriberNode).Subs = []sample.Sub{{Name: "sub", Slot: "sub_slot", OID: 16399, WorkerPID: 20, SyncWorkers: []int{30}}}
+		tk.Edit(sample.SubscriberNode).Copies = []sample.CopyProgress{{RelID: 16390, Table: "public.hot", Bytes: copied}}
 		ticks = append(ticks, tk)
 	}
 	p := PathOf(&sample.Recording{Ticks: ticks}, slot)

@@ -24,12 +24,12 @@ type BackendRole struct {
 func Roles(ts []sample.Tick, f Filter) map[Backend]BackendRole {
 	r := map[Backend]BackendRole{}
 	for _, t := range ts {
-		for _, sl := range t.Slots {
+		for _, sl := range t.Read(sample.PublisherNode).Slots {
 			if f.has(sl.Name) && sl.ActivePID != 0 {
 				r[Backend{sample.Publisher, sl.ActivePID}] = BackendRole{sample.RoleWalsender, sl.Name}
 			}
 		}
-		for _, sb := range t.Subs {
+		for _, sb := range t.Read(sample.SubscriberNode).Subs {
 			if !f.has(sb.Slot) {
 				continue
 			}

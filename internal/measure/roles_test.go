@@ -11,11 +11,10 @@ func TestRoles(t *testing.T) {
 	pub := func(pid int) Backend { return Backend{sample.Publisher, pid} }
 	sub := func(pid int) Backend { return Backend{sample.Subscriber, pid} }
 	two := []sample.Tick{
-		{Slots: []sample.Slot{{Name: "a", ActivePID: 10}, {Name: "b", ActivePID: 11}, {Name: "idle"}},
-			Subs: []sample.Sub{{Slot: "a", WorkerPID: 20, ParallelWorkers: []int{21}, SyncWorkers: []int{22}}, {Slot: "b", WorkerPID: 30}}},
+		{Reads: []sample.Read{{Node: sample.PublisherNode, Slots: []sample.Slot{{Name: "a", ActivePID: 10}, {Name: "b", ActivePID: 11}, {Name: "idle"}}}, {Node: sample.SubscriberNode, Subs: []sample.Sub{{Slot: "a", WorkerPID: 20, ParallelWorkers: []int{21}, SyncWorkers: []int{22}}, {Slot: "b", WorkerPID: 30}}}}},
 		// 10 serves a's slot on the publisher and applies b's on the
 		// subscriber; 22 ended its sync and its pid now leads b.
-		{Slots: []sample.Slot{{Name: "a", ActivePID: 10}}, Subs: []sample.Sub{{Slot: "b", WorkerPID: 22, ParallelWorkers: []int{10}}}},
+		{Reads: []sample.Read{{Node: sample.PublisherNode, Slots: []sample.Slot{{Name: "a", ActivePID: 10}}}, {Node: sample.SubscriberNode, Subs: []sample.Sub{{Slot: "b", WorkerPID: 22, ParallelWorkers: []int{10}}}}}},
 	}
 	for _, c := range []struct {
 		name string

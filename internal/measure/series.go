@@ -58,7 +58,7 @@ func SeriesOf(rec *sample.Recording, slot string) Series {
 	var s Series
 	for i, t := range ticks {
 		l := lagAt(t, t, []sample.Tick{t}, f)
-		p := Point{At: t.At, Current: t.CurrentLSN, NotYetSent: l.NotYetSent, SentNotFlushed: l.SentNotFlushed, FlushedNotConfd: l.FlushedNotConfd}
+		p := Point{At: t.At, Current: t.Read(sample.PublisherNode).CurrentLSN, NotYetSent: l.NotYetSent, SentNotFlushed: l.SentNotFlushed, FlushedNotConfd: l.FlushedNotConfd}
 		p.Sent, p.Flush = senderPos(t, f)
 		p.Confirmed, _ = minConfirmed(t, f)
 		s.Points = append(s.Points, p)

@@ -10,9 +10,9 @@ import (
 // tablesTick is a subscriber tick at second s holding the tables' counters
 // (nil: the read failed) and the apply workers' WAL.
 func tablesTick(s int, tables []sample.TableStat, wal ...sample.BackendWAL) sample.Tick {
-	tk := sample.Tick{At: time.Unix(1_800_000_000+int64(s), 0), PubOK: true, SubOK: true}
+	tk := sample.Tick{At: time.Unix(1_800_000_000+int64(s), 0), Reads: []sample.Read{{Node: sample.PublisherNode, OK: true}, {Node: sample.SubscriberNode, OK: true}}}
 	if tables != nil {
-		tk.Applied = &sample.ApplyWork{Tables: tables, WAL: wal}
+		tk.Edit(sample.SubscriberNode).Applied = &sample.ApplyWork{Tables: tables, WAL: wal}
 	}
 	return tk
 }
@@ -75,7 +75,8 @@ func TestTableWorkRates(t *testing.T) {
 func TestApplyWAL(t *testing.T) {
 	none := []sample.TableStat{}
 	withSubs := func(tk sample.Tick, parallel ...int) sample.Tick {
-		tk.Subs = []sample.Sub{{Name: "lab_sub", WorkerPID: 10, ParallelWorkers: parallel}, {Name: "other", WorkerPID: 20}}
+		tk = tk.Clone()
+		tk.Edit(sample.SubscriberNode).Subs = []sample.Sub{{Name: "lab_sub", WorkerPID: 10, ParallelWorkers: parallel}, {Name: "other", WorkerPID: 20}}
 		return tk
 	}
 	rec := &sample.Recording{Ticks: []sample.Tick{
@@ -98,8 +99,8 @@ func TestApplyWAL(t *testing.T) {
 func TestApplyIO(t *testing.T) {
 	tick := func(i int, io ...sample.BackendIO) sample.Tick {
 		tk := tablesTick(i, []sample.TableStat{})
-		tk.Applied.IO = io
-		tk.Subs = []sample.Sub{{Name: "lab_sub", WorkerPID: 10, ParallelWorkers: []int{11}}, {Name: "other", WorkerPID: 20}}
+		tk.Read(sample.SubscriberNode).Applied.IO = io
+		tk.Edit(sample.SubscriberNode).Subs = []sample.Sub{{Name: "lab_sub", WorkerPID: 10, ParallelWorkers: []int{11}}, {Name: "other", WorkerPID: 20}}
 		return tk
 	}
 	rec := &sample.Recording{Ticks: []sample.Tick{

@@ -47,8 +47,8 @@ func tablesyncOf(rec *sample.Recording, subOID, relID int64) *Tablesync {
 	var t0, t1 float64
 	for i := range rec.Ticks {
 		t := &rec.Ticks[i]
-		for j := range t.Copies {
-			c := &t.Copies[j]
+		for j := range t.Read(sample.SubscriberNode).Copies {
+			c := &t.Read(sample.SubscriberNode).Copies[j]
 			if c.RelID != relID {
 				continue
 			}
@@ -57,7 +57,7 @@ func tablesyncOf(rec *sample.Recording, subOID, relID int64) *Tablesync {
 			}
 			last, t1 = c, float64(t.At.UnixNano())/1e9
 		}
-		for _, sub := range t.Subs {
+		for _, sub := range t.Read(sample.SubscriberNode).Subs {
 			if sub.OID == subOID {
 				s.Workers = len(sub.SyncWorkers)
 			}

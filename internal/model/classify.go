@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/topology"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -165,7 +166,7 @@ func Judge(in Input) Verdict {
 		v.d.subOID = in.Sync.SubOID
 	}
 	v.Stages = slices.Clone(st)
-	if v.Limit == StageWalsender && v.d.resource == ResourceRunQueue && !in.ProcPub {
+	if v.Limit == StageWalsender && v.d.resource == ResourceRunQueue && !in.ProcOf(topology.Publisher) {
 		v.Stages = Stages(v.Stages).with(starvedStageNoProc(st.Of(StageWalsender), in.Summary.PubCPU))
 	}
 	v.LagTime = verdictLagTime(in, v.Txn)
@@ -202,7 +203,7 @@ func newVerdict(name VerdictName, sc score) Verdict {
 // finish lowers the confidence for what could not be seen.
 func finish(v Verdict, in Input) Verdict {
 	s := in.Summary
-	if !in.ProcPub || (in.HasSubscriber && !in.ProcSub) {
+	if !in.ProcOf(topology.Publisher) || (in.HasSubscriber && !in.ProcOf(topology.Subscriber)) {
 		v.Caveats = append(v.Caveats, "process CPU and run-queue figures were not available for every side (remote host or --no-proc)")
 		v.Confidence *= missingProcFactor
 	}

@@ -79,7 +79,7 @@ func checkWithoutProc(t *testing.T, e recordings.Expectation, rec *sample.Record
 	t.Helper()
 	bursts := false
 	for _, tk := range rec.Ticks {
-		bursts = bursts || len(tk.PubBurst) > 0
+		bursts = bursts || len(tk.Read(sample.PublisherNode).Burst) > 0
 	}
 	if !bursts {
 		return
@@ -97,17 +97,17 @@ func checkWithoutProc(t *testing.T, e recordings.Expectation, rec *sample.Record
 // modify returns a copy of rec with f applied to every tick (a recorded run
 // turned into a nearby state that the lab cannot make quickly).
 func modify(rec *sample.Recording, f func(i int, t *sample.Tick)) *sample.Recording {
-	c := *rec
-	c.Ticks = make([]sample.Tick, len(rec.Ticks))
-	for i, t := range rec.Ticks {
-		t.Slots = append([]sample.Slot(nil), t.Slots...)
-		t.Subs = append([]sample.Sub(nil), t.Subs...)
-		if len(t.Slots) > 0 && len(t.Subs) > 0 {
-			f(i, &t)
+	c := rec.Clone()
+	for i := range c.Ticks {
+		t := &c.Ticks[i]
+		pub, sub := t.Read(sample.PublisherNode), t.Read(sample.SubscriberNode)
+		t.Edit(sample.PublisherNode).Slots = append([]sample.Slot(nil), pub.Slots...)
+		t.Edit(sample.SubscriberNode).Subs = append([]sample.Sub(nil), sub.Subs...)
+		if len(pub.Slots) > 0 && len(sub.Subs) > 0 {
+			f(i, t)
 		}
-		c.Ticks[i] = t
 	}
-	return &c
+	return c
 }
 
 func TestStallCauses(t *testing.T) {
@@ -118,23 +118,27 @@ func TestStallCauses(t *testing.T) {
 		wantCause string
 	}{
 		{"a disabled subscription is stalled whatever the processes do",
-			modify(busy, func(_ int, t *sample.Tick) { t.Subs[0].Enabled = false }), "is disabled"},
+			modify(busy, func(_ int, t *sample.Tick) { t.Read(sample.SubscriberNode).Subs[0].Enabled = false }), "is disabled"},
 		{"a rising apply_error_count is stalled with the error count",
-			modify(busy, func(i int, t *sample.Tick) { t.Subs[0].ApplyErrors = int64(i / 3) }), "apply_error_count"},
+			modify(busy, func(i int, t *sample.Tick) { t.Read(sample.SubscriberNode).Subs[0].ApplyErrors = int64(i / 3) }), "apply_error_count"},
 		{"a lost slot is stalled and says to recreate it",
-			modify(busy, func(_ int, t *sample.Tick) { t.Slots[0].WALStatus = "lost" }), "recreate"},
+			modify(busy, func(_ int, t *sample.Tick) { t.Read(sample.PublisherNode).Slots[0].WALStatus = "lost" }), "recreate"},
 		{"a slot lost to removed WAL (17+) says so and names max_slot_wal_keep_size",
-			modify(busy, func(_ int, t *sample.Tick) { t.Slots[0].WALStatus, t.Slots[0].Invalidation = "lost", "wal_removed" }), "max_slot_wal_keep_size"},
+			modify(busy, func(_ int, t *sample.Tick) {
+				t.Read(sample.PublisherNode).Slots[0].WALStatus, t.Read(sample.PublisherNode).Slots[0].Invalidation = "lost", "wal_removed"
+			}), "max_slot_wal_keep_size"},
 		{"a slot invalidated by removed catalog rows says rows_removed, not removed WAL",
-			modify(busy, func(_ int, t *sample.Tick) { t.Slots[0].Invalidation = "rows_removed" }), "catalog rows it needed were removed"},
+			modify(busy, func(_ int, t *sample.Tick) { t.Read(sample.PublisherNode).Slots[0].Invalidation = "rows_removed" }), "catalog rows it needed were removed"},
 		{"a slot invalidated by a lowered wal_level says to set it back",
-			modify(busy, func(_ int, t *sample.Tick) { t.Slots[0].Invalidation = "wal_level_insufficient" }), "set it back to logical"},
+			modify(busy, func(_ int, t *sample.Tick) {
+				t.Read(sample.PublisherNode).Slots[0].Invalidation = "wal_level_insufficient"
+			}), "set it back to logical"},
 		{"an 18 slot invalidated for idleness names idle_replication_slot_timeout",
-			modify(busy, func(_ int, t *sample.Tick) { t.Slots[0].Invalidation = "idle_timeout" }), "idle_replication_slot_timeout"},
+			modify(busy, func(_ int, t *sample.Tick) { t.Read(sample.PublisherNode).Slots[0].Invalidation = "idle_timeout" }), "idle_replication_slot_timeout"},
 		{"a 16 slot marked conflicting is stalled without a guessed reason",
-			modify(busy, func(_ int, t *sample.Tick) { t.Slots[0].Invalidation = "invalidated" }), "does not say why"},
+			modify(busy, func(_ int, t *sample.Tick) { t.Read(sample.PublisherNode).Slots[0].Invalidation = "invalidated" }), "does not say why"},
 		{"an enabled subscription without an apply worker is stalled",
-			modify(busy, func(_ int, t *sample.Tick) { t.Subs[0].WorkerPID = 0 }), "no apply worker"},
+			modify(busy, func(_ int, t *sample.Tick) { t.Read(sample.SubscriberNode).Subs[0].WorkerPID = 0 }), "no apply worker"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -152,12 +156,10 @@ func TestStallCauses(t *testing.T) {
 func TestWithoutProcTheVerdictSaysSoAndIsLessCertain(t *testing.T) {
 	rec := load(t, "../classify/testdata/walsender-starved-pg15-lab.json")
 	with := Classify(Inputs(rec, nil)[0])
-	blind := *rec
-	blind.Publisher.ProcUnavailable = "server is not on this host"
-	sub := *rec.Subscriber
-	sub.ProcUnavailable = "server is not on this host"
-	blind.Subscriber = &sub
-	without := Classify(Inputs(&blind, nil)[0])
+	blind := rec.Clone()
+	blind.Server(sample.PublisherNode).ProcUnavailable = "server is not on this host"
+	blind.Server(sample.SubscriberNode).ProcUnavailable = "server is not on this host"
+	without := Classify(Inputs(blind, nil)[0])
 	if without.Confidence >= with.Confidence {
 		t.Errorf("confidence without /proc %.2f, with %.2f: want lower", without.Confidence, with.Confidence)
 	}
@@ -181,10 +183,12 @@ func TestFewProbesAreInconclusive(t *testing.T) {
 func TestPublisherOnlyStillNamesPublisherSideLimits(t *testing.T) {
 	rec := load(t, "../classify/testdata/walsender-starved-pg15-lab.json")
 	pubOnly := *rec
-	pubOnly.Subscriber = nil
+	pubOnly.Nodes = rec.Nodes[:1]
 	pubOnly.Ticks = nil
 	for _, tk := range rec.Ticks {
-		tk.Subs, tk.SubOK, tk.SubHost = nil, false, nil
+		tk = tk.Clone()
+		sub := tk.Edit(sample.SubscriberNode)
+		sub.Subs, sub.OK, sub.Host = nil, false, nil
 		var procs []sample.ProcStat
 		for _, p := range tk.Procs {
 			if p.Side == sample.Publisher {
@@ -222,11 +226,11 @@ func TestATablesyncSlotCopyingIsInitialSyncNotStalled(t *testing.T) {
 	rec := load(t, "../classify/testdata/caught-up-pg16-diag.json")
 	const slot = "pg_16399_sync_16390_7300000000000000001"
 	c := modify(rec, func(i int, tk *sample.Tick) {
-		tk.Slots = append(tk.Slots, sample.Slot{Name: slot, Database: "lab", Active: false, ConfirmedFlush: tk.Slots[0].ConfirmedFlush - 50<<20})
-		tk.Subs[0].OID = 16399
-		tk.Subs[0].NotReady = 1
-		tk.Subs[0].SyncWorkers = []int{4711}
-		tk.Copies = []sample.CopyProgress{{PID: 4711, RelID: 16390, Table: "big", Bytes: int64(i) * 2e6, BytesTotal: 100e6}}
+		tk.Edit(sample.PublisherNode).Slots = append(tk.Read(sample.PublisherNode).Slots, sample.Slot{Name: slot, Database: "lab", Active: false, ConfirmedFlush: tk.Read(sample.PublisherNode).Slots[0].ConfirmedFlush - 50<<20})
+		tk.Read(sample.SubscriberNode).Subs[0].OID = 16399
+		tk.Read(sample.SubscriberNode).Subs[0].NotReady = 1
+		tk.Read(sample.SubscriberNode).Subs[0].SyncWorkers = []int{4711}
+		tk.Edit(sample.SubscriberNode).Copies = []sample.CopyProgress{{PID: 4711, RelID: 16390, Table: "big", Bytes: int64(i) * 2e6, BytesTotal: 100e6}}
 	})
 	ins := Inputs(c, []string{slot})
 	if len(ins) != 1 {
@@ -244,13 +248,14 @@ func TestATablesyncSlotCopyingIsInitialSyncNotStalled(t *testing.T) {
 		t.Errorf("the subscription's own path: %s, evidence %q; want caught-up saying a table is still synchronising", main.Name, EvidenceTexts(main.Evidence))
 	}
 	leftover := modify(c, func(_ int, tk *sample.Tick) {
-		tk.Subs[0].NotReady, tk.Subs[0].SyncWorkers, tk.Copies = 0, nil, nil
+		sub := tk.Edit(sample.SubscriberNode)
+		sub.Subs[0].NotReady, sub.Subs[0].SyncWorkers, sub.Copies = 0, nil, nil
 	})
 	if v := Classify(Inputs(leftover, []string{slot})[0]); v.Name != Stalled || !strings.Contains(v.Cause, "leftover") || len(v.Helps) == 0 ||
 		len(v.Helps[0].Run) != 1 || v.Helps[0].Run[0].Text != "SELECT pg_drop_replication_slot('"+slot+"');" {
 		t.Errorf("a tablesync slot without a copy under way: %s (%q, %+v), want stalled naming the slot to drop", v.Name, v.Cause, v.Helps)
 	}
-	failed := modify(c, func(i int, tk *sample.Tick) { tk.Subs[0].SyncErrors = int64(i / 4) })
+	failed := modify(c, func(i int, tk *sample.Tick) { tk.Read(sample.SubscriberNode).Subs[0].SyncErrors = int64(i / 4) })
 	if v := Classify(Inputs(failed, []string{slot})[0]); v.Name != Stalled || !strings.Contains(v.Cause, "failed") {
 		t.Errorf("a rising sync_error_count: %s (%q), want stalled saying the copy failed", v.Name, v.Cause)
 	}
@@ -260,16 +265,16 @@ func TestTheSubscriptionsOwnWorkersAreNotBlockersToEnd(t *testing.T) {
 	rec := load(t, "../classify/testdata/subscriber-lock-pg16-diag.json")
 	leader := 0
 	for _, tk := range rec.Ticks {
-		if len(tk.Subs) > 0 && tk.Subs[0].WorkerPID != 0 {
-			leader = tk.Subs[0].WorkerPID
+		if len(tk.Read(sample.SubscriberNode).Subs) > 0 && tk.Read(sample.SubscriberNode).Subs[0].WorkerPID != 0 {
+			leader = tk.Read(sample.SubscriberNode).Subs[0].WorkerPID
 		}
 	}
 	// A parallel worker waiting on the applytransaction lock its leader
 	// holds: pg_blocking_pids names the leader.
 	c := modify(rec, func(_ int, tk *sample.Tick) {
-		tk.Subs[0].ParallelWorkers = []int{9999}
-		tk.Subs[0].OtherWorkers = []int{9999}
-		tk.Blockers = append(tk.Blockers, sample.Blocker{WaiterPID: 9999, WaitEvent: "applytransaction", Session: sample.Session{PID: leader, BackendType: "logical replication apply worker"}})
+		tk.Read(sample.SubscriberNode).Subs[0].ParallelWorkers = []int{9999}
+		tk.Read(sample.SubscriberNode).Subs[0].OtherWorkers = []int{9999}
+		tk.Edit(sample.SubscriberNode).Blockers = append(tk.Read(sample.SubscriberNode).Blockers, sample.Blocker{WaiterPID: 9999, WaitEvent: "applytransaction", Session: sample.Session{PID: leader, BackendType: "logical replication apply worker"}})
 	})
 	in := Inputs(c, nil)[0]
 	for _, b := range in.Blockers {

@@ -3,12 +3,14 @@ package model
 import (
 	"fmt"
 	"math"
+
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // saturatedLimit names a stage that works all the time (utilisation at
 // least Saturated, waiting for its upstream less than Idle).
 func saturatedLimit(in Input, ws, ap Stage, par *Stage) (Verdict, bool) {
-	wsSat := ws.Known() && ws.Utilisation >= Saturated && ws.Starved < Idle && (ws.Probes >= MinProbes || in.ProcPub)
+	wsSat := ws.Known() && ws.Utilisation >= Saturated && ws.Starved < Idle && (ws.Probes >= MinProbes || in.ProcOf(topology.Publisher))
 	apSat := ap.Known() && ap.Utilisation >= Saturated && ap.Starved < Idle && ap.Probes >= MinProbes
 	if par != nil && par.Known() && par.Utilisation >= Saturated && par.Starved < Idle && par.Probes >= MinProbes &&
 		(!apSat || par.Utilisation > ap.Utilisation) {
@@ -97,7 +99,7 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 	v := newStageVerdict(StageLink, res, confidence(margins...))
 	v.d.basis = basisLink
 	v.d.linkHeld = drainedThroughLink(in, ws) && in.MedianLag <= CaughtUpLag
-	if !in.ProcPub {
+	if !in.ProcOf(topology.Publisher) {
 		if nv, ok := linkOrStarvedNoProc(in, ws, ap, v); ok {
 			v = nv
 		} else {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // proc builds a role's measurement: CPU and run-queue shares of a core and
@@ -44,7 +45,7 @@ func eventType(ev string) string {
 // over 10 s, both sides observed with /proc.
 func path(ws, ap measure.Proc) Input {
 	return Input{Slot: "s", Subscription: "s", HasSubscriber: true, SlotFound: true, SlotActive: true,
-		SubEnabled: true, ApplyWorker: true, ProcPub: true, ProcSub: true, FlushLagS: -1,
+		SubEnabled: true, ApplyWorker: true, Proc: map[topology.Role]bool{topology.Publisher: true, topology.Subscriber: true}, FlushLagS: -1,
 		MedianLag: 200e6,
 		Summary: measure.Summary{WindowS: 10, Ticks: 11, Consumed: 10e6, Decoded: 10e6,
 			Walsender: ws, Apply: ap, PubHostBusy: 0.5, SubHostBusy: 0.5,

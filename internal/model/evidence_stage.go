@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // limitLines state what a limiting stage did (basisLimit): its own figures
@@ -31,7 +32,7 @@ func walsenderLines(d diagnosis, in Input) []Evidence {
 			said(EvFailoverSlot, "the slot is a failover slot (17+): its walsender sends nothing the physical standbys listed in synchronized_standby_slots have not confirmed"), feeding}
 	case d.resource == ResourceOwnWaits:
 		return []Evidence{item(EvWalsenderOwnWaits, fmt.Sprintf("walsender waited on its own resources %s of the time (of probes: %s), not on I/O", pct(ws.Own), ws.OwnTop), Figures{"own_wait_share": ws.Own}), feeding}
-	case !in.ProcPub:
+	case !in.ProcOf(topology.Publisher):
 		return []Evidence{item(EvWalsenderNoWait, fmt.Sprintf("walsender had no wait event (on CPU or runnable) in %s of probes", pct(ws.Busy)), Figures{"busy_share": ws.Busy}), feeding,
 			contentionLine("publisher", s.PubCPU)}
 	case d.resource == ResourceRunQueue:
@@ -49,8 +50,8 @@ func applyLines(d diagnosis, in Input) []Evidence {
 	s, ap, noun := in.Summary, d.stage, d.noun
 	switch {
 	case d.resource == ResourceOwnWaits:
-		return []Evidence{ownLine(noun, ap, in.ProcSub)}
-	case !in.ProcSub:
+		return []Evidence{ownLine(noun, ap, in.ProcOf(topology.Subscriber))}
+	case !in.ProcOf(topology.Subscriber):
 		return []Evidence{item(EvApplyNoWait, fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)), Figures{"busy_share": ap.Busy}),
 			workLine(noun, ap), contentionLine("subscriber", s.SubCPU)}
 	case d.resource == ResourceRunQueue:
@@ -84,7 +85,7 @@ func linkLines(v Verdict, in Input, ws, ap Stage) []Evidence {
 	probes := in.Summary.Walsender.Share(evWriteData, evWalSenderMain)
 	out := []Evidence{item(EvSocketBlocked, fmt.Sprintf("walsender blocked on the socket (%s) %s of the time (%s of probes; events /proc shows as stale are not counted)", evWriteData, pct(ws.Blocked), pct(probes)),
 		Figures{"blocked_share": ws.Blocked, "probe_share": probes})}
-	if in.ProcPub {
+	if in.ProcOf(topology.Publisher) {
 		out = append(out, item(EvWalsenderNotSaturated, fmt.Sprintf("walsender CPU %s, run queue %s: %s busy, not saturated", pct(ws.CPU), pct(ws.Runq), pct(ws.Utilisation)),
 			Figures{"cpu_share": ws.CPU, "runqueue_share": ws.Runq, "utilisation": ws.Utilisation}))
 	}
@@ -97,7 +98,7 @@ func linkLines(v Verdict, in Input, ws, ap Stage) []Evidence {
 		out = append(out, item(EvLinkHeldBacklog, fmt.Sprintf("the backlog (%s at the window's start, median %s, %s at its end) drained at the link's pace: the link held it back, the path was not caught up", size(in.Summary.Lag.Start), size(in.MedianLag), size(in.Summary.Lag.Total)),
 			Figures{"start_bytes": float64(in.Summary.Lag.Start), "median_bytes": float64(in.MedianLag), "end_bytes": float64(in.Summary.Lag.Total)}))
 	}
-	if !in.ProcPub {
+	if !in.ProcOf(topology.Publisher) {
 		out = append(out, contentionLine("publisher", in.Summary.PubCPU))
 	}
 	return out

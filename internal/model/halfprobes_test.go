@@ -50,9 +50,9 @@ func TestHalfTheProbesKeepEveryVerdict(t *testing.T) {
 // thinProcSides drops every other probe of each side whose /proc figures
 // the recording has, and returns how many it dropped.
 func thinProcSides(rec *sample.Recording) int {
-	proc := map[string]bool{sample.Publisher: rec.Publisher.ProcUnavailable == ""}
-	if rec.Subscriber != nil {
-		proc[sample.Subscriber] = rec.Subscriber.ProcUnavailable == ""
+	proc := map[string]bool{sample.Publisher: rec.Server(sample.PublisherNode).ProcUnavailable == ""}
+	if rec.Server(sample.SubscriberNode) != nil {
+		proc[sample.Subscriber] = rec.Server(sample.SubscriberNode).ProcUnavailable == ""
 	}
 	seen := map[string]int{}
 	var kept []sample.Probe

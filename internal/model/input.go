@@ -3,6 +3,7 @@ package model
 import (
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // Input is everything the classifier looks at for one path (a slot, its
@@ -28,9 +29,9 @@ type Input struct {
 	SyncErrors            int64
 	WorkerChanges         int
 	SpillBytes            int64
-	// ProcPub and ProcSub say whether /proc figures exist for each side.
-	ProcPub, ProcSub bool
-	MedianLag        int64
+	// Proc says for which roles' nodes /proc figures exist (ProcOf).
+	Proc      map[topology.Role]bool
+	MedianLag int64
 	// Gaps counts sampling gaps (restarts, dropped connections).
 	Gaps int
 	// Unseen is the largest share of the window that one side's gaps
@@ -66,10 +67,24 @@ func Inputs(rec *sample.Recording, slots []string) []Input {
 	return out
 }
 
+// procByRole says, for the role of each of rec's nodes, whether /proc
+// figures exist for it.
+func procByRole(rec *sample.Recording) map[topology.Role]bool {
+	out := map[topology.Role]bool{}
+	for _, n := range rec.Nodes {
+		out[n.Role] = n.ProcUnavailable == ""
+	}
+	return out
+}
+
+// ProcOf says whether /proc figures exist for the node of role r (false
+// when none was observed).
+func (in Input) ProcOf(r topology.Role) bool { return in.Proc[r] }
+
 // inputOf is the classifier's view of one path's facts.
 func inputOf(rec *sample.Recording, p measure.Path) Input {
-	in := Input{Slot: p.Slot, Summary: p.Summary, HasSubscriber: rec.Subscriber != nil,
-		ProcPub: rec.Publisher.ProcUnavailable == "", ProcSub: rec.Subscriber != nil && rec.Subscriber.ProcUnavailable == "",
+	in := Input{Slot: p.Slot, Summary: p.Summary, HasSubscriber: rec.Server(sample.SubscriberNode) != nil,
+		Proc: procByRole(rec),
 		Gaps: len(rec.Gaps), Unseen: unseen(rec), Sync: p.Tablesync,
 		ApplyErrors: p.ApplyErrors, SyncErrors: p.SyncErrors, WorkerChanges: p.WorkerChanges, SpillBytes: p.SpillBytes,
 		MedianLag: p.MedianLag, FlushLagS: p.FlushLagS, SubWALPerSent: p.SubWALPerSent, Reported: p.Reported, SilentS: p.SilentS,

@@ -48,15 +48,17 @@ func TestLargeTransactionPhases(t *testing.T) {
 // large transaction; nor is an open transaction younger than the window.
 func TestLargeTransactionNeedsHeldWAL(t *testing.T) {
 	for _, f := range []string{"../classify/testdata/big-txn-pg16-diag.json", "../classify/testdata/open-txn-pg16-diag.json"} {
-		rec := modify(load(t, f), func(_ int, tk *sample.Tick) { tk.Slots[0].RestartLSN = tk.Slots[0].ConfirmedFlush })
+		rec := modify(load(t, f), func(_ int, tk *sample.Tick) {
+			tk.Read(sample.PublisherNode).Slots[0].RestartLSN = tk.Read(sample.PublisherNode).Slots[0].ConfirmedFlush
+		})
 		if v := Classify(Inputs(rec, nil)[0]); v.Txn != nil || v.Name == LargeTransaction {
 			t.Errorf("%s with restart_lsn at confirmed_flush_lsn: %s %+v, want no large transaction", f, v.Name, v.Txn)
 		}
 	}
 	rec := load(t, "../classify/testdata/open-txn-pg16-diag.json")
 	for i := range rec.Ticks {
-		for j := range rec.Ticks[i].Xacts {
-			rec.Ticks[i].Xacts[j].AgeS = 1
+		for j := range rec.Ticks[i].Read(sample.PublisherNode).Xacts {
+			rec.Ticks[i].Read(sample.PublisherNode).Xacts[j].AgeS = 1
 		}
 	}
 	if v := Classify(Inputs(rec, nil)[0]); v.Name == LargeTransaction {

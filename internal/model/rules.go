@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"math"
+
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // rule is one row of the classifier's ordered table: the first rule whose
@@ -143,7 +145,7 @@ func matchFewProbes(in Input, _ Stages, _ []rule) (Verdict, bool) {
 // other.
 func matchBothStarved(in Input, st Stages, _ []rule) (Verdict, bool) {
 	ws, ap := st.Of(StageWalsender), st.Of(StageApply)
-	if !in.ProcPub || !in.ProcSub || !starved(ws) || !starved(ap) {
+	if !in.ProcOf(topology.Publisher) || !in.ProcOf(topology.Subscriber) || !starved(ws) || !starved(ap) {
 		return Verdict{}, false
 	}
 	v := newVerdict(Inconclusive, confidence(margin{"walsender run queue over StarvedRunq", ws.Runq - StarvedRunq}, margin{"apply worker run queue over StarvedRunq", ap.Runq - StarvedRunq}).capped(capBothStarved))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/audit"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
@@ -99,7 +100,7 @@ func TestTheSetupNamesTheSubscriptionItRead(t *testing.T) {
 	}
 	in := Inputs(rec, nil)[0]
 	p := PathFacts{Slot: in.Slot, Subscription: in.Subscription, Verdict: Judge(in)}
-	if s := FromSetup(p, SetupRead{PubMajor: rec.Publisher.Major, SubMajor: rec.Subscriber.Major}).Setup; s != nil && s.Subscription != "" {
+	if s := FromSetup(p, SetupRead{PubMajor: rec.Server(sample.PublisherNode).Major, SubMajor: rec.Server(sample.SubscriberNode).Major}).Setup; s != nil && s.Subscription != "" {
 		t.Errorf("no setup read, yet it names subscription %q", s.Subscription)
 	}
 	for _, c := range []struct{ name, sub, want string }{

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // Stage names of a replication path, in pipeline order. A stage run by a
@@ -225,13 +226,13 @@ func containsFold(list []string, s string) bool {
 // (the apply stage is unknown without a subscriber).
 func stages(in Input) Stages {
 	s := in.Summary
-	ws := procStage(StageWalsender, s.Walsender, in.ProcPub, walsenderBlocked, walsenderStarved)
+	ws := procStage(StageWalsender, s.Walsender, in.ProcOf(topology.Publisher), walsenderBlocked, walsenderStarved)
 	if !in.HasSubscriber {
 		return Stages{ws, unknownStage(StageLink), unknownStage(StageApply)}
 	}
-	out := Stages{ws, unknownStage(StageLink), procStage(StageApply, s.Apply, in.ProcSub, applyBlocked, applyStarved)}
+	out := Stages{ws, unknownStage(StageLink), procStage(StageApply, s.Apply, in.ProcOf(topology.Subscriber), applyBlocked, applyStarved)}
 	if len(s.Parallel) > 0 {
-		par := procStage(StageParallel, s.Parallel[0], in.ProcSub, nil, parallelStarved)
+		par := procStage(StageParallel, s.Parallel[0], in.ProcOf(topology.Subscriber), nil, parallelStarved)
 		par.PID = s.Parallel[0].PID
 		par.Workers = len(s.Parallel)
 		out = append(out, par)

@@ -48,7 +48,9 @@ func TestADisabledSubscriptionIsEnabledByItsQuotedName(t *testing.T) {
 	busy := load(t, "../classify/testdata/apply-bound-pg15-lab.json")
 	for _, h := range hostile {
 		t.Run(h.name, func(t *testing.T) {
-			rec := modify(busy, func(_ int, tk *sample.Tick) { tk.Subs[0].Enabled, tk.Subs[0].Name = false, h.name })
+			rec := modify(busy, func(_ int, tk *sample.Tick) {
+				tk.Read(sample.SubscriberNode).Subs[0].Enabled, tk.Read(sample.SubscriberNode).Subs[0].Name = false, h.name
+			})
 			v := Classify(Inputs(rec, nil)[0])
 			want := "ALTER SUBSCRIPTION " + h.ident + " ENABLE;"
 			if v.Name != Stalled || len(v.Helps) == 0 || v.Helps[0].Key != KeyFixStop {
@@ -140,12 +142,13 @@ func TestALeftoverTablesyncSlotNeedsItsSubscriptionObserved(t *testing.T) {
 	const slot = "pg_16399_sync_16390_7300000000000000001"
 	withSlot := func(oid int64) *sample.Recording {
 		return modify(rec, func(_ int, tk *sample.Tick) {
-			tk.Slots = append(tk.Slots, sample.Slot{Name: slot, Database: "lab", ConfirmedFlush: tk.Slots[0].ConfirmedFlush - 50<<20})
-			tk.Subs[0].OID, tk.Subs[0].NotReady, tk.Subs[0].SyncWorkers, tk.Copies = oid, 0, nil, nil
+			tk.Edit(sample.PublisherNode).Slots = append(tk.Read(sample.PublisherNode).Slots, sample.Slot{Name: slot, Database: "lab", ConfirmedFlush: tk.Read(sample.PublisherNode).Slots[0].ConfirmedFlush - 50<<20})
+			sub := tk.Edit(sample.SubscriberNode)
+			sub.Subs[0].OID, sub.Subs[0].NotReady, sub.Subs[0].SyncWorkers, sub.Copies = oid, 0, nil, nil
 		})
 	}
 	noSubscriber := *withSlot(16399)
-	noSubscriber.Subscriber = nil
+	noSubscriber.Nodes = noSubscriber.Nodes[:1]
 	cases := []struct {
 		name      string
 		rec       *sample.Recording
@@ -192,7 +195,7 @@ func TestTwoSubscriptionsClaimingOneSlotJudgeTheActiveOne(t *testing.T) {
 	for _, decoy := range []string{"a_decoy", "zz_decoy", "Decoy; DROP TABLE users"} {
 		t.Run(decoy, func(t *testing.T) {
 			rec := modify(busy, func(_ int, tk *sample.Tick) {
-				tk.Subs = append(tk.Subs, sample.Sub{Name: decoy, Slot: tk.Subs[0].Slot, Enabled: false})
+				tk.Edit(sample.SubscriberNode).Subs = append(tk.Read(sample.SubscriberNode).Subs, sample.Sub{Name: decoy, Slot: tk.Read(sample.SubscriberNode).Subs[0].Slot, Enabled: false})
 			})
 			ins := Inputs(rec, nil)
 			if len(ins) != 1 || ins[0].Subscription != "lab_sub" {

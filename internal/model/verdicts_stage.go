@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/topology"
 )
 
 // applyVerdict names the verdict when an apply-side stage (the leader or
@@ -45,7 +46,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, conf sco
 			v.d.fill = FillLock
 		case io >= MostProbes*ap.Own:
 			v.d.fill = FillIO
-			if !in.ProcSub {
+			if !in.ProcOf(topology.Subscriber) {
 				// A read's wait event also covers the kernel's CPU time
 				// for it: from a fast disk, a worker with 80% of its
 				// probes in DataFileRead ran 60% on a CPU (sub-cpu-io).
@@ -59,9 +60,9 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, conf sco
 			v.d.fill = FillOtherWait
 		}
 		return v
-	case in.ProcSub && starved(ap):
+	case in.ProcOf(topology.Subscriber) && starved(ap):
 		return quotaStarved(newStageVerdict(ap.Name, ResourceRunQueue, conf), "subscriber", noun, p.Throttle, s.SubHostBusy)
-	case in.ProcSub:
+	case in.ProcOf(topology.Subscriber):
 		v := newStageVerdict(ap.Name, ResourceCPU, conf)
 		if ap.CPU < FullCore {
 			v.d.fill = FillCPUPart
@@ -129,7 +130,7 @@ func walsenderVerdict(in Input, ws, ap Stage, conf score) Verdict {
 func walsenderStageVerdict(in Input, ws Stage, conf score) Verdict {
 	s := in.Summary
 	switch {
-	case in.ProcPub && starved(ws):
+	case in.ProcOf(topology.Publisher) && starved(ws):
 		return quotaStarved(newStageVerdict(StageWalsender, ResourceRunQueue, conf), "publisher", "walsender", s.Walsender.Throttle, s.PubHostBusy)
 	case ws.Own >= MostProbes*ws.Utilisation && s.Walsender.TypeShare(waitTypeIO) >= ws.Own/2:
 		v := newStageVerdict(StageWalsender, ResourceIO, conf)
@@ -143,7 +144,7 @@ func walsenderStageVerdict(in Input, ws Stage, conf score) Verdict {
 		v := newStageVerdict(StageWalsender, ResourceOwnWaits, conf.capped(capOwnWaits))
 		v.d.cause = "the walsender is the limit, waiting on locks or LWLocks on the publisher (see the events above): find who holds them (pg_locks, pg_stat_activity)"
 		return v
-	case in.ProcPub:
+	case in.ProcOf(topology.Publisher):
 		return newStageVerdict(StageWalsender, ResourceCPU, conf)
 	default:
 		res, c := cpuBoundNoProc(s.PubCPU, "publisher", conf, unknownWalsender)

@@ -263,7 +263,7 @@ func stepDown(rec *sample.Recording) map[string]string {
 			down[g.Side] = g.Cause
 		}
 	}
-	for _, n := range rec.Nodes() {
+	for _, n := range rec.Nodes {
 		if _, ok := down[string(n.ID)]; ok {
 			continue
 		}

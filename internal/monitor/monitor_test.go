@@ -14,8 +14,8 @@ import (
 func TestAServerIsDownWhenItsGapIsOpenAtTheStepsEnd(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
 	end := t0.Add(5 * time.Second)
-	ticks := []sample.Tick{{At: t0, PubOK: true, SubOK: true}, {At: t0.Add(time.Second), PubOK: true, SubOK: false},
-		{At: t0.Add(4 * time.Second), PubOK: false, SubOK: false}} // the last one cut by the deadline
+	ticks := []sample.Tick{{At: t0, Reads: []sample.Read{{Node: sample.PublisherNode, OK: true}, {Node: sample.SubscriberNode, OK: true}}}, {At: t0.Add(time.Second), Reads: []sample.Read{{Node: sample.PublisherNode, OK: true}, {Node: sample.SubscriberNode, OK: false}}},
+		{At: t0.Add(4 * time.Second), Reads: []sample.Read{{Node: sample.PublisherNode, OK: false}, {Node: sample.SubscriberNode, OK: false}}}} // the last one cut by the deadline
 	cases := []struct {
 		name string
 		gaps []sample.Gap
@@ -29,7 +29,7 @@ func TestAServerIsDownWhenItsGapIsOpenAtTheStepsEnd(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rec := &sample.Recording{Start: t0, End: end, Subscriber: &sample.Server{}, Ticks: ticks, Gaps: c.gaps}
+			rec := &sample.Recording{Nodes: sample.PairNodes(sample.Server{}, &sample.Server{}), Start: t0, End: end, Ticks: ticks, Gaps: c.gaps}
 			got := stepDown(rec)
 			if len(got) != len(c.want) {
 				t.Fatalf("down = %v, want %v", got, c.want)
@@ -41,7 +41,7 @@ func TestAServerIsDownWhenItsGapIsOpenAtTheStepsEnd(t *testing.T) {
 			}
 		})
 	}
-	rec := &sample.Recording{Start: t0, End: end, Subscriber: &sample.Server{}, Ticks: []sample.Tick{{At: t0, PubOK: true}}}
+	rec := &sample.Recording{Start: t0, End: end, Nodes: sample.PairNodes(sample.Server{}, &sample.Server{}), Ticks: []sample.Tick{{At: t0, Reads: []sample.Read{{Node: sample.PublisherNode, OK: true}}}}}
 	if got := stepDown(rec); got[sample.Subscriber] == "" || len(got) != 1 {
 		t.Errorf("a subscriber that never answered: down = %v", got)
 	}

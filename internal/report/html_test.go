@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
@@ -20,7 +21,7 @@ func seriesOf(t *testing.T, file, slot string) Report {
 	}
 	s := measure.SeriesOf(rec, slot)
 	return Report{SchemaVersion: SchemaVersion, Tool: "lagscope", Start: rec.Start, WindowS: 10, ProbeHz: 20,
-		Publisher: Server{Version: rec.Publisher.Version}, Paths: []Path{{Slot: slot, Series: &s}}}
+		Publisher: Server{Version: rec.Server(sample.PublisherNode).Version}, Paths: []Path{{Slot: slot, Series: &s}}}
 }
 
 var svgPath = regexp.MustCompile(`<path[^>]* d="M[^"]+"`)

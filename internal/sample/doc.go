@@ -8,6 +8,9 @@
 // What is read of a server depends on its node's role (topology.Role): the
 // readers of each role are listed in one slice (roleSources). RunNodes
 // samples any set of nodes, each once, into a NodeWindow; Run is RunNodes
-// over a pair, cut into a Recording (NodeWindow.Pair). A recording's file
-// (version 11+) holds its nodes and each tick's reads keyed by node.
+// over a pair, cut into a Recording (NodeWindow.Pair). A Recording, in Go
+// as in its file (version 11+), is its nodes and each tick's reads keyed
+// by node (Recording.Server, Tick.Read; Tick.Edit and Recording.Clone for
+// code that changes one); versions 1 to 10, written as a pair with
+// side-prefixed fields, are read into it (legacy.go).
 package sample

@@ -28,10 +28,6 @@ type file struct {
 	SetupError string          `json:"setup_error,omitempty"`
 }
 
-// legacy is a Recording without its JSON methods: the shape of versions
-// 1 to 10.
-type legacy Recording
-
 // MarshalJSON writes the recording as version RecordingVersion (nodes and
 // per-node reads), whatever version it was read as.
 func (r Recording) MarshalJSON() ([]byte, error) {
@@ -49,7 +45,12 @@ func (r *Recording) UnmarshalJSON(b []byte) error {
 	}
 	switch {
 	case v.Version < NodesVersion:
-		return json.Unmarshal(b, (*legacy)(r))
+		var l legacy
+		if err := json.Unmarshal(b, &l); err != nil {
+			return err
+		}
+		*r = l.recording()
+		return nil
 	case v.Version > RecordingVersion:
 		// A shape this lagscope does not know: ReadRecording asks for an
 		// upgrade.
@@ -84,9 +85,9 @@ func (f *file) recording(r *Recording) error {
 			return err
 		}
 		switch {
-		case n.ID == PublisherNode && n.Role == topology.Publisher && r.Publisher.Version == "",
-			n.ID == SubscriberNode && n.Role == topology.Subscriber && r.Subscriber == nil:
-			r.setServer(n.ID, n.Server)
+		case n.ID == PublisherNode && n.Role == topology.Publisher && r.Server(PublisherNode) == nil,
+			n.ID == SubscriberNode && n.Role == topology.Subscriber && r.Server(SubscriberNode) == nil:
+			r.Nodes = append(r.Nodes, n)
 		default:
 			return fmt.Errorf("node %q (%s): this lagscope reads recordings of one publisher node %q and at most one subscriber node %q",
 				n.ID, n.Role, PublisherNode, SubscriberNode)
@@ -96,14 +97,30 @@ func (f *file) recording(r *Recording) error {
 	for i, ft := range f.Ticks {
 		t := Tick{At: ft.At, Procs: ft.Procs, ReadErrors: ft.ReadErrors}
 		for _, rd := range ft.Reads {
-			if rd.Node == SubscriberNode && r.Subscriber == nil && !rd.empty() {
-				return fmt.Errorf("tick %d reads node %q, which the recording does not list", i, rd.Node)
+			// An empty read of a node the pair could hold but the file does
+			// not list says nothing: left out.
+			if (rd.Node == PublisherNode || rd.Node == SubscriberNode) && r.Server(rd.Node) == nil && rd.empty() {
+				continue
 			}
-			if err := t.setRead(rd); err != nil {
-				return fmt.Errorf("tick %d: %w", i, err)
+			if t.hasRead(rd.Node) {
+				return fmt.Errorf("tick %d reads node %q twice", i, rd.Node)
 			}
+			t.Reads = append(t.Reads, rd)
+		}
+		if err := r.checkRoles(&t); err != nil {
+			return fmt.Errorf("tick %d: %w", i, err)
 		}
 		r.Ticks[i] = t
 	}
 	return nil
+}
+
+// hasRead says whether the tick holds a read of node id.
+func (t *Tick) hasRead(id topology.NodeID) bool {
+	for _, r := range t.Reads {
+		if r.Node == id {
+			return true
+		}
+	}
+	return false
 }

@@ -31,11 +31,11 @@ func readFile(t *testing.T, path string) *Recording {
 	return rec
 }
 
-// legacyJSON is the recording in the shape of versions 1 to 10: what
-// two recordings are compared by (every field, in one encoding).
-func legacyJSON(t *testing.T, r *Recording) []byte {
+// recordingJSON is the recording's nodes, reads and the rest, every field
+// in one encoding: what two recordings are compared by.
+func recordingJSON(t *testing.T, r *Recording) []byte {
 	t.Helper()
-	b, err := json.Marshal((*legacy)(r))
+	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestEveryOlderVersionReadsAsNodes(t *testing.T) {
 			if rec.Version != v {
 				t.Errorf("version %d, want %d", rec.Version, v)
 			}
-			nodes := rec.Nodes()
+			nodes := rec.Nodes
 			if len(nodes) != 2 || nodes[0].Role != topology.Publisher || nodes[1].Role != topology.Subscriber ||
 				nodes[0].Version == "" || nodes[1].Version == "" {
 				t.Fatalf("nodes %+v, want a publisher and a subscriber with their versions", nodes)
@@ -135,7 +135,7 @@ func TestEveryRecordingRoundTripsAsNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := 1
-		if old.Subscriber != nil {
+		if old.Server(SubscriberNode) != nil {
 			want = 2
 		}
 		if f.Version != RecordingVersion || f.SampledVersion != old.Version || len(f.Nodes) != want || f.Nodes[0].Role != topology.Publisher {
@@ -151,7 +151,7 @@ func TestEveryRecordingRoundTripsAsNodes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s read back: %v", path, err)
 		}
-		if !bytes.Equal(legacyJSON(t, old), legacyJSON(t, back)) {
+		if !bytes.Equal(recordingJSON(t, old), recordingJSON(t, back)) {
 			t.Errorf("%s: the recording changed through version %d", path, RecordingVersion)
 		}
 	}
@@ -212,12 +212,12 @@ func TestTopologyOfARecording(t *testing.T) {
 	if top := rec.Topology(); len(top.Paths) != 1 || top.Paths[0].Source != PublisherNode || top.Validate() != nil {
 		t.Errorf("topology %+v, want the pair's path", top)
 	}
-	if rec.Server(SubscriberNode) != rec.Subscriber || rec.Server("standby") != nil {
+	if rec.Server(SubscriberNode) != &rec.Nodes[1].Server || rec.Server("standby") != nil {
 		t.Errorf("Server gives the wrong servers")
 	}
-	rec.Subscriber = nil
+	rec.Nodes = rec.Nodes[:1]
 	ids := []string{}
-	for _, n := range rec.Nodes() {
+	for _, n := range rec.Nodes {
 		ids = append(ids, string(n.ID))
 	}
 	sort.Strings(ids)

@@ -18,8 +18,7 @@ func Merge(recs ...*Recording) *Recording {
 		}
 		out.Version = max(out.Version, r.Version)
 		out.End = r.End
-		out.Publisher = r.Publisher
-		out.Subscriber = r.Subscriber
+		out.Nodes = r.Nodes
 		out.Ticks = append(out.Ticks, r.Ticks...)
 		out.Probes = append(out.Probes, r.Probes...)
 		out.Gaps = append(out.Gaps, r.Gaps...)

@@ -8,9 +8,9 @@ import (
 
 func TestMergeSpansTheRecordingsInOrder(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
-	a := &Recording{Version: 4, Start: t0, End: t0.Add(10 * time.Second), Publisher: Server{Version: "16.13"},
+	a := &Recording{Version: 4, Start: t0, End: t0.Add(10 * time.Second), Nodes: PairNodes(Server{Version: "16.13"}, nil),
 		Ticks: []Tick{{At: t0}, {At: t0.Add(time.Second)}}, Probes: []Probe{{At: t0}}}
-	b := &Recording{Version: 5, Start: t0.Add(10 * time.Second), End: t0.Add(20 * time.Second), Publisher: Server{Version: "16.14"},
+	b := &Recording{Version: 5, Start: t0.Add(10 * time.Second), End: t0.Add(20 * time.Second), Nodes: PairNodes(Server{Version: "16.14"}, nil),
 		Ticks: []Tick{{At: t0.Add(11 * time.Second)}}, Gaps: []Gap{{Side: Subscriber}}}
 	m := Merge(nil, a, b)
 	if !m.Start.Equal(a.Start) || !m.End.Equal(b.End) {
@@ -19,8 +19,8 @@ func TestMergeSpansTheRecordingsInOrder(t *testing.T) {
 	if len(m.Ticks) != 3 || !m.Ticks[2].At.Equal(b.Ticks[0].At) || len(m.Probes) != 1 || len(m.Gaps) != 1 {
 		t.Errorf("merged %d ticks, %d probes, %d gaps; want 3, 1, 1 in order", len(m.Ticks), len(m.Probes), len(m.Gaps))
 	}
-	if m.Publisher.Version != "16.14" || m.Version != 5 {
-		t.Errorf("publisher %s, version %d; want the newest recording's (16.14, 5)", m.Publisher.Version, m.Version)
+	if m.Server(PublisherNode).Version != "16.14" || m.Version != 5 {
+		t.Errorf("publisher %s, version %d; want the newest recording's (16.14, 5)", m.Server(PublisherNode).Version, m.Version)
 	}
 	if len(a.Ticks) != 2 {
 		t.Errorf("Merge changed its input: %d ticks", len(a.Ticks))

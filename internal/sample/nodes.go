@@ -73,43 +73,28 @@ func (r Read) hasBackends() bool {
 	return len(r.Senders) > 0
 }
 
-// setServer sets node id's server (the publisher's or the subscriber's);
-// false when the pair has no place for id.
-func (r *Recording) setServer(id topology.NodeID, srv Server) bool {
-	switch id {
-	case PublisherNode:
-		r.Publisher = srv
-	case SubscriberNode:
-		r.Subscriber = &srv
-	default:
-		return false
-	}
-	return true
-}
-
-// Nodes are the recording's nodes: the publisher, then the subscriber
-// when one was observed.
-func (r *Recording) Nodes() []Node {
-	out := []Node{{Node: topology.Node{ID: PublisherNode, Role: topology.Publisher}, Server: r.Publisher}}
-	if r.Subscriber != nil {
-		out = append(out, Node{Node: topology.Node{ID: SubscriberNode, Role: topology.Subscriber}, Server: *r.Subscriber})
+// PairNodes are the nodes of a pair: the publisher node with server pub,
+// and the subscriber node with server sub when sub is not nil.
+func PairNodes(pub Server, sub *Server) []Node {
+	out := []Node{{Node: topology.Node{ID: PublisherNode, Role: topology.Publisher}, Server: pub}}
+	if sub != nil {
+		out = append(out, Node{Node: topology.Node{ID: SubscriberNode, Role: topology.Subscriber}, Server: *sub})
 	}
 	return out
 }
 
 // Topology is the recording's nodes and the path between them.
 func (r *Recording) Topology() topology.Topology {
-	return topology.Pair(r.Subscriber != nil)
+	return topology.Pair(r.Server(SubscriberNode) != nil)
 }
 
 // Server is the description of node id's server (nil when the recording
-// has no such node).
+// has no such node); the recording's own, to change in place.
 func (r *Recording) Server(id topology.NodeID) *Server {
-	switch id {
-	case PublisherNode:
-		return &r.Publisher
-	case SubscriberNode:
-		return r.Subscriber
+	for i := range r.Nodes {
+		if r.Nodes[i].ID == id {
+			return &r.Nodes[i].Server
+		}
 	}
 	return nil
 }
@@ -117,43 +102,66 @@ func (r *Recording) Server(id topology.NodeID) *Server {
 // Read is node id's part of the tick (only its Node set when the tick
 // holds nothing of it).
 func (t *Tick) Read(id topology.NodeID) Read {
-	switch id {
-	case PublisherNode:
-		return Read{Node: id, OK: t.PubOK, CurrentLSN: t.CurrentLSN, Host: t.PubHost, WALDisk: t.PubWALDisk, Burst: t.PubBurst,
-			Slots: t.Slots, Senders: t.Senders, Xacts: t.Xacts}
-	case SubscriberNode:
-		return Read{Node: id, OK: t.SubOK, CurrentLSN: t.SubLSN, Host: t.SubHost, Burst: t.SubBurst,
-			Subs: t.Subs, Blockers: t.Blockers, Copies: t.Copies, Applied: t.Applied}
+	for _, r := range t.Reads {
+		if r.Node == id {
+			return r
+		}
 	}
 	return Read{Node: id}
 }
 
-// setRead stores r as its node's part of the tick; a read of a node the
-// pair has no place for is an error, and so is a read of the other
-// role's sources.
-func (t *Tick) setRead(r Read) error {
-	if r.Node == SubscriberNode && (r.WALDisk != nil || r.Slots != nil || r.Senders != nil || r.Xacts != nil) ||
-		r.Node == PublisherNode && (r.Subs != nil || r.Blockers != nil || r.Copies != nil || r.Applied != nil) {
-		return fmt.Errorf("node %q holds reads of the other role's sources", r.Node)
+// Edit is node id's part of the tick, to change in place: added to the
+// tick's reads when it holds nothing of the node.
+func (t *Tick) Edit(id topology.NodeID) *Read {
+	for i := range t.Reads {
+		if t.Reads[i].Node == id {
+			return &t.Reads[i]
+		}
 	}
-	if !t.store(r) {
-		return fmt.Errorf("a tick reads node %q, which the recording does not list", r.Node)
+	t.Reads = append(t.Reads, Read{Node: id})
+	return &t.Reads[len(t.Reads)-1]
+}
+
+// checkRoles says which read of the tick holds the sources of a role its
+// node does not have (a publisher's slots on a subscriber node, a
+// subscriber's subscriptions on a publisher node), or a node the recording
+// does not list.
+func (r *Recording) checkRoles(t *Tick) error {
+	for _, rd := range t.Reads {
+		var role topology.Role
+		for _, n := range r.Nodes {
+			if n.ID == rd.Node {
+				role = n.Role
+			}
+		}
+		switch {
+		case role == "":
+			return fmt.Errorf("a tick reads node %q, which the recording does not list", rd.Node)
+		case role != topology.Publisher && (rd.WALDisk != nil || rd.Slots != nil || rd.Senders != nil || rd.Xacts != nil),
+			role != topology.Subscriber && (rd.Subs != nil || rd.Blockers != nil || rd.Copies != nil || rd.Applied != nil):
+			return fmt.Errorf("node %q holds reads of the other role's sources", rd.Node)
+		}
 	}
 	return nil
 }
 
-// store puts r in its node's fields of the tick; false when the pair has
-// no place for its node.
-func (t *Tick) store(r Read) bool {
-	switch r.Node {
-	case PublisherNode:
-		t.PubOK, t.CurrentLSN, t.PubHost, t.PubWALDisk, t.PubBurst = r.OK, r.CurrentLSN, r.Host, r.WALDisk, r.Burst
-		t.Slots, t.Senders, t.Xacts = r.Slots, r.Senders, r.Xacts
-	case SubscriberNode:
-		t.SubOK, t.SubLSN, t.SubHost, t.SubBurst = r.OK, r.CurrentLSN, r.Host, r.Burst
-		t.Subs, t.Blockers, t.Copies, t.Applied = r.Subs, r.Blockers, r.Copies, r.Applied
-	default:
-		return false
+// Clone is a copy of the tick whose reads are its own: changing them
+// (Edit) leaves t's alone. What the reads hold (slots, subscriptions...)
+// is still shared.
+func (t Tick) Clone() Tick {
+	t.Reads = append([]Read(nil), t.Reads...)
+	return t
+}
+
+// Clone is a copy of the recording whose nodes and ticks, with their
+// reads, are its own: changing a server (Server) or a read (Edit) leaves
+// r's alone.
+func (r *Recording) Clone() *Recording {
+	c := *r
+	c.Nodes = append([]Node(nil), r.Nodes...)
+	c.Ticks = make([]Tick, len(r.Ticks))
+	for i, t := range r.Ticks {
+		c.Ticks[i] = t.Clone()
 	}
-	return true
+	return &c
 }

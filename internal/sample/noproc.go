@@ -10,15 +10,19 @@ const NoProcCause = "process figures disabled (--no-proc)"
 // The lab classifies each of its recordings both ways with it.
 func (r *Recording) WithoutProc() *Recording {
 	out := *r
-	out.Publisher.ProcUnavailable, out.Publisher.CPUs = NoProcCause, 0
-	if r.Subscriber != nil {
-		sub := *r.Subscriber
-		sub.ProcUnavailable, sub.CPUs = NoProcCause, 0
-		out.Subscriber = &sub
+	out.Nodes = make([]Node, len(r.Nodes))
+	for i, n := range r.Nodes {
+		n.ProcUnavailable, n.CPUs = NoProcCause, 0
+		out.Nodes[i] = n
 	}
 	out.Ticks = make([]Tick, len(r.Ticks))
 	for i, t := range r.Ticks {
-		t.Procs, t.PubHost, t.SubHost, t.PubWALDisk = nil, nil, nil, nil
+		t.Procs = nil
+		t.Reads = make([]Read, len(r.Ticks[i].Reads))
+		for j, rd := range r.Ticks[i].Reads {
+			rd.Host, rd.WALDisk = nil, nil
+			t.Reads[j] = rd
+		}
 		out.Ticks[i] = t
 	}
 	return &out

@@ -13,7 +13,7 @@ import (
 // recorded on the tick as a read error that says so; one that works, or
 // the run's own end, records nothing.
 func TestABestEffortReadThatTimesOutIsRecorded(t *testing.T) {
-	var tk NodeTick
+	var tk Tick
 	_, err := bestEffort(context.Background(), func(ctx context.Context) ([]Blocker, error) {
 		<-ctx.Done() // a pg_blocking_pids that never answers
 		return nil, ctx.Err()

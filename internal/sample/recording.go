@@ -37,21 +37,23 @@ import (
 // in their own shape, into the same Recording.
 const RecordingVersion = NodesVersion
 
-// Recording is everything sampled over one window.
-//
-// In Go a recording is still the pair it was before version 11:
-// Publisher and Subscriber, and the Pub*/Sub* fields of Tick, which the
-// classifier reads until it moves into the decision package. Code that
-// reads a node goes through Nodes, Server and Tick.Read, keyed by node;
-// the JSON is nodes and per-node reads (MarshalJSON).
+// Recording is everything sampled over one window: the observed nodes
+// (each a server with its role), and at each tick what each node answered
+// (Tick.Reads, keyed by node), the processes and the failed reads. Code
+// reads a node's server with Server and its part of a tick with
+// Tick.Read, by the node's id; this lagscope judges one publisher node and
+// at most one subscriber node (PublisherNode, SubscriberNode). The JSON is
+// the file of RecordingVersion (MarshalJSON); versions 1 to 10 read into
+// the same shape (legacy.go).
 type Recording struct {
-	Version    int       `json:"version"`
-	Start      time.Time `json:"start"`
-	End        time.Time `json:"end"`
-	Publisher  Server    `json:"publisher"`
-	Subscriber *Server   `json:"subscriber,omitempty"` // nil when only the publisher is observed
-	Ticks      []Tick    `json:"ticks"`
-	Probes     []Probe   `json:"probes"`
+	Version int       `json:"version"`
+	Start   time.Time `json:"start"`
+	End     time.Time `json:"end"`
+	// Nodes are the observed nodes: the publisher first, then the
+	// subscriber when one is observed.
+	Nodes  []Node  `json:"nodes"`
+	Ticks  []Tick  `json:"ticks"`
+	Probes []Probe `json:"probes"`
 	// Gaps are intervals in which a server could not be sampled (restart,
 	// dropped connection).
 	Gaps []Gap `json:"gaps,omitempty"`
@@ -89,48 +91,14 @@ type Gap struct {
 	Cause string    `json:"cause"`
 }
 
-// Tick holds positions and counters read at one moment. LSNs are byte
-// positions (pg_lsn - '0/0'); 0 means unknown.
+// Tick is one moment of a window: each node's read (Reads, one per node
+// at most; Read finds a node's), then the processes and the failed
+// best-effort reads, each naming its node in Side.
 type Tick struct {
-	At         time.Time  `json:"at"`
-	CurrentLSN lsn.LSN    `json:"current_lsn,omitempty"`
-	Slots      []Slot     `json:"slots,omitempty"`
-	Senders    []Sender   `json:"senders,omitempty"`
-	Subs       []Sub      `json:"subs,omitempty"`
-	Procs      []ProcStat `json:"procs,omitempty"`
-	// PubHost and SubHost are cumulative busy and total CPU time of the hosts
-	// (nil when /proc is not usable for that side).
-	PubHost *HostStat `json:"pub_host,omitempty"`
-	SubHost *HostStat `json:"sub_host,omitempty"`
-	// PubWALDisk is the space of the file system holding the publisher's
-	// pg_wal, read where the publisher's /proc is (version 8+; nil
-	// when the publisher is not on this host or it could not be read).
-	PubWALDisk *DiskStat `json:"pub_wal_disk,omitempty"`
-	// PubOK and SubOK say whether each side answered this tick.
-	PubOK bool `json:"pub_ok"`
-	SubOK bool `json:"sub_ok"`
-	// Blockers are the sessions that block a sampled replication worker of
-	// the subscriber (apply, parallel apply, tablesync) in a heavyweight
-	// Lock wait at this tick, one entry per (waiter, blocker) pair; empty
-	// when no worker waited on a Lock (version 2+).
-	Blockers []Blocker `json:"blockers,omitempty"`
-	// Copies are the initial table copies of tablesync workers under way
-	// on the subscriber (pg_stat_progress_copy, 14+).
-	Copies []CopyProgress `json:"copies,omitempty"`
-	// PubBurst and SubBurst are the durations in milliseconds of the
-	// pieces of a CPU burst of fixed work run on each server at this tick
-	// (every burstEvery ticks; see cpuburst.go). Version 4+.
-	PubBurst []float64 `json:"pub_burst_ms,omitempty"`
-	SubBurst []float64 `json:"sub_burst_ms,omitempty"`
-	// SubLSN is the subscriber's own current WAL position (0 without a
-	// subscription): what its apply workers write. Version 5+.
-	SubLSN lsn.LSN `json:"sub_current_lsn,omitempty"`
-	// Xacts are the publisher's oldest writing transactions (version 5+).
-	Xacts []OpenXact `json:"pub_xacts,omitempty"`
-	// Applied is what the subscriber's apply workers had done by this
-	// tick (version 9+; nil without a subscriber, or when it could not be
-	// read: then ReadErrors says why).
-	Applied *ApplyWork `json:"sub_applied,omitempty"`
+	At    time.Time `json:"at"`
+	Reads []Read    `json:"reads"`
+	// Procs are the replication processes' CPU figures (from /proc).
+	Procs []ProcStat `json:"procs,omitempty"`
 	// ReadErrors are the best-effort reads of this tick that failed: what
 	// they would have said is unknown, not "none" (a blocker read that timed
 	// out is not "no blocker").
@@ -334,7 +302,7 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 	switch {
 	case rec.Version > RecordingVersion:
 		return nil, fmt.Errorf("samples version %d is newer than this lagscope reads (%d): upgrade lagscope", rec.Version, RecordingVersion)
-	case rec.Version == 0 || rec.Publisher.Version == "":
+	case rec.Version == 0 || rec.Server(PublisherNode) == nil || rec.Server(PublisherNode).Version == "":
 		return nil, fmt.Errorf("not a lagscope samples file (no version or publisher): save one with 'lagscope diagnose --save-samples FILE'")
 	case len(rec.Ticks) < 2:
 		return nil, fmt.Errorf("the samples hold %d tick(s): at least 2 are needed to measure rates", len(rec.Ticks))
@@ -382,8 +350,8 @@ func (r *Recording) ProbeHz() float64 {
 	return math.Round(float64(n) / win)
 }
 
-// Slot returns the tick's row of the slot named name.
-func (t *Tick) Slot(name string) (Slot, bool) {
+// Slot returns the read's row of the slot named name (a publisher's).
+func (t Read) Slot(name string) (Slot, bool) {
 	for _, sl := range t.Slots {
 		if sl.Name == name {
 			return sl, true
@@ -392,15 +360,15 @@ func (t *Tick) Slot(name string) (Slot, bool) {
 	return Slot{}, false
 }
 
-// SentBy is the sent_lsn of the walsender pid at the tick (0 when absent).
-func (t *Tick) SentBy(pid int) lsn.LSN {
+// SentBy is the sent_lsn of the walsender pid in the read (0 when absent).
+func (t Read) SentBy(pid int) lsn.LSN {
 	sn, _ := t.Sender(pid)
 	return sn.Sent
 }
 
-// Sender is the walsender pid's row at the tick (false when absent or pid
+// Sender is the walsender pid's row in the read (false when absent or pid
 // is 0: the slot has no walsender).
-func (t *Tick) Sender(pid int) (Sender, bool) {
+func (t Read) Sender(pid int) (Sender, bool) {
 	for _, sn := range t.Senders {
 		if pid != 0 && sn.PID == pid {
 			return sn, true

@@ -20,21 +20,23 @@ func TestRecordingVersion1Loads(t *testing.T) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatalf("a version 1 recording does not load: %v", err)
 	}
-	if rec.Version != 1 || len(rec.Ticks) != 2 || len(rec.Ticks[0].Senders) != 1 || len(rec.Ticks[0].Subs) != 1 {
+	pub, sb := rec.Ticks[0].Read(PublisherNode), rec.Ticks[0].Read(SubscriberNode)
+	if rec.Version != 1 || len(rec.Ticks) != 2 || len(pub.Senders) != 1 || len(sb.Subs) != 1 {
 		t.Fatalf("loaded version %d with %d ticks, want version 1 with 2 ticks, a sender and a subscription", rec.Version, len(rec.Ticks))
 	}
-	s, sub := rec.Ticks[0].Senders[0], rec.Ticks[0].Subs[0]
-	if s.Sent == 0 || s.WriteLagS != nil || s.ReplyAt != nil || sub.LastMsgSendAt != nil || rec.Ticks[0].Blockers != nil {
+	s, sub := pub.Senders[0], sb.Subs[0]
+	if s.Sent == 0 || s.WriteLagS != nil || s.ReplyAt != nil || sub.LastMsgSendAt != nil || sb.Blockers != nil {
 		t.Errorf("sender %+v, subscription %+v: want the old fields set and the new ones nil", s, sub)
 	}
 }
 
 // TestRecordingVersion2RoundTrips checks the names and round trip of the
-// fields version 2 added, and that they are left out when empty.
+// fields version 2 added, in a node's read, and that they are left out
+// when empty.
 func TestRecordingVersion2RoundTrips(t *testing.T) {
 	lag := 1.5
 	at := time.Date(2026, 1, 2, 3, 4, 5, 600000000, time.UTC)
-	tk := Tick{
+	tk := Read{
 		Senders:  []Sender{{PID: 1, WriteLagS: &lag, FlushLagS: &lag, ReplayLagS: &lag, ReplyAt: &at}},
 		Subs:     []Sub{{Name: "s", LastMsgSendAt: &at, LastMsgReceiptAt: &at, LatestEndAt: &at}},
 		Blockers: []Blocker{{WaiterPID: 2, WaitEvent: "relation", Session: Session{PID: 3, AppName: "holder"}, XactAgeS: 4.5}},
@@ -62,14 +64,14 @@ func TestRecordingVersion2RoundTrips(t *testing.T) {
 			t.Errorf("subscription field %s missing from %s", k, b)
 		}
 	}
-	var back Tick
+	var back Read
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
 	if *back.Senders[0].FlushLagS != lag || !back.Subs[0].LatestEndAt.Equal(at) || back.Blockers[0].AppName != "holder" {
 		t.Errorf("round trip lost values: %s", b)
 	}
-	empty, _ := json.Marshal(Tick{Senders: []Sender{{PID: 1}}, Subs: []Sub{{Name: "s"}}})
+	empty, _ := json.Marshal(Read{Senders: []Sender{{PID: 1}}, Subs: []Sub{{Name: "s"}}})
 	for _, k := range []string{"write_lag_s", "reply_time", "last_msg_send_time", "blockers"} {
 		if strings.Contains(string(empty), `"`+k+`"`) {
 			t.Errorf("empty %s written: %s", k, empty)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/sleep"
-	"github.com/lagscope/lagscope/internal/sqltext"
 	"github.com/lagscope/lagscope/internal/topology"
 )
 
@@ -67,15 +66,7 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 	if o.Subscriber {
 		sub = SubscriberNode
 	}
-	view := func(nt NodeTick) Tick {
-		var t Tick
-		for _, r := range nt.Reads {
-			t.store(r)
-		}
-		t.At, t.Procs, t.ReadErrors = nt.At, nt.Procs, nt.ReadErrors
-		return t
-	}
-	w, err := runNodes(ctx, connect, topology.Pair(o.Subscriber).Nodes, o, view, false)
+	w, err := runNodes(ctx, connect, topology.Pair(o.Subscriber).Nodes, o, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -91,13 +82,13 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 // sampling early without an error.
 func RunNodes(ctx context.Context, connect Connector, nodes []topology.Node, o Options) (*NodeWindow, error) {
 	o.Until, o.OnTick = nil, nil
-	return runNodes(ctx, connect, nodes, o, nil, true)
+	return runNodes(ctx, connect, nodes, o, false, true)
 }
 
-// runNodes is RunNodes; view, if set, turns each tick into the Tick that
-// o.OnTick and o.Until receive; without partial, the first node that
+// runNodes is RunNodes; with view, each tick goes to o.OnTick and o.Until;
+// without partial, the first node that
 // cannot be opened fails the run.
-func runNodes(ctx context.Context, connect Connector, nodes []topology.Node, o Options, view func(NodeTick) Tick, partial bool) (*NodeWindow, error) {
+func runNodes(ctx context.Context, connect Connector, nodes []topology.Node, o Options, view, partial bool) (*NodeWindow, error) {
 	o.defaults()
 	var sides []*session
 	for _, n := range nodes {
@@ -177,12 +168,12 @@ func runNodes(ctx context.Context, connect Connector, nodes []topology.Node, o O
 // tickLoop reads every node at w.Start + k*o.Tick, k = 0, 1, ..., until
 // ctx ends. A tick read late (a frozen server held it for its timeouts)
 // is not followed by the ticks it overran: the next is the first still due.
-func tickLoop(ctx context.Context, stop func(), sides []*session, w *NodeWindow, o Options, view func(NodeTick) Tick) {
+func tickLoop(ctx context.Context, stop func(), sides []*session, w *NodeWindow, o Options, view bool) {
 	for k := 0; ; k = nextTick(k, time.Since(w.Start), o.Tick) {
 		if err := sleep.For(ctx, time.Until(w.Start.Add(time.Duration(k)*o.Tick))); err != nil {
 			return
 		}
-		nt := NodeTick{At: time.Now()}
+		nt := Tick{At: time.Now()}
 		// The window's last tick: counters read as first and last (the
 		// apply work) are read there whatever their cadence.
 		final := !w.Start.Add(time.Duration(k+1) * o.Tick).Before(w.Start.Add(o.Duration))
@@ -194,13 +185,13 @@ func tickLoop(ctx context.Context, stop func(), sides []*session, w *NodeWindow,
 			nt.normalizeQueries()
 		}
 		w.Ticks = append(w.Ticks, nt)
-		if view == nil {
+		if !view {
 			continue
 		}
 		if o.OnTick != nil {
-			o.OnTick(view(nt))
+			o.OnTick(nt)
 		}
-		if o.Until != nil && o.Until(view(nt)) {
+		if o.Until != nil && o.Until(nt) {
 			stop()
 			return
 		}
@@ -225,7 +216,7 @@ func bestEffort[T any](ctx context.Context, read func(context.Context) (T, error
 
 // noteReadError records a failed best-effort read of side's source (nil
 // err: nothing to note; the run's own end is not a failure).
-func (t *NodeTick) noteReadError(side, source string, err error) {
+func (t *Tick) noteReadError(side, source string, err error) {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return
 	}
@@ -259,16 +250,5 @@ func markProcVisibility(w *NodeWindow, o Options) {
 		if n.ProcUnavailable == "" && had && !seen {
 			n.ProcUnavailable = "no replication backend of this server was found in this host's /proc"
 		}
-	}
-}
-
-// normalizeQueries replaces the constants in the query text tk captured
-// with placeholders (sqltext.Normalize).
-func (tk *Tick) normalizeQueries() {
-	for i := range tk.Blockers {
-		tk.Blockers[i].Query = sqltext.Normalize(tk.Blockers[i].Query)
-	}
-	for i := range tk.Xacts {
-		tk.Xacts[i].Query = sqltext.Normalize(tk.Xacts[i].Query)
 	}
 }

@@ -130,7 +130,7 @@ func (e *SideError) Unwrap() error { return e.Err }
 // it is the window's last. It returns what the node answered (OK false
 // when it did not), reading the sources its role lists (roleSources);
 // processes and failed best-effort reads go on tk.
-func (s *session) read(ctx context.Context, tk *NodeTick, k int, final bool, w *NodeWindow, o Options) Read {
+func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, w *NodeWindow, o Options) Read {
 	rd := Read{Node: s.node.ID}
 	positions, sources, onHost, ok := sourcesOf(s.node.Role)
 	if !ok {

@@ -64,7 +64,7 @@ func TestRoleSources(t *testing.T) {
 // connecting.
 func TestANodeOfARoleWithoutSourcesDoesNotAnswer(t *testing.T) {
 	s := newSession(topology.Node{ID: "s1", Role: topology.Standby}, nil, context.Background())
-	var tk NodeTick
+	var tk Tick
 	if rd := s.read(context.Background(), &tk, 0, false, &NodeWindow{}, Options{}); rd.OK || rd.Node != "s1" {
 		t.Errorf("read %+v, want node s1 not answering", rd)
 	}

@@ -54,16 +54,16 @@ func TestApplyWorkStatements(t *testing.T) {
 // A tick read before version 9 has no Applied (not "nothing applied"); one
 // read with no subscribed table has an empty list, and both round trip.
 func TestAppliedRoundTrips(t *testing.T) {
-	var old Tick
+	var old legacyTick
 	if err := json.Unmarshal([]byte(`{"at":"2026-11-01T00:00:00Z","pub_ok":true,"sub_ok":true}`), &old); err != nil {
 		t.Fatal(err)
 	}
 	if old.Applied != nil {
 		t.Errorf("a version 8 tick reads with Applied %+v, want nil (not read)", old.Applied)
 	}
-	tk := Tick{Applied: &ApplyWork{Tables: []TableStat{}}}
+	tk := Read{Node: SubscriberNode, Applied: &ApplyWork{Tables: []TableStat{}}}
 	b, _ := json.Marshal(tk)
-	var back Tick
+	var back Read
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}

@@ -15,15 +15,17 @@ func (r *Recording) Validate() error {
 	var c valid.Checker
 	for i, t := range r.Ticks {
 		at := valid.At("ticks", i)
-		for j, s := range t.Slots {
-			f := at + "." + valid.At("slots", j)
-			c.Slot(f+".name", s.Name)
-			c.OptionalName(f+".database", s.Database)
-		}
-		for j, s := range t.Subs {
-			f := at + "." + valid.At("subs", j)
-			c.Name(f+".name", s.Name)
-			c.OptionalSlot(f+".slot", s.Slot)
+		for _, rd := range t.Reads {
+			for j, s := range rd.Slots {
+				f := at + "." + valid.At("slots", j)
+				c.Slot(f+".name", s.Name)
+				c.OptionalName(f+".database", s.Database)
+			}
+			for j, s := range rd.Subs {
+				f := at + "." + valid.At("subs", j)
+				c.Name(f+".name", s.Name)
+				c.OptionalSlot(f+".slot", s.Slot)
+			}
 		}
 		for j, p := range t.Procs {
 			f := at + "." + valid.At("procs", j)

@@ -9,8 +9,10 @@ func TestRecordingValidate(t *testing.T) {
 	good := func() *Recording {
 		return &Recording{
 			Ticks: []Tick{{
-				Slots: []Slot{{Name: "lab_sub", Database: "app"}},
-				Subs:  []Sub{{Name: "Lab Sub", Slot: "lab_sub"}, {Name: "no_slot"}},
+				Reads: []Read{
+					{Node: PublisherNode, Slots: []Slot{{Name: "lab_sub", Database: "app"}}},
+					{Node: SubscriberNode, Subs: []Sub{{Name: "Lab Sub", Slot: "lab_sub"}, {Name: "no_slot"}}},
+				},
 				Procs: []ProcStat{{Side: Publisher, Role: RoleWalsender}},
 			}},
 			Probes: []Probe{{Side: Subscriber}},
@@ -22,10 +24,10 @@ func TestRecordingValidate(t *testing.T) {
 		field string // "" = valid
 	}{
 		{"a recording as lagscope writes it is valid", func(*Recording) {}, ""},
-		{"a subscription name that is not UTF-8 is kept (SQL_ASCII)", func(r *Recording) { r.Ticks[0].Subs[0].Name = "caf\xe9" }, ""},
-		{"a slot name with a quote is refused", func(r *Recording) { r.Ticks[0].Slots[0].Name = "x'; DROP TABLE t; --" }, "ticks[0].slots[0].name"},
-		{"a subscription's slot in capitals is refused", func(r *Recording) { r.Ticks[0].Subs[0].Slot = "Lab" }, "ticks[0].subs[0].slot"},
-		{"an empty subscription name is refused", func(r *Recording) { r.Ticks[0].Subs[1].Name = "" }, "ticks[0].subs[1].name"},
+		{"a subscription name that is not UTF-8 is kept (SQL_ASCII)", func(r *Recording) { r.Ticks[0].Edit(SubscriberNode).Subs[0].Name = "caf\xe9" }, ""},
+		{"a slot name with a quote is refused", func(r *Recording) { r.Ticks[0].Edit(PublisherNode).Slots[0].Name = "x'; DROP TABLE t; --" }, "ticks[0].slots[0].name"},
+		{"a subscription's slot in capitals is refused", func(r *Recording) { r.Ticks[0].Edit(SubscriberNode).Subs[0].Slot = "Lab" }, "ticks[0].subs[0].slot"},
+		{"an empty subscription name is refused", func(r *Recording) { r.Ticks[0].Edit(SubscriberNode).Subs[1].Name = "" }, "ticks[0].subs[1].name"},
 		{"an unknown process role is refused", func(r *Recording) { r.Ticks[0].Procs[0].Role = "postmaster" }, "ticks[0].procs[0].role"},
 		{"an unknown probe side is refused", func(r *Recording) { r.Probes[0].Side = "standby" }, "probes[0].side"},
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/sqltext"
+
 	"github.com/lagscope/lagscope/internal/topology"
 )
 
@@ -12,10 +14,10 @@ import (
 // for all its subscribers and cuts each pair's Recording out of the window
 // (Pair). It is also the content of a recording's file (version 11+).
 type NodeWindow struct {
-	Start time.Time  `json:"start"`
-	End   time.Time  `json:"end"`
-	Nodes []Node     `json:"nodes"`
-	Ticks []NodeTick `json:"ticks"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Nodes []Node    `json:"nodes"`
+	Ticks []Tick    `json:"ticks"`
 	// Probes, Gaps and the ticks' Procs and ReadErrors name their node in
 	// Side.
 	Probes []Probe `json:"probes"`
@@ -23,16 +25,6 @@ type NodeWindow struct {
 	// Failed are the nodes RunNodes could not open, with why: left out of
 	// the window (not written to a file).
 	Failed map[topology.NodeID]error `json:"-"`
-}
-
-// NodeTick is one tick of a NodeWindow: each node's read, then the
-// processes and the failed best-effort reads (each naming its node in
-// Side).
-type NodeTick struct {
-	At         time.Time   `json:"at"`
-	Reads      []Read      `json:"reads"`
-	Procs      []ProcStat  `json:"procs,omitempty"`
-	ReadErrors []ReadError `json:"read_errors,omitempty"`
 }
 
 // node returns the window's node id.
@@ -47,7 +39,7 @@ func (w *NodeWindow) node(id topology.NodeID) (*Node, bool) {
 
 // host is the host CPU read at this tick for a node before (nil when none
 // was): every node lagscope reads /proc for is on this host.
-func (t *NodeTick) host() *HostStat {
+func (t *Tick) host() *HostStat {
 	for _, r := range t.Reads {
 		if r.Host != nil {
 			return r.Host
@@ -59,8 +51,8 @@ func (t *NodeTick) host() *HostStat {
 // Pair cuts the recording of the path from the publisher node pub to the
 // subscriber node sub ("": the publisher alone) out of the window: their
 // servers and reads, their processes, probes, gaps and failed reads, named
-// "publisher" and "subscriber" as in every Recording. The pair's ticks
-// share their reads with the window's (read them, do not change them).
+// "publisher" and "subscriber" as in every Recording. The pair's reads
+// share their slices with the window's (read them, do not change them).
 func (w *NodeWindow) Pair(pub, sub topology.NodeID) (*Recording, error) {
 	rec := &Recording{Version: RecordingVersion, Start: w.Start, End: w.End}
 	side := map[string]topology.NodeID{}
@@ -78,16 +70,18 @@ func (w *NodeWindow) Pair(pub, sub topology.NodeID) (*Recording, error) {
 		if !ok || n.Role != c.role {
 			return nil, fmt.Errorf("the window has no %s node %q", c.role, c.id)
 		}
-		rec.setServer(c.as, n.Server)
+		rec.Nodes = append(rec.Nodes, Node{Node: topology.Node{ID: c.as, Role: c.role}, Server: n.Server})
 		side[string(c.id)] = c.as
 	}
 	rec.Ticks = make([]Tick, len(w.Ticks))
 	for i, nt := range w.Ticks {
 		t := Tick{At: nt.At}
-		for _, r := range nt.Reads {
-			if as, ok := side[string(r.Node)]; ok {
-				r.Node = as
-				t.store(r)
+		for _, as := range []topology.NodeID{PublisherNode, SubscriberNode} {
+			for _, r := range nt.Reads {
+				if side[string(r.Node)] == as {
+					r.Node = as
+					t.Reads = append(t.Reads, r)
+				}
 			}
 		}
 		for _, p := range nt.Procs {
@@ -119,25 +113,22 @@ func (w *NodeWindow) Pair(pub, sub topology.NodeID) (*Recording, error) {
 	return rec, nil
 }
 
-// window is the recording as a NodeWindow (its nodes and per-node reads).
+// window is the recording as a NodeWindow (its nodes and per-node reads,
+// shared with the recording).
 func (r *Recording) window() NodeWindow {
-	w := NodeWindow{Start: r.Start, End: r.End, Nodes: r.Nodes(), Ticks: make([]NodeTick, len(r.Ticks)), Probes: r.Probes, Gaps: r.Gaps}
-	for i := range r.Ticks {
-		t := &r.Ticks[i]
-		nt := NodeTick{At: t.At, Reads: []Read{t.Read(PublisherNode)}, Procs: t.Procs, ReadErrors: t.ReadErrors}
-		if sub := t.Read(SubscriberNode); r.Subscriber != nil || !sub.empty() {
-			nt.Reads = append(nt.Reads, sub)
-		}
-		w.Ticks[i] = nt
-	}
-	return w
+	return NodeWindow{Start: r.Start, End: r.End, Nodes: r.Nodes, Ticks: r.Ticks, Probes: r.Probes, Gaps: r.Gaps}
 }
 
 // normalizeQueries replaces the constants in the query text the tick
 // captured with placeholders (sqltext.Normalize).
-func (t *NodeTick) normalizeQueries() {
+func (t *Tick) normalizeQueries() {
 	for i := range t.Reads {
-		tk := Tick{Blockers: t.Reads[i].Blockers, Xacts: t.Reads[i].Xacts}
-		tk.normalizeQueries()
+		r := &t.Reads[i]
+		for j := range r.Blockers {
+			r.Blockers[j].Query = sqltext.Normalize(r.Blockers[j].Query)
+		}
+		for j := range r.Xacts {
+			r.Xacts[j].Query = sqltext.Normalize(r.Xacts[j].Query)
+		}
 	}
 }

@@ -19,7 +19,7 @@ func TestAPairIsCutOutOfAWindowOfSeveralNodes(t *testing.T) {
 			{Node: topology.Node{ID: "eu", Role: topology.Subscriber}, Server: Server{Version: "17.1", Major: 17}},
 			{Node: topology.Node{ID: "us", Role: topology.Subscriber}, Server: Server{Version: "18.0", Major: 18}},
 		},
-		Ticks: []NodeTick{{At: t0,
+		Ticks: []Tick{{At: t0,
 			Reads: []Read{{Node: "db1", OK: true, CurrentLSN: 100, Slots: []Slot{{Name: "eu"}, {Name: "us"}}},
 				{Node: "eu", OK: true, Subs: []Sub{{Name: "eu", Slot: "eu"}}}, {Node: "us", OK: false}},
 			Procs:      []ProcStat{{Side: "db1", PID: 1, Role: RoleWalsender}, {Side: "eu", PID: 2, Role: RoleApply}, {Side: "us", PID: 3, Role: RoleApply}},
@@ -57,15 +57,16 @@ func TestAPairIsCutOutOfAWindowOfSeveralNodes(t *testing.T) {
 				t.Fatal(err)
 			}
 			tk := rec.Ticks[0]
-			if !tk.PubOK || tk.CurrentLSN != 100 || len(tk.Slots) != 2 || rec.Publisher.Major != 16 {
-				t.Errorf("publisher %+v / %+v, want db1's reads", rec.Publisher, tk)
+			pub, srv := tk.Read(PublisherNode), rec.Server(PublisherNode)
+			if !pub.OK || pub.CurrentLSN != 100 || len(pub.Slots) != 2 || srv.Major != 16 {
+				t.Errorf("publisher %+v / %+v, want db1's reads", srv, pub)
 			}
 			subMajor := 0
-			if rec.Subscriber != nil {
-				subMajor = rec.Subscriber.Major
+			if sub := rec.Server(SubscriberNode); sub != nil {
+				subMajor = sub.Major
 			}
-			if tk.SubOK != c.subOK || subMajor != c.subMajor {
-				t.Errorf("subscriber ok %v major %d, want %v %d", tk.SubOK, subMajor, c.subOK, c.subMajor)
+			if ok := tk.Read(SubscriberNode).OK; ok != c.subOK || subMajor != c.subMajor {
+				t.Errorf("subscriber ok %v major %d, want %v %d", ok, subMajor, c.subOK, c.subMajor)
 			}
 			if len(tk.Procs) != c.procs || len(rec.Probes) != c.probes || len(rec.Gaps) != c.gaps || len(tk.ReadErrors) != c.readErrs {
 				t.Errorf("procs %d probes %d gaps %d read errors %d, want %d %d %d %d",

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lagscope/lagscope/internal/sample"
 )
 
 // The stalled recording's slot (its subscription disabled, so inactive)
@@ -29,8 +31,8 @@ func TestAnInactiveSlotsIdleTimeoutRunsOutAtInactiveSincePlusTheTimeout(t *testi
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for i := range rec.Ticks {
-				for j := range rec.Ticks[i].Slots {
-					sl := &rec.Ticks[i].Slots[j]
+				for j := range rec.Ticks[i].Read(sample.PublisherNode).Slots {
+					sl := &rec.Ticks[i].Read(sample.PublisherNode).Slots[j]
 					sl.Active, sl.IdleTimeoutS, sl.InactiveSince = c.active, &c.timeout, nil
 					if !c.active {
 						sl.InactiveSince = &since
@@ -60,8 +62,8 @@ func TestAnInactiveSlotsIdleTimeoutRunsOutAtInactiveSincePlusTheTimeout(t *testi
 	}
 	// Before 18 (nothing read): unknown, not off.
 	for i := range rec.Ticks {
-		for j := range rec.Ticks[i].Slots {
-			rec.Ticks[i].Slots[j].IdleTimeoutS = nil
+		for j := range rec.Ticks[i].Read(sample.PublisherNode).Slots {
+			rec.Ticks[i].Read(sample.PublisherNode).Slots[j].IdleTimeoutS = nil
 		}
 	}
 	if s := Of(rec, "lab_sub"); s.IdleTimeoutS != -1 || s.IdleInS != -1 {

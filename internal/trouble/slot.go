@@ -104,13 +104,13 @@ func Of(rec *sample.Recording, slot string) *Slot {
 		return nil
 	}
 	span := last.tick.At.Sub(first.tick.At).Seconds()
-	s := &Slot{Slot: slot, At: last.tick.At, RetainedBytes: last.tick.CurrentLSN.Sub(b.RestartLSN), WindowS: span,
+	s := &Slot{Slot: slot, At: last.tick.At, RetainedBytes: last.tick.Read(sample.PublisherNode).CurrentLSN.Sub(b.RestartLSN), WindowS: span,
 		WALStatus: b.WALStatus, SafeBytes: -1, UnreservedInS: -1, IdleTimeoutS: -1, IdleInS: -1, DiskFreeBytes: -1, DiskFullInS: -1, capRead: rec.Version >= 8}
 	idle(s, b)
 	if b.SafeWALSize != nil {
 		s.SafeBytes = max(*b.SafeWALSize, 0) // negative once past the limit
 	}
-	s.WrittenBps = sample.Advance(last.tick.CurrentLSN, first.tick.CurrentLSN) / span
+	s.WrittenBps = sample.Advance(last.tick.Read(sample.PublisherNode).CurrentLSN, first.tick.Read(sample.PublisherNode).CurrentLSN) / span
 	// restart_lsn follows confirmed_flush_lsn in steps (at the
 	// running-xacts records the walsender decodes, 15 s of the load that
 	// wrote them apart: hundreds of MB while a backlog drains), so the
@@ -173,7 +173,7 @@ type read struct {
 	i    int
 }
 
-func (r *read) slot() sample.Slot { return r.tick.Slots[r.i] }
+func (r *read) slot() sample.Slot { return r.tick.Read(sample.PublisherNode).Slots[r.i] }
 
 // ends finds the first and last ticks that read slot.
 func ends(rec *sample.Recording, slot string) (first, last *read) {
@@ -182,8 +182,8 @@ func ends(rec *sample.Recording, slot string) (first, last *read) {
 		if !t.Read(sample.PublisherNode).OK {
 			continue
 		}
-		for j := range t.Slots {
-			if t.Slots[j].Name == slot {
+		for j := range t.Read(sample.PublisherNode).Slots {
+			if t.Read(sample.PublisherNode).Slots[j].Name == slot {
 				r := &read{tick: t, i: j}
 				if first == nil {
 					first = r

@@ -27,9 +27,9 @@ func withKeep(rec *sample.Recording, keep int64) {
 	rec.Version = 8
 	for i := range rec.Ticks {
 		t := &rec.Ticks[i]
-		for j := range t.Slots {
-			safe := keep - t.CurrentLSN.Sub(t.Slots[j].RestartLSN)
-			t.Slots[j].SafeWALSize = &safe
+		for j := range t.Read(sample.PublisherNode).Slots {
+			safe := keep - t.Read(sample.PublisherNode).CurrentLSN.Sub(t.Read(sample.PublisherNode).Slots[j].RestartLSN)
+			t.Read(sample.PublisherNode).Slots[j].SafeWALSize = &safe
 		}
 	}
 }
@@ -55,8 +55,8 @@ func TestAStalledSlotGrowsAtTheWALRate(t *testing.T) {
 	}
 	// And with no limit set (safe_wal_size NULL).
 	for i := range rec.Ticks {
-		for j := range rec.Ticks[i].Slots {
-			rec.Ticks[i].Slots[j].SafeWALSize = nil
+		for j := range rec.Ticks[i].Read(sample.PublisherNode).Slots {
+			rec.Ticks[i].Read(sample.PublisherNode).Slots[j].SafeWALSize = nil
 		}
 	}
 	if s = Of(rec, "lab_sub"); s.UnreservedInS != -1 || !strings.Contains(s.Text, "nothing caps it") {

@@ -48,7 +48,7 @@ func (s *State) Tick(t sample.Tick) {
 		return
 	}
 	s.LastTick = t.At
-	for _, sl := range t.Slots {
+	for _, sl := range t.Read(sample.PublisherNode).Slots {
 		p := s.Paths[sl.Name]
 		if p == nil {
 			p = &PathLive{Slot: sl.Name}
@@ -59,13 +59,13 @@ func (s *State) Tick(t sample.Tick) {
 			continue
 		}
 		dt := t.At.Sub(s.prev.At).Seconds()
-		old, ok := s.prev.Slot(sl.Name)
+		old, ok := s.prev.Read(sample.PublisherNode).Slot(sl.Name)
 		if dt <= 0 || !ok {
 			continue
 		}
-		r := Rates{Generated: sample.Advance(t.CurrentLSN, s.prev.CurrentLSN) / dt, Confirmed: sample.Advance(sl.ConfirmedFlush, old.ConfirmedFlush) / dt}
+		r := Rates{Generated: sample.Advance(t.Read(sample.PublisherNode).CurrentLSN, s.prev.Read(sample.PublisherNode).CurrentLSN) / dt, Confirmed: sample.Advance(sl.ConfirmedFlush, old.ConfirmedFlush) / dt}
 		if sl.ActivePID != 0 && sl.ActivePID == old.ActivePID {
-			r.Decoded = sample.Advance(t.SentBy(sl.ActivePID), s.prev.SentBy(sl.ActivePID)) / dt
+			r.Decoded = sample.Advance(t.Read(sample.PublisherNode).SentBy(sl.ActivePID), s.prev.Read(sample.PublisherNode).SentBy(sl.ActivePID)) / dt
 		}
 		p.History = append(p.History, r)
 		if len(p.History) > HistoryLen {

@@ -50,7 +50,7 @@ func TestTheScreenShowsTheVerdictTheLagSplitAndTheStages(t *testing.T) {
 	p := s.Paths[s.Slots()[0]]
 	answered := 0
 	for _, tk := range rec.Ticks {
-		if tk.PubOK {
+		if tk.Read(sample.PublisherNode).OK {
 			answered++
 		}
 	}

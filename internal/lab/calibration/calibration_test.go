@@ -37,15 +37,10 @@ func TestRankCorrelation(t *testing.T) {
 
 func TestPointsNeedProcAndBursts(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	rec := &sample.Recording{
-		Publisher: sample.Server{Version: "16.14"},
-		Ticks: []sample.Tick{
-			{At: t0, PubOK: true, PubBurst: []float64{1, 1, 1, 1},
-				Slots: []sample.Slot{{Name: "s", Active: true, ActivePID: 7}}, Procs: []sample.ProcStat{{Side: sample.Publisher, PID: 7, Role: sample.RoleWalsender}}},
-			{At: t0.Add(time.Second), PubOK: true, PubBurst: []float64{1, 5, 1, 1},
-				Slots: []sample.Slot{{Name: "s", Active: true, ActivePID: 7}}, Procs: []sample.ProcStat{{Side: sample.Publisher, PID: 7, Role: sample.RoleWalsender, CPUNs: 2e8, RunqNs: 6e8}}},
-		},
-	}
+	rec := &sample.Recording{Nodes: sample.PairNodes(sample.Server{Version: "16.14"}, nil), Ticks: []sample.Tick{
+		{At: t0, Reads: []sample.Read{{Node: sample.PublisherNode, OK: true, Burst: []float64{1, 1, 1, 1}, Slots: []sample.Slot{{Name: "s", Active: true, ActivePID: 7}}}}, Procs: []sample.ProcStat{{Side: sample.Publisher, PID: 7, Role: sample.RoleWalsender}}},
+		{At: t0.Add(time.Second), Reads: []sample.Read{{Node: sample.PublisherNode, OK: true, Burst: []float64{1, 5, 1, 1}, Slots: []sample.Slot{{Name: "s", Active: true, ActivePID: 7}}}}, Procs: []sample.ProcStat{{Side: sample.Publisher, PID: 7, Role: sample.RoleWalsender, CPUNs: 2e8, RunqNs: 6e8}}},
+	}}
 	ps := Points("x", rec)
 	if len(ps) != 1 || ps[0].Role != sample.RoleWalsender || math.Abs(ps[0].Runq-0.6) > 1e-6 || ps[0].Stretch != 1.5 {
 		t.Fatalf("points %+v, want the walsender at run queue 0.6, stretch 1.5", ps)

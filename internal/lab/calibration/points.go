@@ -51,9 +51,9 @@ func Points(label string, rec *sample.Recording) []Point {
 		out = append(out, Point{Label: label, Version: version, Side: side, Role: role,
 			CPU: p.CPUShare, Runq: max(p.RunqueueShare, 0), HostBusy: host, Contention: c})
 	}
-	add(sample.Publisher, sample.RoleWalsender, rec.Publisher.Version, s.Walsender, s.PubHostBusy, s.PubCPU)
-	if rec.Subscriber != nil {
-		add(sample.Subscriber, sample.RoleApply, rec.Subscriber.Version, s.Apply, s.SubHostBusy, s.SubCPU)
+	add(sample.Publisher, sample.RoleWalsender, rec.Server(sample.PublisherNode).Version, s.Walsender, s.PubHostBusy, s.PubCPU)
+	if rec.Server(sample.SubscriberNode) != nil {
+		add(sample.Subscriber, sample.RoleApply, rec.Server(sample.SubscriberNode).Version, s.Apply, s.SubHostBusy, s.SubCPU)
 	}
 	return out
 }

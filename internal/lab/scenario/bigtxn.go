@@ -22,8 +22,8 @@ var bigTxn = Scenario{
 			// The walsender sends one transaction while it handles the
 			// commit record: its sent_lsn stands still.
 			moved := ticksWhere(r, func(tk sample.Tick) bool {
-				return len(tk.Senders) > 0 && len(r.Recording.Ticks) > 0 && len(r.Recording.Ticks[0].Senders) > 0 &&
-					tk.Senders[0].Sent != r.Recording.Ticks[0].Senders[0].Sent
+				return len(tk.Read(sample.PublisherNode).Senders) > 0 && len(r.Recording.Ticks) > 0 && len(r.Recording.Ticks[0].Read(sample.PublisherNode).Senders) > 0 &&
+					tk.Read(sample.PublisherNode).Senders[0].Sent != r.Recording.Ticks[0].Read(sample.PublisherNode).Senders[0].Sent
 			})
 			if moved > 0 {
 				p.add("sent_lsn moved at %d ticks, want it still while the transaction is sent", moved)

@@ -41,7 +41,7 @@ func checkNothingApplied(p *problems, r *lab.Result) {
 // a replication worker's blocker.
 func blockerTicks(r *lab.Result, app string) int {
 	return ticksWhere(r, func(tk sample.Tick) bool {
-		for _, b := range tk.Blockers {
+		for _, b := range tk.Read(sample.SubscriberNode).Blockers {
 			if b.AppName == app {
 				return true
 			}

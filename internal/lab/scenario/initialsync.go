@@ -17,7 +17,7 @@ var initialSync = Scenario{
 		LinkRate: 500_000,
 		Check: func(r *lab.Result) []string {
 			var p problems
-			copying := ticksWhere(r, func(tk sample.Tick) bool { return len(tk.Copies) > 0 })
+			copying := ticksWhere(r, func(tk sample.Tick) bool { return len(tk.Read(sample.SubscriberNode).Copies) > 0 })
 			if copying < 3 {
 				p.add("pg_stat_progress_copy showed the tablesync COPY at %d ticks, want >= 3", copying)
 			}

@@ -17,7 +17,9 @@ var lostSlot = Scenario{
 	Expect: Expect{Verdict: model.Stalled, Recorded: "max_slot_wal_keep_size = 32MB under a ~450 MB backlog and a checkpoint while the subscription was disabled: the slot is lost (18: invalidation_reason wal_removed); the subscription is enabled and cannot stream",
 		Check: func(r *lab.Result) []string {
 			var p problems
-			lost := ticksWhere(r, func(tk sample.Tick) bool { return len(tk.Slots) > 0 && tk.Slots[0].WALStatus == "lost" })
+			lost := ticksWhere(r, func(tk sample.Tick) bool {
+				return len(tk.Read(sample.PublisherNode).Slots) > 0 && tk.Read(sample.PublisherNode).Slots[0].WALStatus == "lost"
+			})
 			if lost < 3 {
 				p.add("the slot was lost at %d ticks, want >= 3", lost)
 			}

@@ -17,10 +17,10 @@ var openTxn = Scenario{
 	Expect: Expect{Verdict: model.LargeTransaction, Recorded: "a publisher session (lab-open-txn) holds 600k row updates open in one transaction (streaming = off): decoded and spilled, restart_lsn ~200 MB behind, nothing unconfirmed",
 		Check: func(r *lab.Result) []string {
 			var p problems
-			var last sample.Tick
+			var last sample.Read
 			for _, tk := range r.Recording.Ticks {
-				if tk.PubOK && len(tk.Slots) > 0 {
-					last = tk
+				if pub := tk.Read(sample.PublisherNode); pub.OK && len(pub.Slots) > 0 {
+					last = pub
 				}
 			}
 			if len(last.Slots) == 0 || int64(last.CurrentLSN)-int64(last.Slots[0].RestartLSN) < 64<<20 || last.Slots[0].SpillBytes == 0 {

@@ -20,7 +20,7 @@ var parallelApply = Scenario{
 		Check: func(r *lab.Result) []string {
 			var p problems
 			withWorker := ticksWhere(r, func(tk sample.Tick) bool {
-				return len(tk.Subs) > 0 && len(tk.Subs[0].ParallelWorkers) > 0
+				return len(tk.Read(sample.SubscriberNode).Subs) > 0 && len(tk.Read(sample.SubscriberNode).Subs[0].ParallelWorkers) > 0
 			})
 			if withWorker < 3 {
 				p.add("a parallel apply worker ran at %d ticks, want >= 3", withWorker)

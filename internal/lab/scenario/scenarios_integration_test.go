@@ -91,7 +91,7 @@ func diagnoseDuring(name string, s Scenario, recOut **sample.Recording) func(ctx
 		*recOut = rec
 		if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && rec != nil {
 			b, _ := json.Marshal(rec)
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-%s-pg%s-%d.json", name, rec.Publisher.Version, time.Now().Unix())), b, 0o644)
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-%s-pg%s-%d.json", name, rec.Server(sample.PublisherNode).Version, time.Now().Unix())), b, 0o644)
 		}
 		return rep, err
 	}

@@ -103,7 +103,7 @@ func TestIntegrationTheSlotForecastMeetsTheSlot(t *testing.T) {
 	actual := at.Sub(tr.At).Seconds()
 	off := tr.UnreservedInS/actual - 1
 	t.Logf("PostgreSQL %s: forecast unreserved %.1f s after %s, it was %s after %.1f s (%+.1f%%); WAL MB/s in 10 s steps since: %v; %s",
-		rec.Publisher.Version, tr.UnreservedInS, tr.At.Format("15:04:05"), status, actual, 100*off, rates, tr.Text)
+		rec.Server(sample.PublisherNode).Version, tr.UnreservedInS, tr.At.Format("15:04:05"), status, actual, 100*off, rates, tr.Text)
 	if off < -forecastBand || off > forecastBand {
 		t.Errorf("forecast %.1f s, measured %.1f s (%+.0f%%): want within ±%.0f%%", tr.UnreservedInS, actual, 100*off, 100*forecastBand)
 	}
@@ -126,7 +126,7 @@ func upAndDiagnose(ctx context.Context, t *testing.T, s Scenario, o lab.RunOptio
 	}
 	if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && rec != nil {
 		b, _ := json.Marshal(rec)
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-%s-pg%s-%d.json", s.Name, rec.Publisher.Version, time.Now().Unix())), b, 0o644)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-%s-pg%s-%d.json", s.Name, rec.Server(sample.PublisherNode).Version, time.Now().Unix())), b, 0o644)
 	}
 	return p, rep, rec
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
 
@@ -57,7 +58,7 @@ func TestIntegrationTheIdleTimeoutForecastMeetsTheSlot(t *testing.T) {
 	}
 	at := time.Now()
 	t.Logf("PostgreSQL %s: forecast the idle timeout to run out %.1f s after %s (at %s), the slot was invalidated (%s) %.1f s after it; %s",
-		rec.Publisher.Version, tr.IdleInS, tr.At.Format("15:04:05"), predicted.Format("15:04:05.0"), reason, at.Sub(predicted).Seconds(), tr.Text)
+		rec.Server(sample.PublisherNode).Version, tr.IdleInS, tr.At.Format("15:04:05"), predicted.Format("15:04:05.0"), reason, at.Sub(predicted).Seconds(), tr.Text)
 	switch {
 	case reason != "idle_timeout":
 		t.Fatalf("invalidation_reason %q %.0f s after the forecast, want idle_timeout within checkpoint_timeout", reason, at.Sub(predicted).Seconds())
