@@ -322,8 +322,8 @@ func TestTheNameRuleFindsLiteralsWhereAConstantBelongs(t *testing.T) {
 		{"the package that declares a name spells it as it likes",
 			[][2]string{{"internal/audit", madeAudit}}, nil},
 		{"a check's value as a whole literal in a layer above is found, even where audit is not imported",
-			[][2]string{{"internal/audit", madeAudit}, {"internal/classify", "package classify\n\nvar checks = []string{\n\t\"wal-level\",\n}\n"}},
-			[]string{`internal/classify/x.go:4: "wal-level" is the value of audit.CheckWALLevel (audit.CheckID): use the constant`}},
+			[][2]string{{"internal/audit", madeAudit}, {"internal/model", "package model\n\nvar checks = []string{\n\t\"wal-level\",\n}\n"}},
+			[]string{`internal/model/x.go:4: "wal-level" is the value of audit.CheckWALLevel (audit.CheckID): use the constant`}},
 		{"the same word in a layer below the name's package is another thing",
 			[][2]string{{"internal/pg", "package pg\n\nconst setting = \"wal-level\"\n"}, {"internal/audit", madeAudit}}, nil},
 		{"comments, struct tags, import paths and longer literals are no uses",
@@ -333,12 +333,12 @@ func TestTheNameRuleFindsLiteralsWhereAConstantBelongs(t *testing.T) {
 			[][2]string{{"internal/audit", madeAudit}, {"internal/cli", "package cli\n\nimport \"example.com/m/internal/audit\"\n\nvar id audit.CheckID = \"new-check\"\n"}},
 			[]string{`internal/cli/x.go:5: the literal "new-check" is used as a audit.CheckID outside its package`}},
 		{"an untyped string in a group of names is reported, a repeated type is not",
-			[][2]string{{"internal/classify", "package classify\n\ntype VerdictName string\n\nconst (\n\tCaughtUp VerdictName = \"caught-up\"\n\tStalled = \"stalled\"\n)\n\nconst (\n\tA VerdictName = \"a\" + \"\"\n\tB\n)\n"}},
-			[]string{"internal/classify/x.go:7: Stalled is an untyped string among classify.VerdictName constants: declare it a classify.VerdictName"}},
+			[][2]string{{"internal/model", "package model\n\ntype VerdictName string\n\nconst (\n\tCaughtUp VerdictName = \"caught-up\"\n\tStalled = \"stalled\"\n)\n\nconst (\n\tA VerdictName = \"a\" + \"\"\n\tB\n)\n"}},
+			[]string{"internal/model/x.go:7: Stalled is an untyped string among model.VerdictName constants: declare it a model.VerdictName"}},
 		{"a constant of a name type declared elsewhere is a name too",
-			[][2]string{{"internal/audit", madeAudit}, {"internal/classify", "package classify\n\nimport \"example.com/m/internal/audit\"\n\ntype VerdictName string\n\nconst Stalled VerdictName = \"stalled\"\n\nvar _ = audit.CheckWALLevel\n"},
+			[][2]string{{"internal/audit", madeAudit}, {"internal/model", "package model\n\nimport \"example.com/m/internal/audit\"\n\ntype VerdictName string\n\nconst Stalled VerdictName = \"stalled\"\n\nvar _ = audit.CheckWALLevel\n"},
 				{"internal/watch", "package watch\n\nfunc stopped(name string) bool { return name == \"stalled\" }\n"}},
-			[]string{`internal/watch/x.go:3: "stalled" is the value of classify.Stalled (classify.VerdictName): use the constant`}},
+			[]string{`internal/watch/x.go:3: "stalled" is the value of model.Stalled (model.VerdictName): use the constant`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tr := made(t, c.files...)
