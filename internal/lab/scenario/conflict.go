@@ -17,3 +17,9 @@ func diagnosedConflict(p *problems, d Diagnosed, kind string) {
 		d.logf("%s on %s: conflicts %s", kind, v, c.Text)
 	}
 }
+
+// conflictsCounted is why the conflict cases run on every version: 18
+// counts conflicts by kind (pg_stat_subscription_stats' confl_ columns)
+// and the cause names the kind; before 18 only the apply errors are
+// counted.
+const conflictsCounted = "18 counts conflicts by kind and the cause names it; before 18 only apply errors are counted"

@@ -14,7 +14,7 @@ var lostSlot = Scenario{
 		Layout: lab.Flat, PubSettings: map[string]string{"max_slot_wal_keep_size": lab.LostSlotKeep},
 		Steps:      []lab.Step{lab.Backlog(1.6), lab.LoseSlots, lab.EnableNoWait},
 		UntilBelow: lab.DrainedMB},
-	Expect: Expect{Verdict: model.Stalled, Recorded: "max_slot_wal_keep_size = 32MB under a ~450 MB backlog and a checkpoint while the subscription was disabled: the slot is lost (18: invalidation_reason wal_removed); the subscription is enabled and cannot stream",
+	Expect: Expect{Verdict: model.Stalled, EveryVersion: "17+ says why a slot was invalidated (invalidation_reason), 15-16 only that its WAL is lost (wal_status): the cause differs", Recorded: "max_slot_wal_keep_size = 32MB under a ~450 MB backlog and a checkpoint while the subscription was disabled: the slot is lost (18: invalidation_reason wal_removed); the subscription is enabled and cannot stream",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			lost := ticksWhere(r, func(tk sample.Tick) bool {

@@ -127,3 +127,30 @@ func TestChangeForQueuesMoreBacklogBeforeEnable(t *testing.T) {
 		t.Errorf("link=2x changed the network scenario's steps: %d, want %d", len(got.Steps), len(s.Steps))
 	}
 }
+
+// make test runs a case on every version only when its point depends on
+// the version; a case whose pre-18 behaviour is tested once must be among
+// them, or no version below 18 would run it.
+func TestOnlyVersionDependentCasesRunOnEveryVersion(t *testing.T) {
+	every, one := 0, 0
+	for _, c := range Cases() {
+		if !c.RunsOn("all") || !c.RunsOn("") {
+			t.Errorf("%s: left out of a run of all cases", c.Label)
+		}
+		switch runs := c.RunsOn(EveryVersionOnly); {
+		case runs && c.EveryVersion == "":
+			t.Errorf("%s runs on every version without saying why", c.Label)
+		case !runs && c.EveryVersion != "":
+			t.Errorf("%s says it depends on the version (%s) but runs on one", c.Label, c.EveryVersion)
+		case c.OnceBefore18 && !runs:
+			t.Errorf("%s is tested once before 18 but runs on one version only", c.Label)
+		case runs:
+			every++
+		default:
+			one++
+		}
+	}
+	if every == 0 || one == 0 {
+		t.Errorf("%d cases run on every version and %d on one: want some of each", every, one)
+	}
+}

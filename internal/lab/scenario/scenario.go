@@ -67,7 +67,26 @@ type Expect struct {
 	// version: make test runs it on one version below 18
 	// ($LAGSCOPE_TEST_ONCE=1), and on every version from 18.
 	OnceBefore18 bool
+	// EveryVersion says why the state or what diagnose must say of it
+	// depends on the server's version, so that make test runs the case on
+	// every version it tests ("" = it does not: make test runs it on one
+	// version, $LAGSCOPE_TEST_SCENARIOS=all there and =every-version on
+	// the others; the recordings of every version in
+	// internal/classify/testdata keep the others' classification tested).
+	EveryVersion string
 }
+
+// RunsOn says whether make test runs the case under the scenario selection
+// sel ($LAGSCOPE_TEST_SCENARIOS): "every-version" runs only the cases whose
+// point depends on the version; anything else ("all", "" by hand) runs
+// every case.
+func (c Case) RunsOn(sel string) bool {
+	return sel != EveryVersionOnly || c.EveryVersion != ""
+}
+
+// EveryVersionOnly is the $LAGSCOPE_TEST_SCENARIOS value of the versions
+// that run only the cases whose point depends on the version.
+const EveryVersionOnly = "every-version"
 
 // A Variant is a scenario's recipe run under another label, with its own
 // expectations (a link of another rate, say).
