@@ -54,7 +54,7 @@ func disabledByError(in Input) string {
 // with a made-up one.
 func disabledByErrorHelps(v Verdict) []Advice {
 	sub := v.d.sub
-	find := Advice{KeyFindApplyError, fmt.Sprintf("find the error first, in the subscriber's log: an ERROR line from the logical replication apply worker for subscription %s (a duplicate key, a missing table or column, a permission; on 18 a conflict=<kind> line), followed by a CONTEXT line that reads \"processing remote data for replication origin ... in transaction <xid>, finished at <LSN>\": that LSN is the failing transaction's; the counters say how often it failed", quote.Id(sub)),
+	find := Advice{KeyFindApplyError, fmt.Sprintf("find the error first, in the subscriber's log: an ERROR line from the logical replication apply worker for subscription %s (a duplicate key, a missing table or column, a permission; on 18 a conflict=<kind> line), followed by a CONTEXT line that reads \"processing remote data for replication origin ... in transaction <xid>, finished at <LSN>\" (and, with disable_on_error, \"subscription ... has been disabled because of an error\"): that LSN is the failing transaction's; the counters say how often it failed", quote.Id(sub)),
 		[]quote.Statement{quote.SQL("SELECT * FROM pg_stat_subscription_stats WHERE subname = %L;", sub).OnServer("subscriber")}, Figures{"apply_error_count": float64(v.d.errs.count)}}
 	fix := "or, to keep its changes, fix what the error names instead (a duplicate key: the subscriber's row; a missing table or column: create it on the subscriber; a permission: grant it to the subscription's owner)"
 	for _, k := range errorKinds {
