@@ -1,11 +1,14 @@
 package model
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/testkit/recordings"
 )
 
 // errorFirst fails unless helps find the error first, skip or fix it next
@@ -75,5 +78,50 @@ func TestASubscriptionDisabledByAnErrorIsToldTheErrorFirst(t *testing.T) {
 	v := Classify(Inputs(rec, nil)[0])
 	if len(v.Helps) == 0 || v.Helps[0].Key != KeyFixStop {
 		t.Errorf("disabled without errors: remedies %q, want enabling it", Texts(v.Helps))
+	}
+}
+
+// The lab's disabled-on-error state as recorded on 15 and 18 (conflict-
+// exists' key with disable_on_error = true): stalled, the error's count in
+// the cause (on 18 insert_exists), and with the recording's setup read the
+// first remedy is the error's, ENABLE last: the setup's subscription-stopped
+// fix, whose statement is ENABLE, does not come first.
+func TestTheDisabledOnErrorRecordingsAreToldTheErrorFirst(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		kind string
+	}{{"disabled-on-error-pg15-diag", ""}, {"disabled-on-error-pg18-diag", "insert_exists"}} {
+		t.Run(c.name, func(t *testing.T) {
+			rec, err := recordings.Read("../classify/testdata", c.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.Setup) == 0 {
+				t.Fatal("the recording has no setup")
+			}
+			var snaps audit.Snapshots
+			if err := json.Unmarshal(rec.Setup, &snaps); err != nil {
+				t.Fatal(err)
+			}
+			if s := snaps.Subscriber.Subscriptions; len(s) != 1 || !s[0].DisableOnError || s[0].Enabled {
+				t.Fatalf("setup's subscriptions %+v: want one, disabled, with disable_on_error", s)
+			}
+			in := Inputs(rec, nil)[0]
+			v := Judge(in)
+			if v.Name != Stalled {
+				t.Fatalf("verdict %s, want %s", v.Name, Stalled)
+			}
+			says := FromSetup(PathFacts{Slot: in.Slot, Subscription: in.Subscription, Verdict: v, Summary: in.Summary}, SetupRead{Snaps: &snaps, Results: audit.Run(snaps, audit.All)})
+			if says.Setup == nil || !slices.ContainsFunc(says.Setup.Fixes, func(a Advice) bool { return a.Key == RemedyID(checkSubscriptionStopped) }) {
+				t.Fatalf("setup %+v: want subscription-stopped's fix among its fixes (what the report left out)", says.Setup)
+			}
+			for _, setup := range []*Setup{nil, says.Setup} {
+				e := Explain(v, setup)
+				errorFirst(t, e.Helps, "lab_sub")
+				if !strings.Contains(e.Cause, "is disabled after an apply error: apply_error_count is ") || !strings.Contains(e.Cause, c.kind) {
+					t.Errorf("cause %q: want the apply error counted, and %q", e.Cause, c.kind)
+				}
+			}
+		})
 	}
 }
