@@ -60,6 +60,10 @@ var applyErrors = Check{
 				sev = Error
 				found += " No apply worker is running now: it is probably failing again."
 			}
+			if !sub.Enabled && st.ApplyErrors > 0 {
+				sev = Error
+				found += " It is disabled (see subscription-stopped): enabled before the error's fix, it fails again at the same transaction."
+			}
 			var run []quote.Statement
 			if sub.OID != 0 {
 				// By OID: the server takes it, and no name is inlined.

@@ -9,7 +9,8 @@ import (
 // CheckSubscriptionStopped is the ID of subscriptionStopped: its page is docs/checks/subscription-stopped.md.
 const CheckSubscriptionStopped CheckID = "subscription-stopped"
 
-// subscriptionStopped: a disabled subscription, or one without an apply worker.
+// subscriptionStopped: a disabled subscription, or one without an apply worker;
+// one disabled after apply errors is told the error's fix before enabling.
 var subscriptionStopped = Check{
 	ID:       CheckSubscriptionStopped,
 	Title:    "every subscription is enabled and has an apply worker",
@@ -29,7 +30,27 @@ var subscriptionStopped = Check{
 			}
 			if !sub.Enabled {
 				found := fmt.Sprintf("Subscription %s is disabled.", id(sub.Name))
-				if sub.DisableOnError {
+				fix := "Enable the subscription (after fixing what disabled it, if an error did)."
+				enable := quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", sub.Name).OnServer(onSubscriber)
+				errs := int64(0)
+				if sub.Stats != nil {
+					errs = sub.Stats.ApplyErrors
+				}
+				switch {
+				case errs > 0:
+					// Enabled alone it fails again at the same transaction:
+					// the error's fix comes first.
+					found = fmt.Sprintf("Subscription %s is disabled after %s (apply_error_count).", id(sub.Name), plural(errs, "apply error"))
+					if sub.DisableOnError {
+						found += " It has disable_on_error = true: its first apply error disabled it."
+					}
+					fix = "Find the error first, in the subscriber's log: an ERROR line from the logical replication apply worker " +
+						"for the subscription, with a CONTEXT line \"processing remote data for replication origin ... finished at <LSN>\" " +
+						"that names the failing transaction's finish LSN. Then skip that transaction with the subscription's SKIP " +
+						"option at that LSN (lagscope cannot know it), or fix the data or schema the error names. Only then enable " +
+						"the subscription: enabled before, it fails again at the same transaction (see apply-errors)."
+					enable = enable.WithNote("only after the failing transaction is skipped or its data fixed")
+				case sub.DisableOnError:
 					found += " It has disable_on_error = true: an apply error may have disabled it (see the subscriber's log)."
 				}
 				out = append(out, Finding{
@@ -37,8 +58,8 @@ var subscriptionStopped = Check{
 					Found:   found + retains,
 					Why: "Nothing is applied while it is disabled: the lag grows with every change on the publisher, and its " +
 						"slot keeps all that WAL on the publisher until it is enabled again.",
-					Fix: "Enable the subscription (after fixing what disabled it, if an error did).",
-					Run: []quote.Statement{quote.SQL("ALTER SUBSCRIPTION %I ENABLE;", sub.Name).OnServer(onSubscriber)},
+					Fix: fix,
+					Run: []quote.Statement{enable},
 				})
 				continue
 			}

@@ -199,6 +199,7 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link mode
 			SubWALPerSent: in.SubWALPerSent, PubCPUs: rec.Server(sample.PublisherNode).CPUs, Calibration: in.Calibration}
 		if rec.Server(sample.SubscriberNode) != nil {
 			facts.SubCPUs = rec.Server(sample.SubscriberNode).CPUs
+			facts.ApplyCPUs.N, facts.ApplyCPUs.By = rec.ApplyCPUs(in.Subscription)
 		}
 		var setup *model.Setup
 		if in.Subscription != "" {

@@ -3,6 +3,10 @@ package lab
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/lagscope/lagscope/internal/quote"
+	"github.com/lagscope/lagscope/internal/sleep"
 )
 
 // ConflictRows is how many of hot's rows (ids 1..ConflictRows) the
@@ -30,4 +34,36 @@ var TakeKey = Step{Name: "take a key on the subscriber", Start: func(ctx context
 		return err
 	}
 	return Exec(ctx, d.p.Pub.ConnString(Database), ins)
+}}
+
+// DisableOnError sets disable_on_error = true on the pair's subscriptions
+// (15+): the first apply error then disables the subscription instead of
+// restarting its worker.
+var DisableOnError = Step{Name: "disable on error", Start: func(ctx context.Context, d *driver) error {
+	fmt.Fprintf(d.o.Log, "lab: setting disable_on_error = true on %d subscription(s)\n", len(d.p.Subscriptions))
+	var stmts []string
+	for _, s := range d.p.Subscriptions {
+		stmts = append(stmts, quote.SQL("ALTER SUBSCRIPTION %I SET (disable_on_error = true)", s).Text)
+	}
+	return Exec(ctx, d.p.Sub.ConnString(Database), stmts...)
+}}
+
+// WaitDisabled waits until an apply error disabled every subscription
+// (disable_on_error), 30 s at most: the window then sees the stop, not the
+// error happening.
+var WaitDisabled = Step{Name: "wait until disabled", Start: func(ctx context.Context, d *driver) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := Query[int64](ctx, d.p.Sub.ConnString(Database), "SELECT count(*) FROM pg_subscription WHERE subenabled")
+		if err == nil && n == 0 {
+			fmt.Fprintf(d.o.Log, "lab: the apply error disabled the subscription(s)\n")
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the subscriptions were not disabled by an apply error within 30 s; see %s/subscriber/server.log", d.p.Lab.Dir)
+		}
+		if err := sleep.For(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }}

@@ -8,6 +8,14 @@ const (
 	KeyNothingNeeded RemedyID = "nothing-needed"
 	// KeyFixStop: fix what stops the path (the cause named above).
 	KeyFixStop RemedyID = "fix-stop"
+	// KeyFindApplyError: find the apply error that stopped the path in the
+	// subscriber's log, with its counters.
+	KeyFindApplyError RemedyID = "find-apply-error"
+	// KeySkipFailedTxn: skip the failing transaction at the finish LSN the
+	// error's log line names (15+), or fix the data it fails on.
+	KeySkipFailedTxn RemedyID = "skip-failed-txn"
+	// KeyEnableAfterFix: enable the subscription, after the error's fix.
+	KeyEnableAfterFix RemedyID = "enable-after-fix"
 	// KeySubscriberCPU: CPU for the subscriber, or competing load moved off
 	// its cores.
 	KeySubscriberCPU RemedyID = "subscriber-cpu"

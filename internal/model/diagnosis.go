@@ -42,6 +42,10 @@ const (
 	FillUnowned = "unowned"
 	// FillDisabled: a path stopped by its disabled subscription.
 	FillDisabled = "disabled"
+	// FillDisabledByError: a path stopped by its subscription, disabled
+	// with apply errors counted (disable_on_error, or by hand after them):
+	// enabling it alone fails again at the same transaction.
+	FillDisabledByError = "disabled-by-error"
 	// FillBothStarved: the walsender and the apply worker both starved.
 	FillBothStarved = "both-starved"
 )
@@ -144,6 +148,8 @@ type diagnosis struct {
 	// slot's subscription oid (0 for any other slot).
 	slot, sub string
 	subOID    int64
+	// errs are the subscription's error counters (FillDisabledByError).
+	errs errCounts
 	// inner is the stage model's verdict, texts derived, that a large
 	// transaction's verdict wraps (nil otherwise).
 	inner *Verdict
@@ -187,6 +193,12 @@ func withTexts(v Verdict, next *NextLimit, setup *Setup) Verdict {
 		helps = cappedByNext(helps, v.Limit, *next)
 	}
 	if setup != nil {
+		if v.d.fill == FillDisabledByError {
+			// Its own remedies find the error, skip or fix it, then
+			// enable: the setup's enable and error fixes would repeat
+			// them, the enable first.
+			setup = setup.without(RemedyID(checkSubscriptionStopped), RemedyID(checkApplyErrors))
+		}
 		cause, helps, not = setup.cause(cause), setup.helps(helps), setup.not(not)
 		helps = withStatements(helps, setup.Subscription)
 	}

@@ -27,8 +27,14 @@ type Input struct {
 	ApplyWorker           bool // a leader apply worker runs
 	ApplyErrors           int64
 	SyncErrors            int64
-	WorkerChanges         int
-	SpillBytes            int64
+	// ApplyErrorCount is the subscription's apply_error_count at the
+	// window's end, since its counters were reset (15+; 0 before, or
+	// none); Conflicts are its conflict counters then, by kind (18+; nil
+	// before).
+	ApplyErrorCount int64
+	Conflicts       map[string]int64
+	WorkerChanges   int
+	SpillBytes      int64
 	// Proc says for which roles' nodes /proc figures exist (ProcOf).
 	Proc      map[topology.Role]bool
 	MedianLag int64
@@ -94,6 +100,7 @@ func inputOf(rec *sample.Recording, p measure.Path) Input {
 	}
 	if s := p.Sub; s != nil {
 		in.Subscription, in.SubEnabled, in.ApplyWorker, in.NotReady = s.Name, s.Enabled, s.WorkerPID != 0, s.NotReady
+		in.ApplyErrorCount, in.Conflicts = s.ApplyErrors, s.Conflicts
 	}
 	in.Rivals = p.Rivals
 	in.Blockers = make([]Blocker, len(p.Blockers))

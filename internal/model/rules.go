@@ -117,6 +117,9 @@ func matchConfigStall(in Input, _ Stages, _ []rule) (Verdict, bool) {
 	}
 	v := newVerdict(Stalled, fixed(confFact))
 	v.d.basis, v.d.cause, v.d.fill = basisRates, cause, fill
+	if fill == FillDisabledByError {
+		v.d.errs = errCounts{in.ApplyErrorCount, in.Conflicts}
+	}
 	return v, true
 }
 

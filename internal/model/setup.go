@@ -59,3 +59,10 @@ func (s Setup) helps(own []Advice) []Advice {
 func (s Setup) not(own []Advice) []Advice {
 	return withoutKeys(own, s.Moot...)
 }
+
+// without is s less the fixes of the given keys.
+func (s *Setup) without(keys ...RemedyID) *Setup {
+	c := *s
+	c.Fixes = withoutKeys(s.Fixes, keys...)
+	return &c
+}

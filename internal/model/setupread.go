@@ -46,6 +46,9 @@ type PathFacts struct {
 	// PubCPUs and SubCPUs are the servers' hosts' CPUs (0 when /proc was
 	// not read there).
 	PubCPUs, SubCPUs int
+	// ApplyCPUs are the CPUs the subscriber's apply worker may run on
+	// (zero: not read).
+	ApplyCPUs ApplyCPUs
 	// Calibration is the lab profile the predictions rest on (the zero
 	// value: DefaultCalibration).
 	Calibration Calibration

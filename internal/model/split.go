@@ -13,7 +13,8 @@ const maxSplit = 4
 
 // splitRemedy spreads the path's tables over N subscriptions, each with an
 // apply worker of its own. N is the tables that changed in the window, at
-// most the subscriber's CPUs: N apply workers on fewer cores share them.
+// most the CPUs the subscriber's apply workers may run on (ApplyCPUs; the
+// host's when not read): N apply workers on fewer cores share them.
 // The apply stage carries the changes of its busiest subscription: the
 // tables are grouped by the rows they changed (largest first, each into
 // the least loaded group), and the factor is all the changes over the
@@ -27,6 +28,9 @@ var splitRemedy = Remedy{Change: "split=N", Remedy: "the tables split over N sub
 		}
 		n := splitN(p)
 		if n < 2 {
+			if narrowed(p) {
+				return 0, fmt.Sprintf("%s: a second apply worker would share it (apply workers inherit the server's CPUs)", p.ApplyCPUs.on(p.SubCPUs)), true
+			}
 			return 0, "the subscriber has 1 CPU: a second apply worker would share it", true
 		}
 		if th := p.Apply.Throttle; th.Share >= QuotaThrottled {
@@ -34,8 +38,13 @@ var splitRemedy = Remedy{Change: "split=N", Remedy: "the tables split over N sub
 		}
 		f := splitFactor(p.Setup.TableChanges, n)
 		model := fmt.Sprintf("%d apply workers on %d cores, the tables grouped by the rows each changed in the window: the busiest subscription gets %.0f%% of them", n, n, 100/f)
-		if p.SubCPUs == 0 {
+		switch {
+		case p.SubCPUs == 0 && p.ApplyCPUs.N == 0:
 			model += fmt.Sprintf(" (the subscriber's CPUs are not known: this assumes %d free)", n)
+		case narrowed(p):
+			model += fmt.Sprintf(" (%s)", p.ApplyCPUs.on(p.SubCPUs))
+		case p.ApplyCPUs.N == 0:
+			model += fmt.Sprintf(" (the CPUs the apply worker may run on were not read: this assumes the host's %d)", p.SubCPUs)
 		}
 		model += "; each subscription's walsender decodes all the WAL"
 		if p.PubCPUs > 0 && n > p.PubCPUs {
@@ -59,16 +68,59 @@ var splitRemedy = Remedy{Change: "split=N", Remedy: "the tables split over N sub
 }
 
 // splitN is how many subscriptions the tables are split into: one a table
-// that changed, at most the subscriber's CPUs (maxSplit when not known).
+// that changed, at most the CPUs the subscriber's apply workers may run on
+// (the host's when those were not read, maxSplit when neither was).
 func splitN(p Path) int {
 	n := 0
 	if p.Setup != nil {
 		n = len(p.Setup.TableChanges)
 	}
-	if p.SubCPUs > 0 {
-		return min(n, p.SubCPUs)
+	if c := subCPUs(p); c > 0 {
+		return min(n, c)
 	}
 	return min(n, maxSplit)
+}
+
+// ApplyCPUs are the CPUs the subscriber's leader apply worker may run on:
+// N of them (its affinity, its cgroup's cpuset and CPU quota rounded down,
+// sample.Recording.ApplyCPUs), narrowed By "affinity", "cpuset" or
+// "cpu.max". Every apply worker is forked by the same server, so they share
+// them. The zero value: not read.
+type ApplyCPUs struct {
+	N  int
+	By string
+}
+
+// on says how many of the host's cpus (0 unknown) the apply worker may
+// run on, and what narrows them.
+func (a ApplyCPUs) on(host int) string {
+	by := map[string]string{"affinity": "its CPU affinity", "cpuset": "its cgroup's cpuset", "cpu.max": "its cgroup's CPU limit, cpu.max, in whole CPUs"}[a.By]
+	if by == "" {
+		by = "its affinity, cpuset and CPU limit"
+	}
+	if host > 0 {
+		return fmt.Sprintf("the apply worker may run on %d of the host's %d CPUs (%s)", a.N, host, by)
+	}
+	return fmt.Sprintf("the apply worker may run on %d CPU(s) (%s)", a.N, by)
+}
+
+// subCPUs is the CPUs the subscriber's apply workers may run on: those
+// read for the apply worker, at most the host's; the host's when those
+// were not read (0: neither).
+func subCPUs(p Path) int {
+	switch {
+	case p.ApplyCPUs.N > 0 && p.SubCPUs > 0:
+		return min(p.ApplyCPUs.N, p.SubCPUs)
+	case p.ApplyCPUs.N > 0:
+		return p.ApplyCPUs.N
+	}
+	return p.SubCPUs
+}
+
+// narrowed says the apply worker may run on fewer CPUs than the host has
+// (or on a known number of an unknown host's).
+func narrowed(p Path) bool {
+	return p.ApplyCPUs.N > 0 && (p.SubCPUs == 0 || p.ApplyCPUs.N < p.SubCPUs)
 }
 
 // splitFactor groups the tables' changes into n groups, largest first,

@@ -22,6 +22,8 @@ func configStall(in Input) (cause, fill string) {
 			return "no subscription on the observed subscriber uses this slot, and no consumer is connected", ""
 		}
 		return "", ""
+	case in.HasSubscriber && !in.SubEnabled && in.ApplyErrorCount > 0:
+		return disabledByError(in), FillDisabledByError
 	case in.HasSubscriber && !in.SubEnabled:
 		return fmt.Sprintf("subscription %s is disabled", quote.Id(in.Subscription)), FillDisabled
 	case in.ApplyErrors > 0:

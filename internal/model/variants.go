@@ -135,6 +135,7 @@ var variants = []variant{
 		cause: text("the replication connection carries nothing: the walsender cannot write to it and the subscriber receives nothing, as when a network path drops packets without closing the connection (lost firewall or NAT state, a hung proxy); the walsender ends it after wal_sender_timeout (60 s by default) and the subscription connects again"),
 		helps: advise(Advice{KeyFindLinkHold, "find what holds the path between publisher and subscriber (firewall or NAT idle timeouts, a proxy or load balancer)", nil, nil}, Advice{KeyTimeouts, "a shorter wal_sender_timeout and wal_receiver_timeout, or TCP keepalives in the subscription's connection string (keepalives_idle=...), notice a dead connection sooner", nil, nil}),
 		not:   advise(Advice{KeyBandwidth, "more bandwidth: the link carries nothing, not too little", nil, nil}, Advice{KeyEitherSide, "CPU or schema changes on either side", nil, nil})},
+	{verdicts: []VerdictName{Stalled}, fill: FillDisabledByError, helps: disabledByErrorHelps},
 	{verdicts: []VerdictName{Stalled}, fill: FillDisabled,
 		helps: func(v Verdict) []Advice {
 			return []Advice{{KeyFixStop, "enabling the subscription (it was disabled by hand, or by disable_on_error after an apply error: read the subscriber's log first)",

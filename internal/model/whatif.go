@@ -27,6 +27,9 @@ type Path struct {
 	// PubCPUs and SubCPUs are the CPUs of the servers' hosts (0 when /proc
 	// was not read there).
 	PubCPUs, SubCPUs int
+	// ApplyCPUs are the CPUs the subscriber's apply worker may run on
+	// (zero: not read).
+	ApplyCPUs ApplyCPUs
 	// SubWALPerSent is the WAL the subscriber wrote per byte sent in the
 	// window (0 when unknown).
 	SubWALPerSent float64

@@ -13,6 +13,7 @@ type ProcReader interface {
 	Process(pid int) (proc.ProcSample, error)
 	Host() (proc.HostSample, error)
 	CPUThrottle(pid int) (proc.Throttle, error)
+	AllowedCPUs(pid int) (proc.Allowed, error)
 }
 
 // procKey is what the server says about one of its processes.
@@ -50,6 +51,13 @@ func readProcs(pr ProcReader, side string, keys map[int]procKey) []ProcStat {
 		// Best effort: a cgroup without a cpu controller has no counters.
 		if t, err := pr.CPUThrottle(pid); err == nil {
 			out1.Cgroup, out1.Periods, out1.Throttled, out1.ThrottledNs = t.Cgroup, t.Periods, t.Throttled, int64(t.ThrottledTime)
+		}
+		// A leader apply worker's CPUs (what a split of its tables can
+		// use); best effort, as the throttling counters.
+		if k.role == RoleApply {
+			if a, err := pr.AllowedCPUs(pid); err == nil {
+				out1.CPUsAllowed, out1.CPUsAllowedBy = a.CPUs, a.By
+			}
 		}
 		out = append(out, out1)
 	}

@@ -229,6 +229,12 @@ type ProcStat struct {
 	Periods     int64  `json:"cpu_periods,omitempty"`
 	Throttled   int64  `json:"cpu_throttled_periods,omitempty"`
 	ThrottledNs int64  `json:"cpu_throttled_ns,omitempty"`
+	// CPUsAllowed is how many CPUs a leader apply worker may run on (its
+	// affinity, its cgroup's cpuset and CPU quota: proc.AllowedCPUs) and
+	// CPUsAllowedBy what narrows it ("affinity", "cpuset", "cpu.max"); 0
+	// and "" when not read (other roles, and recordings made before lagscope read it).
+	CPUsAllowed   int    `json:"cpus_allowed,omitempty"`
+	CPUsAllowedBy string `json:"cpus_allowed_by,omitempty"`
 }
 
 // HostStat is cumulative host CPU time in nanoseconds, summed over CPUs.

@@ -40,6 +40,7 @@ var All = []Scenario{
 	slotIdle,
 	conflictMissing,
 	conflictExists,
+	disabledOnError,
 	missingColumn,
 	stalled,
 	caughtUp,
