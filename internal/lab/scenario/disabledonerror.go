@@ -16,7 +16,7 @@ var disabledOnError = Scenario{
 	Recipe: lab.Recipe{Name: "disabled-on-error", Summary: "conflict-exists' key taken on the subscriber ahead of a backlog, with disable_on_error = true: the apply error disables the subscription (15+)",
 		Layout: lab.Flat, MinMajor: 15, Needs: "the subscription option disable_on_error",
 		Steps: []lab.Step{lab.TakeKey, lab.DisableOnError, lab.Backlog(0.3), lab.EnableNoWait, lab.WaitDisabled}},
-	Expect: Expect{Verdict: model.Stalled, OnceBefore18: true, ApplyErrors: "insert_exists",
+	Expect: Expect{Verdict: model.Stalled, OnceBefore18: true, EveryVersion: conflictsCounted, ApplyErrors: "insert_exists",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			// Stopped at the insert: nothing of the backlog behind it applied.
