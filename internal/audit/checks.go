@@ -22,6 +22,7 @@ var All = []Check{
 	fullIdentityNoIndex,
 	extraSubscriberIndexes,
 	replicaTriggers,
+	applyRowCosts,
 	subscriptionStopped,
 	applyErrors,
 	tablesNotReady,

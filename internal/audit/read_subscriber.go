@@ -36,6 +36,7 @@ func ReadSubscriber(ctx context.Context, c *pg.Conn) (*Subscriber, error) {
 		{SubRels, 13, "SELECT on pg_subscription_rel", func() error { return r.readSubRels(ctx, s) }},
 		{SubTables, 13, "SELECT on pg_class, pg_index and pg_attribute", func() error { return r.readSubTables(ctx, s) }},
 		{SubTriggers, 13, "SELECT on pg_trigger", func() error { return r.readTriggers(ctx, s.Tables) }},
+		{SubRowCosts, 13, "SELECT on pg_constraint, pg_attrdef, pg_depend and pg_trigger", func() error { return r.readRowCosts(ctx, s.Tables) }},
 	}
 	for _, st := range steps {
 		if r.major < st.min {

@@ -51,6 +51,7 @@ const (
 	SubRels          Section = "subscribed tables (pg_subscription_rel)"
 	SubTables        Section = "subscriber tables (pg_class, pg_index, pg_attribute)"
 	SubTriggers      Section = "subscriber triggers (pg_trigger)"
+	SubRowCosts      Section = "subscriber per-row costs (pg_constraint, pg_attrdef, pg_depend)"
 )
 
 // Publisher is what ReadPublisher read from the publisher's database.
@@ -217,7 +218,12 @@ type Table struct {
 	Columns         []Column  `json:"columns"`
 	Indexes         []Index   `json:"indexes"` // in OID order, as the server lists them
 	Triggers        []Trigger `json:"triggers,omitempty"`
-	Rows            float64   `json:"rows"` // reltuples; -1 when never analysed
+	// RowCosts is what each row written costs beyond the row and its btree
+	// entries (subscriber side only); nil when not read (the publisher's
+	// tables, a section not readable, or a snapshot written before it was
+	// read): not read is not "none".
+	RowCosts *RowCosts `json:"row_costs,omitempty"`
+	Rows     float64   `json:"rows"` // reltuples; -1 when never analysed
 	// Bytes is an estimate of the table's size: relpages (as of its last
 	// VACUUM, ANALYZE or CREATE INDEX; 0 before any) times the block size,
 	// read without a lock where pg_relation_size would take one.

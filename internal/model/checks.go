@@ -7,6 +7,7 @@ import "github.com/lagscope/lagscope/internal/audit"
 // in this package, as strings of audit's typed constants.
 const (
 	checkReplicaTriggers            = string(audit.CheckReplicaTriggers)
+	checkApplyRowCosts              = string(audit.CheckApplyRowCosts)
 	checkFullIdentityNoIndex        = string(audit.CheckFullIdentityNoIndex)
 	checkColumnMismatch             = string(audit.CheckColumnMismatch)
 	checkIdentityMismatch           = string(audit.CheckReplicaIdentityMismatch)

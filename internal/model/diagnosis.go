@@ -201,6 +201,9 @@ func withTexts(v Verdict, next *NextLimit, setup *Setup) Verdict {
 		}
 		cause, helps, not = setup.cause(cause), setup.helps(helps), setup.not(not)
 		helps = withStatements(helps, setup.Subscription)
+		for _, e := range setup.Evidence {
+			v.Evidence = append(withoutKey(v.Evidence, e.Key), e)
+		}
 	}
 	v.Headline, v.Cause, v.Helps, v.NotHelps = head, cause, helps, not
 	return v

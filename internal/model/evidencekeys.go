@@ -60,6 +60,12 @@ const (
 	EvWalsenderStage EvidenceKey = "walsender-stage"
 	// EvApplyStage: the apply worker's figures, as EvWalsenderStage.
 	EvApplyStage EvidenceKey = "apply-stage"
+	// EvApplyRowCost: the apply worker's CPU per row applied over the
+	// subscription's tables, and its CPU per byte of WAL written split into
+	// what the calibrated cost of that WAL explains and the rest, with the
+	// setup's per-row cost sources (cpu_per_row_s, rows, explained_share,
+	// unexplained_share); or that its CPU was not measured (rowcost.go).
+	EvApplyRowCost EvidenceKey = "apply-row-cost"
 )
 
 // The kinds of evidence line about the link (evidence_stage.go).

@@ -31,7 +31,8 @@ func PlanPath(p PathFacts, link LinkRates, r SetupRead) Path {
 	if r.Snaps.Subscriber != nil {
 		sub = r.Snaps.Subscriber.Version.Major
 	}
-	in.Setup = &RemedySetup{Found: ps.found, Parallel: r.Snaps.Subscriber != nil && pgversion.ParallelApply.OnBoth(pub, sub)}
+	in.Setup = &RemedySetup{Found: ps.found, Parallel: r.Snaps.Subscriber != nil && pgversion.ParallelApply.OnBoth(pub, sub),
+		Costs: rowCostsOf(r.Snaps, p.Subscription)}
 	// The rows the subscriber's sequential scans read per row changed,
 	// over the path's tables (each FULL update without an index scans).
 	var read, changed int64

@@ -34,6 +34,10 @@ type Remedy struct {
 	// label returns the change's name and remedy for this path when they
 	// carry a number (nil: Change and Remedy).
 	label func(p Path) (change, remedy string)
+	// residual names what the figure puts the apply worker's time beyond
+	// the calibrated cost of its WAL down to (Prediction.Residual; nil:
+	// the figure does not rest on it).
+	residual func(p Path, st Stage) []string
 }
 
 // Starved is the run-queue share from which relieving a starved process is
@@ -87,24 +91,24 @@ var Remedies = []Remedy{
 	// gives a lower bound (triggerFactor).
 	{Change: "disable-trigger", Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: StageApply, Finding: checkReplicaTriggers,
 		factor: func(p Path, st Stage) (float64, string, bool) {
-			f, model, _, applies := triggerFactor(p, st)
-			return f, model, applies
+			t := triggerFactor(p, st)
+			return t.f, t.model, t.applies
 		},
-		atLeast: func(p Path, st Stage) bool {
-			_, _, bound, _ := triggerFactor(p, st)
-			return bound
-		}},
+		atLeast:  func(p Path, st Stage) bool { return triggerFactor(p, st).bound },
+		residual: func(p Path, st Stage) []string { return triggerFactor(p, st).residual }},
 	{Change: "drop-extra-indexes", Remedy: "the subscriber's extra indexes dropped", Stage: StageApply, Finding: checkExtraSubscriberIndex,
 		factor: func(p Path, st Stage) (float64, string, bool) {
-			if p.Limit != StageApply {
-				return 0, "", false
-			}
-			w, base := p.SubWALPerSent, p.calibration().BaseWALPerSent
-			if w <= base {
-				return 0, "the subscriber's WAL per byte sent was not measured above its base (so the indexes' share of the apply worker's work is not known)", true
-			}
-			return w / base, fmt.Sprintf("the apply worker's work follows the WAL it writes: %.2fx the WAL it was sent today, about %.2fx without extra indexes (measured in the lab)", w, base), true
-		}},
+			x := indexFactor(p, st)
+			return x.f, x.model, x.applies
+		},
+		atLeast:  func(p Path, st Stage) bool { return indexFactor(p, st).bound },
+		residual: func(p Path, st Stage) []string { return indexFactor(p, st).residual }},
+	{Change: string(KeyDropConstraint), Remedy: "the CHECK constraint that calls a function dropped on the subscriber (or made cheaper)", Stage: StageApply, Finding: checkApplyRowCosts,
+		factor: func(p Path, st Stage) (float64, string, bool) {
+			x := constraintFactor(p, st)
+			return x.f, x.model, x.applies
+		},
+		residual: func(p Path, st Stage) []string { return constraintFactor(p, st).residual }},
 	{Change: "index-for-full", Remedy: "an index the apply worker can use for the REPLICA IDENTITY FULL table", Stage: StageApply, Finding: checkFullIdentityNoIndex,
 		factor: func(p Path, st Stage) (float64, string, bool) {
 			if p.Limit != StageApply {

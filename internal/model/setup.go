@@ -28,6 +28,10 @@ type Setup struct {
 	// Moot are the verdict's "does not help" lines the setup rules out,
 	// by key, as RuledOut does its remedies (nil: none).
 	Moot []RemedyID
+	// Evidence are the lines the setup adds to the verdict's evidence (nil:
+	// none): the apply worker's CPU per row and how much of it the setup
+	// explains (EvApplyRowCost).
+	Evidence []Evidence
 }
 
 // cause is the verdict's cause (own, "" none) combined with the setup's:

@@ -8,6 +8,7 @@ import (
 	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/pgversion"
+	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -69,7 +70,7 @@ type SetupSays struct {
 
 // causeFrom are the checks whose findings, when present, are named as the
 // cause, in this order.
-var causeFrom = []string{checkReplicaTriggers, checkFullIdentityNoIndex, checkColumnMismatch, checkIdentityMismatch, checkSubscriptionStopped, checkApplyErrors, checkRowFilter, checkExtraSubscriberIndex, checkReplicaIdentityFull}
+var causeFrom = []string{checkReplicaTriggers, checkApplyRowCosts, checkFullIdentityNoIndex, checkColumnMismatch, checkIdentityMismatch, checkSubscriptionStopped, checkApplyErrors, checkRowFilter, checkExtraSubscriberIndex, checkReplicaIdentityFull}
 
 // FromSetup is what the setup says about p's verdict: the findings of the
 // checks that bear on it (its Spec.Checks, scoped to its subscription and
@@ -112,8 +113,23 @@ func FromSetup(p PathFacts, r SetupRead) SetupSays {
 	}
 	ordered := slices.Clone(s.findings)
 	slices.SortStableFunc(ordered, func(a, b audit.Finding) int { return rank(a.Check) - rank(b.Check) })
+	printed := map[string]bool{}
 	for _, f := range ordered {
-		setup.Fixes = append(setup.Fixes, Advice{Key: RemedyID(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)", Run: f.Run})
+		// A statement two checks propose (DROP INDEX CONCURRENTLY of an
+		// unused GIN index) is printed once, under the first.
+		var run []quote.Statement
+		for _, st := range f.Run {
+			if st.Text == "" || !printed[st.Text] {
+				run = append(run, st)
+				printed[st.Text] = true
+			}
+		}
+		setup.Fixes = append(setup.Fixes, Advice{Key: RemedyID(f.Check), Text: f.Fix + " (docs/checks/" + f.Check + ".md)", Run: run})
+	}
+	if p.Subscription != "" {
+		if ev := rowCostEvidence(p, rowCostsOf(r.Snaps, p.Subscription)); ev.Key != "" {
+			setup.Evidence = append(setup.Evidence, ev)
+		}
 	}
 	setup.RuledOut, setup.Moot = keysWhere(ruledOut, s), keysWhere(moot, s)
 	if s.sub != nil {

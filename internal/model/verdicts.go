@@ -60,7 +60,7 @@ var Table = []Spec{
 	{Name: Stalled, Finding: true, Fact: true, Stop: true,
 		Checks: []string{checkSubscriptionStopped, checkApplyErrors, checkColumnMismatch, checkIdentityMismatch, checkSlotWalStatus, checkTablesNotReady}},
 	{Name: SubscriberApplyCPU, Finding: true,
-		Checks: []string{checkReplicaTriggers, checkFullIdentityNoIndex, checkReplicaIdentityFull, checkExtraSubscriberIndex, checkBinaryTransfer, checkPartitionedOneSubscription}},
+		Checks: []string{checkReplicaTriggers, checkApplyRowCosts, checkFullIdentityNoIndex, checkReplicaIdentityFull, checkExtraSubscriberIndex, checkBinaryTransfer, checkPartitionedOneSubscription}},
 	{Name: SubscriberStarved, Finding: true, Checks: []string{checkWorkerHeadroom}},
 	{Name: SubscriberWaits, Finding: true, Checks: []string{checkReplicaTriggers, checkApplyErrors}},
 	{Name: WalsenderDecodeCPU, Finding: true, Checks: []string{checkRowFilter, checkDecodingSpill}},
@@ -72,7 +72,7 @@ var Table = []Spec{
 	{Name: ConfirmationLag, Finding: true},
 	{Name: LargeTransaction, Finding: true, Checks: []string{checkStreamingOff, checkDecodingSpill}},
 	{Name: InitialSync, Fact: true},
-	{Name: Inconclusive, Finding: true, Checks: []string{checkReplicaTriggers, checkFullIdentityNoIndex, checkExtraSubscriberIndex}},
+	{Name: Inconclusive, Finding: true, Checks: []string{checkReplicaTriggers, checkApplyRowCosts, checkFullIdentityNoIndex, checkExtraSubscriberIndex}},
 }
 
 // SpecOf is verdict name's row of Table; an unknown name (a report from a

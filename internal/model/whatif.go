@@ -70,6 +70,10 @@ type RemedySetup struct {
 	// TableChanges are the rows each of the subscription's tables changed
 	// in the window, for the tables that changed (nil when not read).
 	TableChanges []int64
+	// Costs are the per-row cost sources of the subscription's tables: what
+	// the apply worker's time beyond the calibrated cost of its WAL may be
+	// attributed to.
+	Costs RowCosts
 }
 
 // has says the setup was read and check found something for the path.
@@ -99,7 +103,19 @@ type Prediction struct {
 	// Model says what the figure rests on; NotPredicted why there is none.
 	Model        string `json:"model"`
 	NotPredicted string `json:"not_predicted,omitempty"`
+	// Residual names what the figure puts the apply worker's time beyond
+	// the calibrated cost of the WAL it writes down to (nil: the figure
+	// does not rest on that residual): the setup's per-row cost sources the
+	// remedy removes, when they are the only ones (RemedySetup.attributed),
+	// or IdleWakes when an idle apply worker's calibrated capacity caps it.
+	// A figure never rests on a residual nothing is named for.
+	Residual []string `json:"residual_attributed_to,omitempty"`
 }
+
+// IdleWakes is Prediction.Residual's name for an idle apply worker's wakes:
+// its time per byte of WAL beyond the calibrated cost, within
+// Calibration.IdleWakeCost, put down to waking for little work.
+const IdleWakes = "the idle apply worker's wakes"
 
 // minUtil is the utilisation under which a stage idles nearly all the
 // window: d / u is then only a rough bound on how fast it could go, and
@@ -133,6 +149,9 @@ func Plan(p Path) []Prediction {
 		}
 		pr.Factor = f
 		pr.Drain, pr.LimitedBy = capacity(p, st)*f, st.Name
+		if r.residual != nil {
+			pr.Residual = r.residual(p, st)
+		}
 		var others map[StageName]float64
 		if r.others != nil {
 			others = r.others(p)
@@ -145,13 +164,16 @@ func Plan(p Path) []Prediction {
 			if !ok {
 				of = 1
 			}
-			if c, _ := capOf(p, o); c*of < pr.Drain {
+			if c, _, _ := capOf(p, o); c*of < pr.Drain {
 				pr.Drain, pr.LimitedBy = c*of, o.Name
 			}
 		}
 		if pr.LimitedBy != st.Name {
 			o, _ := stage(p, pr.LimitedBy)
-			_, how := capOf(p, o)
+			_, how, idle := capOf(p, o)
+			if idle {
+				pr.Residual = append(pr.Residual, IdleWakes)
+			}
 			pr.Model += fmt.Sprintf("; capped by the %s, %s busy today: %s", processNoun(o.Name), units.Percent(o.Utilisation), how)
 			if of, ok := others[o.Name]; ok {
 				pr.Model += fmt.Sprintf(", times %.2f", of)
@@ -180,8 +202,11 @@ func capacity(p Path, st Stage) float64 {
 
 // capOf is the rate at which a stage other than the one changed saturates,
 // and how that was found: today's drain over its work, or an idle apply
-// worker's Calibration.IdleApplyCapacity.
-func capOf(p Path, o Stage) (float64, string) {
+// worker's Calibration.IdleApplyCapacity (idle true), which puts its time
+// beyond the calibrated cost of its WAL down to its wakes: only where the
+// setup shows nothing else that costs it per row (a trigger, a constraint
+// calling a function, an expression index), which the residual would be.
+func capOf(p Path, o Stage) (float64, string, bool) {
 	c := p.Drain / o.Work()
 	how := "that"
 	if w := o.Work(); units.Percent(w) != units.Percent(o.Utilisation) {
@@ -191,11 +216,11 @@ func capOf(p Path, o Stage) (float64, string) {
 	if o.Utilisation < minUtil {
 		how += " (a rough bound: so idle a stage says little about its capacity)"
 	}
-	if b := p.calibration().IdleApplyCapacity(o, p.Drain, p.SubWALPerSent); b > 0 {
+	if b := p.calibration().IdleApplyCapacity(o, p.Drain, p.SubWALPerSent); b > 0 && (p.Setup == nil || len(p.Setup.Costs.Sources) == 0) {
 		return b, fmt.Sprintf("busy, it writes %.1fx the WAL it is sent at about %.0f ms a MB (measured in lagscope's lab on %s), so it saturates at %s (today's drain / its share of the window would say %s: an idle worker's wakes cost it more per byte)",
-			p.SubWALPerSent, msPerMB(p.calibration().ApplyCostPerWAL), p.calibration().Machine, units.FormatRate(b), units.FormatRate(c))
+			p.SubWALPerSent, msPerMB(p.calibration().ApplyCostPerWAL), p.calibration().Machine, units.FormatRate(b), units.FormatRate(c)), true
 	}
-	return c, how
+	return c, how, false
 }
 
 // catchUp is the backlog over the net drain: -1 when the path would still

@@ -4,8 +4,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/measure"
 )
+
+// costs are a setup's per-row cost sources, read whole, of these kinds on
+// public.hot, each named after its kind ("CHECK_constraint").
+func costs(ks ...audit.CostKind) RowCosts {
+	out := RowCosts{Read: true}
+	for _, k := range ks {
+		out.Sources = append(out.Sources, audit.RowCost{Table: "public.hot", Kind: k, Object: strings.ReplaceAll(string(k), " ", "_"), AM: "gin"})
+	}
+	return out
+}
 
 func st(name StageName, util, runq, own float64) Stage {
 	return Stage{Name: name, CPU: util - runq - own, Runq: runq, Own: own, Busy: util - own, Utilisation: util}
@@ -63,13 +74,34 @@ func TestPlan(t *testing.T) {
 				Stages: []Stage{st("walsender", 0.01, 0, 0), unknownLink, st("apply", 1, 0, 0.9)}},
 			want: []string{"disable-trigger"}, drain: 1e6, limitedBy: StageApply},
 		{name: "without the trigger the apply worker's capacity is the WAL it writes at the calibrated cost",
-			in: Path{Limit: StageApply, Drain: 0.15e6, Apply: apply, SubWALPerSent: 1.2, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
+			in: Path{Limit: StageApply, Drain: 0.15e6, Apply: apply, SubWALPerSent: 1.2, Setup: &RemedySetup{Found: found(checkReplicaTriggers), Costs: costs(audit.CostTrigger)},
 				Stages: []Stage{st("walsender", 0.004, 0, 0), unknownLink, st("apply", 1, 0, 0.9)}},
 			want: []string{"disable-trigger"}, drain: 1 / (DefaultCalibration.ApplyCostPerWAL * 1.2), limitedBy: StageApply},
 		{name: "a trigger that burns CPU is predicted from the WAL written, capped by the walsender",
-			in: Path{Limit: StageApply, Drain: 1e6, SubWALPerSent: 1.25, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
+			in: Path{Limit: StageApply, Drain: 1e6, SubWALPerSent: 1.25, Setup: &RemedySetup{Found: found(checkReplicaTriggers), Costs: costs(audit.CostTrigger)},
 				Stages: []Stage{st("walsender", 0.05, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"disable-trigger"}, drain: 20e6, limitedBy: StageWalsender},
+		{name: "a trigger beside a CHECK constraint that calls a function gets no figure from the WAL",
+			in: Path{Limit: StageApply, Drain: 1e6, SubWALPerSent: 1.25, Setup: &RemedySetup{Found: found(checkReplicaTriggers), Costs: costs(audit.CostTrigger, audit.CostCheck)},
+				Stages: []Stage{st("walsender", 0.05, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"disable-trigger"}, notPredicts: true},
+		{name: "a trigger on tables whose constraints were not read gets no figure from the WAL",
+			in: Path{Limit: StageApply, Drain: 1e6, SubWALPerSent: 1.25, Setup: &RemedySetup{Found: found(checkReplicaTriggers), Costs: RowCosts{Sources: costs(audit.CostTrigger).Sources}},
+				Stages: []Stage{st("walsender", 0.05, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"disable-trigger"}, notPredicts: true},
+		{name: "a CHECK constraint that calls a function, the only per-row cost, is predicted from the WAL written",
+			in: Path{Limit: StageApply, Drain: 1e6, SubWALPerSent: 1.25, Setup: &RemedySetup{Found: found(checkApplyRowCosts), Costs: costs(audit.CostCheck)},
+				Stages: []Stage{st("walsender", 0.05, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"drop-constraint"}, drain: 20e6, limitedBy: StageWalsender},
+		{name: "a CHECK constraint beside an expression index gets no figure",
+			in: Path{Limit: StageApply, Drain: 1e6, SubWALPerSent: 1.25, Setup: &RemedySetup{Found: found(checkApplyRowCosts), Costs: costs(audit.CostCheck, audit.CostExprIndex)},
+				Stages: []Stage{st("walsender", 0.05, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"drop-constraint"}, notPredicts: true},
+		{name: "a GIN index, the only cost beyond the WAL, has its CPU counted with the indexes' WAL",
+			// 1 / (10 MB/s * 1.5) = 66.7 ms a MB: 1 - 0.03e-6 * 1.24 * 10e6 = 0.628 of the window left
+			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 1.5, Setup: &RemedySetup{Found: found(checkExtraSubscriberIndex), Costs: costs(audit.CostIndexKind)},
+				Stages: []Stage{st("walsender", 0.1, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
+			want: []string{"drop-extra-indexes"}, drain: 10e6 / (30e-3 / 1e6 * 1.24 * 10e6), limitedBy: StageApply},
 		{name: "a trigger that burns CPU is offered but not predicted without the subscriber's WAL",
 			in: Path{Limit: StageApply, Drain: 5e6, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
 				Stages: []Stage{st("walsender", 0.2, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
@@ -97,13 +129,13 @@ func TestPlan(t *testing.T) {
 			in: Path{Limit: StageApply, Drain: 16e6, SubWALPerSent: 2.4, Setup: &RemedySetup{Found: found(checkBinaryTransfer)},
 				Stages: []Stage{st("walsender", 0.4, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"binary=on"}, drain: 16e6, limitedBy: StageApply},
-		{name: "an apply worker's CPU beyond binary transfer's cost is what binary saves",
-			// 1 / (10 MB/s * 2) = 50 ms per MB of WAL, 20 above 30: 1 / (1 - 20/50)
-			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &RemedySetup{Found: found(checkBinaryTransfer)},
+		{name: "an apply worker's CPU beyond binary transfer's cost gets no binary figure: it is not attributed to the input functions",
+			// 1 / (10 MB/s * 2) = 50 ms per MB of WAL, 20 above 30
+			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &RemedySetup{Found: found(checkBinaryTransfer), Costs: costs()},
 				Stages: []Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
-			want: []string{"binary=on"}, drain: 10e6 / 0.6, limitedBy: StageApply},
+			want: []string{"binary=on"}, notPredicts: true},
 		{name: "binary is not predicted beside a trigger: the excess is not the input functions' alone",
-			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &RemedySetup{Found: found(checkBinaryTransfer, checkReplicaTriggers)},
+			in: Path{Limit: StageApply, Drain: 10e6, SubWALPerSent: 2, Setup: &RemedySetup{Found: found(checkBinaryTransfer, checkReplicaTriggers), Costs: costs(audit.CostTrigger)},
 				Stages: []Stage{st("walsender", 0.3, 0, 0), unknownLink, st("apply", 1, 0, 0)}},
 			want: []string{"disable-trigger", "binary=on"}, drain: 1 / (DefaultCalibration.ApplyCostPerWAL * 2), limitedBy: StageApply},
 		{name: "a subscription in binary is not offered binary",
@@ -179,7 +211,7 @@ func TestCatchUpSaysWhenThePathStillFallsBehind(t *testing.T) {
 }
 
 func TestASleepingTriggersPredictionIsALowerBound(t *testing.T) {
-	in := Path{Limit: StageApply, Drain: 0.15e6, Backlog: 30e6, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
+	in := Path{Limit: StageApply, Drain: 0.15e6, Backlog: 30e6, Setup: &RemedySetup{Found: found(checkReplicaTriggers), Costs: costs(audit.CostTrigger)},
 		Apply:  measure.Proc{TypeShares: map[string]float64{"Timeout": 0.97}},
 		Stages: []Stage{st("walsender", 0.005, 0, 0), unknownLink, st("apply", 1, 0, 0.97)}}
 	p := Plan(in)[0]
@@ -187,8 +219,12 @@ func TestASleepingTriggersPredictionIsALowerBound(t *testing.T) {
 		t.Errorf("%s: want a lower bound (the sleep's own CPU counts as work)", p)
 	}
 	in.SubWALPerSent = 1.2
-	if p := Plan(in)[0]; p.AtLeast || !strings.Contains(p.String(), "drains about") {
-		t.Errorf("%s: with the subscriber's WAL read, want a figure, not a bound", p)
+	if p := Plan(in)[0]; p.AtLeast || !strings.Contains(p.String(), "drains about") || strings.Join(p.Residual, ",") != `trigger trigger on public.hot` {
+		t.Errorf("%s (residual %q): with the subscriber's WAL read, want a figure put down to the trigger, not a bound", p, p.Residual)
+	}
+	in.Setup.Costs = costs(audit.CostTrigger, audit.CostGenerated)
+	if p := Plan(in)[0]; !p.AtLeast || p.Residual != nil {
+		t.Errorf("%s: beside a generated column, want the sleep's bound, not the residual", p)
 	}
 }
 
@@ -244,6 +280,24 @@ func TestAnIdleApplyWorkerBusyWithATriggerKeepsItsOwnCap(t *testing.T) {
 	}
 }
 
+// An idle apply worker's calibrated capacity puts its time beyond the
+// calibrated cost down to its wakes: the figure says so in Residual, and
+// where the setup shows a per-row cost (which that time would be) the cap is
+// today's drain over its work instead.
+func TestAnIdleApplyWorkersCalibratedCapIsItsWakesOnlyWithoutOtherCosts(t *testing.T) {
+	in := Path{Limit: StageLink, Drain: 1e6, SubWALPerSent: 1.2, Link: LinkRates{Now: 1e6, To: 100e6},
+		Stages: []Stage{st("walsender", 0.01, 0, 0), unknownLink, st("apply", 0.05, 0, 0)}}
+	p := Plan(in)[1]
+	if want := 1 / (30e-3 / 1e6 * 1.2); p.LimitedBy != StageApply || p.Drain/want > 1.001 || p.Drain/want < 0.999 || strings.Join(p.Residual, "") != IdleWakes {
+		t.Fatalf("%s (residual %q): want the calibrated cap, %.1f MB/s, put down to its wakes", p, p.Residual, want/1e6)
+	}
+	in.Setup = &RemedySetup{Costs: costs(audit.CostCheck)}
+	p = Plan(in)[1]
+	if want := 1e6 / 0.05; p.Drain/want > 1.001 || p.Drain/want < 0.999 || p.Residual != nil {
+		t.Errorf("%s (residual %q): beside a CHECK constraint's function want today's drain / its work, %.1f MB/s", p, p.Residual, want/1e6)
+	}
+}
+
 // A prediction that rests on the lab's calibration takes its figures and
 // its machine from the profile it is given: an apply worker twice as slow
 // per MB of WAL halves what disabling a trigger buys, and the model names
@@ -251,7 +305,7 @@ func TestAnIdleApplyWorkerBusyWithATriggerKeepsItsOwnCap(t *testing.T) {
 func TestAPredictionTakesItsFiguresFromTheCalibrationProfile(t *testing.T) {
 	slow := Calibration{Name: "a slower machine", Machine: "a 1-vCPU test box", ApplyCostPerWAL: 60e-3 / 1e6,
 		IdleWakeCost: 120e-3 / 1e6, BaseWALPerSent: 1.24, BinaryResolution: 0.25}
-	in := Path{Limit: StageApply, Drain: 0.15e6, SubWALPerSent: 1.2, Setup: &RemedySetup{Found: found(checkReplicaTriggers)},
+	in := Path{Limit: StageApply, Drain: 0.15e6, SubWALPerSent: 1.2, Setup: &RemedySetup{Found: found(checkReplicaTriggers), Costs: costs(audit.CostTrigger)},
 		Stages: []Stage{st("walsender", 0.004, 0, 0), unknownLink, st("apply", 1, 0, 0)}}
 	lab := Plan(in)[0]
 	in.Calibration = slow
