@@ -13,6 +13,9 @@ type ProcReader interface {
 	Process(pid int) (proc.ProcSample, error)
 	Host() (proc.HostSample, error)
 	CPUThrottle(pid int) (proc.Throttle, error)
+	// Allowed and Load read the competing load (readHostLoadSource).
+	Allowed(pid int) ([]int, error)
+	Load(cpus []int) ([]proc.ProcCPU, error)
 }
 
 // procKey is what the server says about one of its processes.
