@@ -39,7 +39,44 @@ const (
 	// place of /proc; finish's x0.8 for the missing figures brings it to
 	// 0.6 at most.
 	noProcCap = 0.75
+	// StretchShared is the stretch from which a CPU-bound apply worker's
+	// CPUs count as shared with other work: an apply worker alone on the
+	// subscriber's CPU stretched the burst 2.1-3.5x (apply-bound,
+	// full-identity, trigger-cpu, parallel-apply on 15, 16 and 18), one
+	// beside 2 CPU-bound sessions 3.5-5.0x (subscriber-starved); processes
+	// outside PostgreSQL are not seen in pg_stat_activity, so the burst is
+	// all there is to tell them by.
+	StretchShared = 3.4
+	// ActiveShared is the mean number of the subscriber's client backends
+	// running a statement at a tick from which its CPUs count as shared
+	// (a CPU-bound session runs all the time: 1.0).
+	ActiveShared = 0.5
+	// capSharedNoProc caps a CPU-bound apply worker's verdict without /proc
+	// when its CPUs look shared (StretchShared, ActiveShared): finish's
+	// missingProcFactor brings it under 0.5. Starved and busy are not told
+	// apart there without the run queue.
+	capSharedNoProc = 0.62
 )
+
+// sharedNoProc says, without /proc, why a CPU-bound apply worker's CPUs
+// look shared with other work ("" when they do not): the burst stretched
+// more than the apply worker alone stretches it, or client backends ran
+// statements beside it.
+func sharedNoProc(c measure.Contention, load *measure.Competing) string {
+	active := 0.0
+	if load != nil {
+		for _, b := range load.Backends {
+			active += b.Active
+		}
+	}
+	switch {
+	case c.Known() && c.Stretch >= StretchShared:
+		return fmt.Sprintf("the subscriber's burst took %.1fx its bare time, more than an apply worker alone on its CPU stretches it (under %.1fx): other work, inside PostgreSQL or outside it, may share its CPUs and it may be starved rather than busy", c.Stretch, StretchShared)
+	case active >= ActiveShared:
+		return fmt.Sprintf("%.1f of the subscriber's client backends ran a statement at a tick on average: they may share the apply worker's CPUs, and it may be starved rather than busy", active)
+	}
+	return ""
+}
 
 // cpuRoom is what the burst says of a server's CPUs.
 type cpuRoom int
