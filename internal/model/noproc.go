@@ -56,19 +56,33 @@ const (
 	// missingProcFactor brings it under 0.5. Starved and busy are not told
 	// apart there without the run queue.
 	capSharedNoProc = 0.62
+	// ActiveCrowd is the mean number of the publisher's client backends
+	// running a statement at a tick from which, without /proc, a
+	// walsender showing a stale WalSenderWriteData counts as starved even
+	// where the burst found room (capCrowdNoProc).
+	ActiveCrowd = 4.0
+	// capCrowdNoProc caps that verdict: the burst disagrees with it.
+	capCrowdNoProc = 0.62
 )
 
-// sharedNoProc says, without /proc, why a CPU-bound apply worker's CPUs
-// look shared with other work ("" when they do not): the burst stretched
-// more than the apply worker alone stretches it, or client backends ran
-// statements beside it.
-func sharedNoProc(c measure.Contention, load *measure.Competing) string {
+// activeBackends is the mean number of a server's client backends that ran
+// a statement at a tick (0 when not read).
+func activeBackends(load *measure.Competing) float64 {
 	active := 0.0
 	if load != nil {
 		for _, b := range load.Backends {
 			active += b.Active
 		}
 	}
+	return active
+}
+
+// sharedNoProc says, without /proc, why a CPU-bound apply worker's CPUs
+// look shared with other work ("" when they do not): the burst stretched
+// more than the apply worker alone stretches it, or client backends ran
+// statements beside it.
+func sharedNoProc(c measure.Contention, load *measure.Competing) string {
+	active := activeBackends(load)
 	switch {
 	case c.Known() && c.Stretch >= StretchShared:
 		return fmt.Sprintf("the subscriber's burst took %.1fx its bare time, more than an apply worker alone on its CPU stretches it (under %.1fx): other work, inside PostgreSQL or outside it, may share its CPUs and it may be starved rather than busy", c.Stretch, StretchShared)
@@ -141,6 +155,19 @@ func linkOrStarvedNoProc(in Input, ws, ap Stage, network Verdict) (Verdict, bool
 		v.d.basis = basisLink
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
 		return heldBackNoProc(v, "publisher", "walsender", c), true
+	case roomPartly, roomFree:
+		if crowd := activeBackends(in.Summary.PubLoad); crowd >= ActiveCrowd {
+			// The burst found room, but the publisher ran more statements
+			// at once than a small server has CPUs: on the lab's
+			// walsender-starved the burst took 1.0x its bare time in 1 of 3
+			// runs while /proc showed the walsender 79% in the run queue.
+			v := newStageVerdict(StageWalsender, ResourceRunQueue, confidence(margin{"walsender blocked or busy over MostlyBusy", ws.Blocked + ws.Busy - MostlyBusy}).capped(capCrowdNoProc))
+			v.d.basis = basisLink
+			v.Caveats = append(v.Caveats, fmt.Sprintf("the publisher's burst took %.1fx its bare time (room), but %.1f of its client backends ran a statement at a tick on average (from %.0f the walsender's stale %s is taken for a wait on a CPU): a slow link beside a busy publisher with many cores looks alike. ", c.Stretch, crowd, ActiveCrowd, evWriteData)+missingRunq("publisher", "walsender"))
+			return v, true
+		}
+	}
+	switch roomOf(c) {
 	case roomPartly:
 		v := newVerdict(Inconclusive, fixed(confNoStage))
 		v.d.basis = basisLink

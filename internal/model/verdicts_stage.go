@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/lagscope/lagscope/internal/measure"
@@ -152,7 +153,16 @@ func walsenderStageVerdict(in Input, ws Stage, conf score) Verdict {
 		return newStageVerdict(StageWalsender, ResourceCPU, conf)
 	default:
 		res, c := cpuBoundNoProc(s.PubCPU, "publisher", conf, unknownWalsender)
+		crowd := activeBackends(s.PubLoad)
+		if res == ResourceCPU && crowd >= ActiveCrowd {
+			// Many statements at once beside a walsender on CPU: starved
+			// more likely than decoding, whatever room the burst found.
+			res, c = ResourceRunQueue, conf.capped(capCrowdNoProc)
+		}
 		v := newStageVerdict(StageWalsender, res, c)
+		if res == ResourceRunQueue && crowd >= ActiveCrowd {
+			v.Caveats = append(v.Caveats, fmt.Sprintf("%.1f of the publisher's client backends ran a statement at a tick on average (from %.0f the walsender on CPU is taken for one waiting for a CPU): a decoding walsender beside a busy publisher with many cores looks alike", crowd, ActiveCrowd))
+		}
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
 		return heldBackNoProc(v, "publisher", "walsender", s.PubCPU)
 	}
