@@ -24,7 +24,19 @@ var osHogSubscriber = Scenario{
 			checkData(&p, r)
 			return p
 		},
-		Diagnosis: func(d Diagnosed) []string { return competingNamed(d, model.StageApply) }},
+		Diagnosis: func(d Diagnosed) []string {
+			p := problems(competingNamed(d, model.StageApply))
+			// Without /proc the loops are not in pg_stat_activity: the
+			// burst alone must keep it from being the apply worker's own CPU.
+			if d.Samples != nil {
+				for _, in := range model.Inputs(d.Samples.WithoutProc(), nil) {
+					if v := model.Classify(in); v.Name == model.SubscriberApplyCPU && v.Confidence > 0.5 {
+						p.add("without /proc: %s at %.2f, want at most 0.5 (the apply worker is starved by processes outside PostgreSQL)", v.Name, v.Confidence)
+					}
+				}
+			}
+			return p
+		}},
 }
 
 // competingNamed checks that diagnose named the busy loops among the load
