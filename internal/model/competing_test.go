@@ -82,15 +82,18 @@ func TestCrowdedPublisherWithoutProcIsStarved(t *testing.T) {
 }
 
 func TestSharedSubscriberWithoutProcIsCapped(t *testing.T) {
-	if why := sharedNoProc(measure.Contention{Stretch: 3.5, Bursts: 3}, nil); why == "" {
+	if why := sharedNoProc(measure.Contention{Stretch: 3.5, Bursts: 3}, nil, 0); why == "" {
 		t.Error("stretch 3.5: want the CPUs called shared")
 	}
-	if why := sharedNoProc(measure.Contention{Stretch: 2.7, Bursts: 3}, nil); why != "" {
+	if why := sharedNoProc(measure.Contention{Stretch: 2.7, Bursts: 3}, nil, 1.0); why != "" {
 		t.Errorf("stretch 2.7 (an apply worker alone): %q, want none", why)
 	}
 	busy := &measure.Competing{Backends: []measure.BackendLoad{{App: "lab-cpu-hog", Count: 2, Active: 2, CPUShare: -1}}}
-	if why := sharedNoProc(measure.Contention{Stretch: 2.7, Bursts: 3}, busy); why == "" {
+	if why := sharedNoProc(measure.Contention{Stretch: 2.7, Bursts: 3}, busy, 0); why == "" {
 		t.Error("2 backends active: want the CPUs called shared")
+	}
+	if why := sharedNoProc(measure.Contention{Stretch: 2.0, Bursts: 3}, nil, 1.46); why == "" {
+		t.Error("1.46x the calibrated time per MB: want the CPUs called shared")
 	}
 	rec := load(t, "../classify/testdata/subscriber-starved-pg18-burst.json")
 	if v := Classify(Inputs(rec.WithoutProc(), nil)[0]); v.Name == SubscriberApplyCPU && v.Confidence > 0.5 {

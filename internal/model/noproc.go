@@ -63,7 +63,27 @@ const (
 	ActiveCrowd = 4.0
 	// capCrowdNoProc caps that verdict: the burst disagrees with it.
 	capCrowdNoProc = 0.62
+	// CostStarved is the apply worker's busy time per byte of WAL the
+	// subscriber wrote, over the calibrated ApplyCostPerWAL, from which
+	// without /proc its CPUs count as shared: the in-server estimate of
+	// the CPU its work takes is that much under the time it spent busy.
+	// On the lab's VM a CPU-bound apply worker alone took 0.99-1.03x
+	// (full-identity-index, conflict-missing on 16 and 18), one beside 2
+	// busy loops outside PostgreSQL 1.46x (os-hog-subscriber on 15, the
+	// loops at 23% of a core each), a row trigger's work 23x.
+	CostStarved = 1.25
 )
+
+// applyCostRatio is the apply stage's busy time per byte of WAL the
+// subscriber wrote over the calibrated ApplyCostPerWAL (0 when either is
+// unknown: an older recording, the subscriber's WAL not read).
+func (in Input) applyCostRatio(ap Stage) float64 {
+	k := ApplyCostOf(ap, in.Summary.Progress(), in.SubWALPerSent)
+	if k <= 0 {
+		return 0
+	}
+	return k / in.calibration().ApplyCostPerWAL
+}
 
 // activeBackends is the mean number of a server's client backends that ran
 // a statement at a tick (0 when not read).
@@ -81,9 +101,11 @@ func activeBackends(load *measure.Competing) float64 {
 // look shared with other work ("" when they do not): the burst stretched
 // more than the apply worker alone stretches it, or client backends ran
 // statements beside it.
-func sharedNoProc(c measure.Contention, load *measure.Competing) string {
+func sharedNoProc(c measure.Contention, load *measure.Competing, costRatio float64) string {
 	active := activeBackends(load)
 	switch {
+	case costRatio >= CostStarved:
+		return fmt.Sprintf("the apply worker, on a CPU or waiting for one, took %.1fx the lab's time per MB of WAL it writes (its busy share over its drain): it may be starved by processes outside PostgreSQL, which pg_stat_activity does not show, or do per-row work beyond its writes", costRatio)
 	case c.Known() && c.Stretch >= StretchShared:
 		return fmt.Sprintf("the subscriber's burst took %.1fx its bare time, more than an apply worker alone on its CPU stretches it (under %.1fx): other work, inside PostgreSQL or outside it, may share its CPUs and it may be starved rather than busy", c.Stretch, StretchShared)
 	case active >= ActiveShared:

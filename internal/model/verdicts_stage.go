@@ -75,7 +75,7 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, conf sco
 		v.Caveats = append(v.Caveats, missingRunq("subscriber", noun))
 		if res == ResourceCPU {
 			v.Caveats = append(v.Caveats, "sessions that run on a CPU without sleeping (a CPU-bound query) stretch lagscope's burst less than waking ones: an apply worker starved by them can look like this one without /proc")
-			if why := sharedNoProc(s.SubCPU, s.SubLoad); why != "" {
+			if why := sharedNoProc(s.SubCPU, s.SubLoad, in.applyCostRatio(ap)); why != "" {
 				v.setScore(score{v.Confidence, v.Decided}.capped(capSharedNoProc))
 				v.Caveats = append(v.Caveats, why)
 			}
