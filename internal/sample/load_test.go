@@ -33,3 +33,16 @@ func TestLoadDeltaCountsWhatEachProcessUsedSinceTheFirstReading(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutProcDropsTheHostLoadKeepsTheActiveBackends(t *testing.T) {
+	rec := &Recording{Nodes: []Node{{}}, Ticks: []Tick{{Reads: []Read{{Node: PublisherNode, OK: true,
+		Active: []ActiveBackend{{PID: 1, App: "a"}}, Load: &HostLoad{CPUs: "0"}}}}}}
+	out := rec.WithoutProc()
+	rd := out.Ticks[0].Reads[0]
+	if rd.Load != nil || len(rd.Active) != 1 {
+		t.Errorf("without /proc: load %+v, active %+v; want no load, the active backend kept", rd.Load, rd.Active)
+	}
+	if rec.Ticks[0].Reads[0].Load == nil {
+		t.Error("WithoutProc changed the original recording")
+	}
+}
