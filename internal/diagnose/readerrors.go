@@ -13,6 +13,8 @@ var readErrorMeaning = map[string]string{
 	sample.SourceCopyProgress: "the initial copy's progress at those ticks is unknown",
 	sample.SourceCPUBurst:     "the in-server CPU burst is missing there: CPU contention from inside the server rests on fewer samples",
 	sample.SourceApplyWork:    "what the apply worker did per table is measured between the ticks that read it, a shorter span than the window",
+	sample.SourceActive:       "the backends active at those ticks are unknown: the competing load's shares rest on fewer ticks",
+	sample.SourceHostLoad:     "the CPU the host's other processes used over the window is unknown (the competing load is not named)",
 	sample.SourceWALDisk:      "when the file system holding pg_wal fills is not forecast (statfs of the data directory needs the server's OS user or root)",
 }
 

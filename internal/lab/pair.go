@@ -102,6 +102,8 @@ type Pair struct {
 	// lock is the subscriber session holding a table lock (nil = none).
 	lock *lockHolder
 	hogs *hogs
+	// osHogs are busy-loop processes outside PostgreSQL (nil = none).
+	osHogs *osHogs
 	// open is the publisher session holding a transaction open (nil = none).
 	open *openTxn
 	// limit is the subscriber's CPU-limit cgroup (nil = none).

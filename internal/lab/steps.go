@@ -220,6 +220,19 @@ func CPUHogs(n int) Step {
 	}, Lift: (*Pair).StopHogs}
 }
 
+// OSHogs runs n busy-loop processes outside PostgreSQL (OSHogComm) on the
+// publisher's CPUs (onPublisher) or the subscriber's.
+func OSHogs(onPublisher bool, n int) Step {
+	return Step{Name: "busy-loop processes", Start: func(ctx context.Context, d *driver) error {
+		side, cpus := "subscriber", d.o.Pair.SubCPUs
+		if onPublisher {
+			side, cpus = "publisher", d.o.Pair.PubCPUs
+		}
+		fmt.Fprintf(d.o.Log, "lab: %d busy-loop process(es) outside PostgreSQL (%s) run on the %s's CPUs %v until the window ends\n", n, OSHogComm, side, cpus)
+		return d.p.StartOSHogs(cpus, n)
+	}, Lift: (*Pair).StopOSHogs}
+}
+
 // EvictHotData keeps the subscriber's table and index files out of the
 // page cache (every evictEvery).
 var EvictHotData = Step{Name: "evict the subscriber's data", Start: func(ctx context.Context, d *driver) error {

@@ -53,6 +53,10 @@ type Summary struct {
 	// inside them (CPU bursts, wake-up lateness): the stand-in for /proc.
 	PubCPU Contention `json:"pub_cpu_contention"`
 	SubCPU Contention `json:"sub_cpu_contention"`
+	// PubLoad and SubLoad are the load that shared the servers' CPUs with
+	// the walsender and the apply workers (nil: not read).
+	PubLoad *Competing `json:"pub_competing,omitempty"`
+	SubLoad *Competing `json:"sub_competing,omitempty"`
 }
 
 // Proc aggregates the processes of one role over the window.
@@ -165,8 +169,10 @@ func Summarise(rec *sample.Recording, f Filter) Summary {
 	s.PubHostBusy = hostBusy(first.Read(sample.PublisherNode).Host, last.Read(sample.PublisherNode).Host)
 	s.SubHostBusy = hostBusy(first.Read(sample.SubscriberNode).Host, last.Read(sample.SubscriberNode).Host)
 	s.PubCPU = contention(rec, ticks, sample.Publisher)
+	s.PubLoad = competing(ticks, sample.PublisherNode, replicationPIDs(ticks, sample.Publisher))
 	if rec.Server(sample.SubscriberNode) != nil {
 		s.SubCPU = contention(rec, ticks, sample.Subscriber)
+		s.SubLoad = competing(ticks, sample.SubscriberNode, replicationPIDs(ticks, sample.Subscriber))
 	}
 	return s
 }
@@ -422,4 +428,27 @@ func covered[S any](spans map[int]S, interval func(S) (time.Time, time.Time)) ti
 // MaxSentMinusFlush are that tick's): for live views.
 func TickLag(t sample.Tick, slot string) Lag {
 	return lagAt(t, t, []sample.Tick{t}, Filter{Slots: map[string]bool{slot: true}})
+}
+
+// replicationPIDs are the replication processes of side the ticks read
+// (walsenders, apply and tablesync workers): the starved, not the load.
+func replicationPIDs(ticks []sample.Tick, side string) map[int]bool {
+	out := map[int]bool{}
+	for _, t := range ticks {
+		for _, p := range t.Procs {
+			if p.Side == side {
+				out[p.PID] = true
+			}
+		}
+		if side == sample.Publisher {
+			for _, s := range t.Read(sample.PublisherNode).Senders {
+				out[s.PID] = true
+			}
+		} else {
+			for _, s := range t.Read(sample.SubscriberNode).Subs {
+				out[s.WorkerPID] = true
+			}
+		}
+	}
+	return out
 }

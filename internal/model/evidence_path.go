@@ -28,7 +28,8 @@ func pathFigureLines(v Verdict, in Input, ws, ap Stage) []Evidence {
 	case basisBothStarved:
 		return []Evidence{item(EvBothStarved, fmt.Sprintf("walsender waited on the run queue %s of the time, the apply worker %s: both are starved of CPU", pct(ws.Runq), pct(ap.Runq)),
 			Figures{"walsender_runqueue_share": ws.Runq, "apply_runqueue_share": ap.Runq}),
-			hostLine("publisher", s.PubHostBusy), hostLine("subscriber", s.SubHostBusy)}
+			hostLine("publisher", s.PubHostBusy), hostLine("subscriber", s.SubHostBusy),
+			competingLine("publisher", "walsender", s.PubLoad), competingLine("subscriber", "apply worker", s.SubLoad)}
 	case basisCaughtUp:
 		stages := fmt.Sprintf("no stage is saturated: the walsender is %s busy or waiting on its own resources", pct(ws.Utilisation))
 		figs := Figures{"walsender_utilisation": ws.Utilisation}

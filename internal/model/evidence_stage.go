@@ -34,11 +34,11 @@ func walsenderLines(d diagnosis, in Input) []Evidence {
 		return []Evidence{item(EvWalsenderOwnWaits, fmt.Sprintf("walsender waited on its own resources %s of the time (of probes: %s), not on I/O", pct(ws.Own), ws.OwnTop), Figures{"own_wait_share": ws.Own}), feeding}
 	case !in.ProcOf(topology.Publisher):
 		return []Evidence{item(EvWalsenderNoWait, fmt.Sprintf("walsender had no wait event (on CPU or runnable) in %s of probes", pct(ws.Busy)), Figures{"busy_share": ws.Busy}), feeding,
-			contentionLine("publisher", s.PubCPU)}
+			contentionLine("publisher", s.PubCPU), competingLine("publisher", "walsender", s.PubLoad)}
 	case d.resource == ResourceRunQueue:
 		return []Evidence{item(EvWalsenderRunQueue, fmt.Sprintf("walsender waited on the run queue %s of the time and ran only %s of one core", pct(ws.Runq), pct(ws.CPU)), Figures{"runqueue_share": ws.Runq, "cpu_share": ws.CPU}),
 			said(EvStaleWaitEvents, fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU: run-queue delay shows starvation", topEvents(s.Walsender, 2))),
-			hostLine(d.side, d.hostBusy), feeding}
+			hostLine(d.side, d.hostBusy), competingLine("publisher", "walsender", s.PubLoad), feeding}
 	}
 	return []Evidence{item(EvWalsenderCPU, fmt.Sprintf("walsender CPU %s of one core, run queue %s", pct(ws.CPU), pct(ws.Runq)), Figures{"cpu_share": ws.CPU, "runqueue_share": ws.Runq}), feeding}
 }
@@ -53,10 +53,10 @@ func applyLines(d diagnosis, in Input) []Evidence {
 		return []Evidence{ownLine(noun, ap, in.ProcOf(topology.Subscriber))}
 	case !in.ProcOf(topology.Subscriber):
 		return []Evidence{item(EvApplyNoWait, fmt.Sprintf("%s had no wait event (on CPU or runnable) in %s of probes", noun, pct(ap.Busy)), Figures{"busy_share": ap.Busy}),
-			workLine(noun, ap), contentionLine("subscriber", s.SubCPU)}
+			workLine(noun, ap), contentionLine("subscriber", s.SubCPU), competingLine("subscriber", noun, s.SubLoad)}
 	case d.resource == ResourceRunQueue:
 		return []Evidence{item(EvApplyRunQueue, fmt.Sprintf("%s waited on the run queue %s of the time (runnable, not running) and ran %s", noun, pct(ap.Runq), pct(ap.CPU)), Figures{"runqueue_share": ap.Runq, "cpu_share": ap.CPU}),
-			hostLine(d.side, d.hostBusy)}
+			hostLine(d.side, d.hostBusy), competingLine("subscriber", noun, s.SubLoad)}
 	}
 	runq := fmt.Sprintf("%s run queue %s: it gets most of the CPU it asks for", noun, pct(ap.Runq))
 	if ap.Runq >= StarvedRunq {
@@ -77,7 +77,7 @@ func linkLines(v Verdict, in Input, ws, ap Stage) []Evidence {
 	case StageWalsender:
 		return []Evidence{item(EvWalsenderBlockedOnCPU, fmt.Sprintf("walsender in %s in %s of probes and on CPU in %s: a walsender that waits for a CPU keeps showing its last wait event", evWriteData, pct(ws.Blocked), pct(ws.Busy)),
 			Figures{"blocked_share": ws.Blocked, "busy_share": ws.Busy}),
-			contentionLine("publisher", in.Summary.PubCPU), feedingLine(ap, observed)}
+			contentionLine("publisher", in.Summary.PubCPU), competingLine("publisher", "walsender", in.Summary.PubLoad), feedingLine(ap, observed)}
 	case StageLink:
 	default:
 		return []Evidence{walsenderLine(ws), applyLine(ap), contentionLine("publisher", in.Summary.PubCPU)}

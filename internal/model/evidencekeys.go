@@ -54,6 +54,11 @@ const (
 	// EvContention: a side's burst measured from inside the server
 	// (stretch, bursts, runqueue_share, late_median_ms, late_p90_ms).
 	EvContention EvidenceKey = "contention"
+	// EvCompetingLoad: the load that shared a starved stage's CPUs: client
+	// backends by application_name and user, other processes by command
+	// and pid, with their CPU share (/proc) or how many were active
+	// (pg_stat_activity) (cpu_share, active_backends).
+	EvCompetingLoad EvidenceKey = "competing-load"
 	// EvWalsenderStage: the walsender's figures, or that it was not
 	// measured (cpu_share, runqueue_share, busy_share, own_wait_share,
 	// blocked_share, starved_share).

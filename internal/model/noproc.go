@@ -39,7 +39,84 @@ const (
 	// place of /proc; finish's x0.8 for the missing figures brings it to
 	// 0.6 at most.
 	noProcCap = 0.75
+	// StretchShared is the stretch from which a CPU-bound apply worker's
+	// CPUs count as shared with other work: an apply worker alone on the
+	// subscriber's CPU stretched the burst 2.1-3.5x (apply-bound,
+	// full-identity, trigger-cpu, parallel-apply on 15, 16 and 18), one
+	// beside 2 CPU-bound sessions 3.5-5.0x (subscriber-starved); processes
+	// outside PostgreSQL are not seen in pg_stat_activity, so the burst is
+	// all there is to tell them by.
+	StretchShared = 3.4
+	// ActiveShared is the mean number of the subscriber's client backends
+	// running a statement at a tick from which its CPUs count as shared
+	// (a CPU-bound session runs all the time: 1.0).
+	ActiveShared = 0.5
+	// capSharedNoProc caps a CPU-bound apply worker's verdict without /proc
+	// when its CPUs look shared (StretchShared, ActiveShared): finish's
+	// missingProcFactor brings it under 0.5. Starved and busy are not told
+	// apart there without the run queue.
+	capSharedNoProc = 0.62
+	// ActiveCrowd is the mean number of the publisher's client backends
+	// running a statement at a tick from which, without /proc, a
+	// walsender showing a stale WalSenderWriteData counts as starved even
+	// where the burst found room (capCrowdNoProc). In 10 runs of the lab's
+	// walsender-starved --no-proc on 15.18 (16 pgbench clients) 1.5-6.2
+	// backends were active on average, 4 or more in 3: the rule covers a
+	// burst that misses the starvation only in those; the burst itself
+	// (10.7-28.7x) named all 10.
+	ActiveCrowd = 4.0
+	// capCrowdNoProc caps that verdict: the burst disagrees with it.
+	capCrowdNoProc = 0.62
+	// CostStarved is the apply worker's busy time per byte of WAL the
+	// subscriber wrote, over the calibrated ApplyCostPerWAL, from which
+	// without /proc its CPUs count as shared: the in-server estimate of
+	// the CPU its work takes is that much under the time it spent busy.
+	// On the lab's VM a CPU-bound apply worker alone took 0.99-1.03x
+	// (full-identity-index, conflict-missing on 16 and 18), one beside 2
+	// busy loops outside PostgreSQL 1.46x (os-hog-subscriber on 15, the
+	// loops at 23% of a core each), a row trigger's work 23x.
+	CostStarved = 1.25
 )
+
+// applyCostRatio is the apply stage's busy time per byte of WAL the
+// subscriber wrote over the calibrated ApplyCostPerWAL (0 when either is
+// unknown: an older recording, the subscriber's WAL not read).
+func (in Input) applyCostRatio(ap Stage) float64 {
+	k := ApplyCostOf(ap, in.Summary.Progress(), in.SubWALPerSent)
+	if k <= 0 {
+		return 0
+	}
+	return k / in.calibration().ApplyCostPerWAL
+}
+
+// activeBackends is the mean number of a server's client backends that ran
+// a statement at a tick (0 when not read).
+func activeBackends(load *measure.Competing) float64 {
+	active := 0.0
+	if load != nil {
+		for _, b := range load.Backends {
+			active += b.Active
+		}
+	}
+	return active
+}
+
+// sharedNoProc says, without /proc, why a CPU-bound apply worker's CPUs
+// look shared with other work ("" when they do not): the burst stretched
+// more than the apply worker alone stretches it, or client backends ran
+// statements beside it.
+func sharedNoProc(c measure.Contention, load *measure.Competing, costRatio float64) string {
+	active := activeBackends(load)
+	switch {
+	case costRatio >= CostStarved:
+		return fmt.Sprintf("the apply worker, on a CPU or waiting for one, took %.1fx the lab's time per MB of WAL it writes (its busy share over its drain): it may be starved by processes outside PostgreSQL, which pg_stat_activity does not show, or do per-row work beyond its writes", costRatio)
+	case c.Known() && c.Stretch >= StretchShared:
+		return fmt.Sprintf("the subscriber's burst took %.1fx its bare time, more than an apply worker alone on its CPU stretches it (under %.1fx): other work, inside PostgreSQL or outside it, may share its CPUs and it may be starved rather than busy", c.Stretch, StretchShared)
+	case active >= ActiveShared:
+		return fmt.Sprintf("%.1f of the subscriber's client backends ran a statement at a tick on average: they may share the apply worker's CPUs, and it may be starved rather than busy", active)
+	}
+	return ""
+}
 
 // cpuRoom is what the burst says of a server's CPUs.
 type cpuRoom int
@@ -104,6 +181,19 @@ func linkOrStarvedNoProc(in Input, ws, ap Stage, network Verdict) (Verdict, bool
 		v.d.basis = basisLink
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
 		return heldBackNoProc(v, "publisher", "walsender", c), true
+	case roomPartly, roomFree:
+		if crowd := activeBackends(in.Summary.PubLoad); crowd >= ActiveCrowd {
+			// The burst found room, but the publisher ran more statements
+			// at once than a small server has CPUs: on the lab's
+			// walsender-starved the burst took 1.0x its bare time in 1 of 3
+			// runs while /proc showed the walsender 79% in the run queue.
+			v := newStageVerdict(StageWalsender, ResourceRunQueue, confidence(margin{"walsender blocked or busy over MostlyBusy", ws.Blocked + ws.Busy - MostlyBusy}).capped(capCrowdNoProc))
+			v.d.basis = basisLink
+			v.Caveats = append(v.Caveats, fmt.Sprintf("the publisher's burst took %.1fx its bare time (room), but %.1f of its client backends ran a statement at a tick on average (from %.0f the walsender's stale %s is taken for a wait on a CPU): a slow link beside a busy publisher with many cores looks alike. ", c.Stretch, crowd, ActiveCrowd, evWriteData)+missingRunq("publisher", "walsender"))
+			return v, true
+		}
+	}
+	switch roomOf(c) {
 	case roomPartly:
 		v := newVerdict(Inconclusive, fixed(confNoStage))
 		v.d.basis = basisLink

@@ -17,7 +17,8 @@ func WhatIf(p PathFacts, link LinkRates, r SetupRead) []Prediction {
 func PlanPath(p PathFacts, link LinkRates, r SetupRead) Path {
 	s, v := p.Summary, p.Verdict
 	in := Path{Verdict: v.Name, Limit: v.Limit, Stages: v.Stages, Drain: s.Progress(), Generated: s.Generated,
-		Backlog: s.Lag.Total, Walsender: s.Walsender, Apply: s.Apply, PubCPUs: p.PubCPUs, SubCPUs: p.SubCPUs, ApplyCPUs: p.ApplyCPUs, Link: link, SubWALPerSent: p.SubWALPerSent, Calibration: p.Calibration}
+		Backlog: s.Lag.Total, Walsender: s.Walsender, Apply: s.Apply, PubCPUs: p.PubCPUs, SubCPUs: p.SubCPUs, ApplyCPUs: p.ApplyCPUs, Link: link, SubWALPerSent: p.SubWALPerSent, Calibration: p.Calibration,
+		PubLoad: s.PubLoad, SubLoad: s.SubLoad}
 	if r.Snaps == nil || p.Subscription == "" {
 		return in
 	}

@@ -81,10 +81,16 @@ var Remedies = []Remedy{
 	{Change: "unstarve-walsender", Remedy: "a CPU the walsender does not share (fewer busy processes on the publisher's cores, or more cores)", Stage: StageWalsender,
 		factor: func(p Path, st Stage) (float64, string, bool) {
 			return unstarve(p, st, "walsender")
+		},
+		label: func(p Path) (string, string) {
+			return "unstarve-walsender", unstarveRemedy("a CPU the walsender does not share (fewer busy processes on the publisher's cores, or more cores)", "walsender", p.PubLoad)
 		}},
 	{Change: "unstarve-apply", Remedy: "a CPU the apply worker does not share (fewer busy processes on the subscriber's cores, more cores, or a higher CPU limit)", Stage: StageApply,
 		factor: func(p Path, st Stage) (float64, string, bool) {
 			return unstarve(p, st, "apply worker")
+		},
+		label: func(p Path) (string, string) {
+			return "unstarve-apply", unstarveRemedy("a CPU the apply worker does not share (fewer busy processes on the subscriber's cores, more cores, or a higher CPU limit)", "apply worker", p.SubLoad)
 		}},
 	// Without the trigger the apply worker's work is what it writes
 	// (Calibration.ApplyCostPerWAL); without that figure, a sleeping trigger's sleep

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/lagscope/lagscope/internal/measure"
@@ -74,6 +75,10 @@ func applyStageVerdict(in Input, ap Stage, p measure.Proc, noun string, conf sco
 		v.Caveats = append(v.Caveats, missingRunq("subscriber", noun))
 		if res == ResourceCPU {
 			v.Caveats = append(v.Caveats, "sessions that run on a CPU without sleeping (a CPU-bound query) stretch lagscope's burst less than waking ones: an apply worker starved by them can look like this one without /proc")
+			if why := sharedNoProc(s.SubCPU, s.SubLoad, in.applyCostRatio(ap)); why != "" {
+				v.setScore(score{v.Confidence, v.Decided}.capped(capSharedNoProc))
+				v.Caveats = append(v.Caveats, why)
+			}
 		}
 		return heldBackNoProc(v, "subscriber", noun, s.SubCPU)
 	}
@@ -148,7 +153,16 @@ func walsenderStageVerdict(in Input, ws Stage, conf score) Verdict {
 		return newStageVerdict(StageWalsender, ResourceCPU, conf)
 	default:
 		res, c := cpuBoundNoProc(s.PubCPU, "publisher", conf, unknownWalsender)
+		crowd := activeBackends(s.PubLoad)
+		if res == ResourceCPU && crowd >= ActiveCrowd {
+			// Many statements at once beside a walsender on CPU: starved
+			// more likely than decoding, whatever room the burst found.
+			res, c = ResourceRunQueue, conf.capped(capCrowdNoProc)
+		}
 		v := newStageVerdict(StageWalsender, res, c)
+		if res == ResourceRunQueue && crowd >= ActiveCrowd {
+			v.Caveats = append(v.Caveats, fmt.Sprintf("%.1f of the publisher's client backends ran a statement at a tick on average (from %.0f the walsender on CPU is taken for one waiting for a CPU): a decoding walsender beside a busy publisher with many cores looks alike", crowd, ActiveCrowd))
+		}
 		v.Caveats = append(v.Caveats, missingRunq("publisher", "walsender"))
 		return heldBackNoProc(v, "publisher", "walsender", s.PubCPU)
 	}

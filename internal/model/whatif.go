@@ -40,6 +40,9 @@ type Path struct {
 	// Calibration is the lab profile the predictions rest on (the zero
 	// value: DefaultCalibration).
 	Calibration Calibration
+	// PubLoad and SubLoad are the load that shared the walsender's and the
+	// apply worker's CPUs (nil: not read): the unstarve remedies name it.
+	PubLoad, SubLoad *measure.Competing
 }
 
 // calibration is the profile p names, or the default one.

@@ -29,22 +29,12 @@ type Allowed struct {
 // file that cannot be read narrows nothing; an error when the process does
 // not exist or its status has no CPU list.
 func (fs FS) AllowedCPUs(pid int) (Allowed, error) {
-	status, err := os.ReadFile(filepath.Join(fs.root, strconv.Itoa(pid), "status"))
+	cpus, err := fs.Allowed(pid)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return Allowed{}, fmt.Errorf("read %s/%d/status: %w", fs.root, pid, ErrNoProcess)
-		}
 		return Allowed{}, err
 	}
-	var list string
-	for line := range strings.SplitSeq(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
-			list = v
-		}
-	}
-	cpus, err := ParseCPUList(list)
-	if err != nil || len(cpus) == 0 {
-		return Allowed{}, fmt.Errorf("%s/%d/status: no readable Cpus_allowed_list (%v)", fs.root, pid, err)
+	if len(cpus) == 0 {
+		return Allowed{}, fmt.Errorf("%s/%d/status: an empty Cpus_allowed_list", fs.root, pid)
 	}
 	a := Allowed{CPUs: len(cpus), By: "affinity"}
 	cg, err := os.ReadFile(filepath.Join(fs.root, strconv.Itoa(pid), "cgroup"))

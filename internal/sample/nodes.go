@@ -42,6 +42,13 @@ type Read struct {
 	// Burst are the durations in milliseconds of the pieces of a CPU
 	// burst run on the node at this tick (see cpuburst.go).
 	Burst []float64 `json:"burst_ms,omitempty"`
+	// Active are the node's active client backends (nil: not read, as in
+	// recordings before lagscope read them).
+	Active []ActiveBackend `json:"active,omitempty"`
+	// Load is the CPU the host's processes used on the CPUs of the node's
+	// replication processes since the window's first tick (the last tick
+	// of a node on this host; nil: not read).
+	Load *HostLoad `json:"host_load,omitempty"`
 
 	// A publisher's reads.
 	Slots   []Slot     `json:"slots,omitempty"`
@@ -57,7 +64,7 @@ type Read struct {
 
 // empty says whether r holds nothing but its node's id.
 func (r Read) empty() bool {
-	return !r.OK && r.CurrentLSN == 0 && r.Host == nil && r.WALDisk == nil && r.Burst == nil &&
+	return !r.OK && r.CurrentLSN == 0 && r.Host == nil && r.WALDisk == nil && r.Burst == nil && r.Active == nil && r.Load == nil &&
 		r.Slots == nil && r.Senders == nil && r.Xacts == nil &&
 		r.Subs == nil && r.Blockers == nil && r.Copies == nil && r.Applied == nil
 }

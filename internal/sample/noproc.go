@@ -20,7 +20,7 @@ func (r *Recording) WithoutProc() *Recording {
 		t.Procs = nil
 		t.Reads = make([]Read, len(r.Ticks[i].Reads))
 		for j, rd := range r.Ticks[i].Reads {
-			rd.Host, rd.WALDisk = nil, nil
+			rd.Host, rd.WALDisk, rd.Load = nil, nil, nil
 			t.Reads[j] = rd
 		}
 		out.Ticks[i] = t

@@ -14,6 +14,9 @@ type ProcReader interface {
 	Host() (proc.HostSample, error)
 	CPUThrottle(pid int) (proc.Throttle, error)
 	AllowedCPUs(pid int) (proc.Allowed, error)
+	// Allowed and Load read the competing load (readHostLoadSource).
+	Allowed(pid int) ([]int, error)
+	Load(cpus []int) ([]proc.ProcCPU, error)
 }
 
 // procKey is what the server says about one of its processes.

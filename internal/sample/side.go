@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/pg"
+	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/topology"
 )
 
@@ -51,6 +52,10 @@ type session struct {
 	walDir string
 	// appliedAt is when the apply work was last read (zero: not yet).
 	appliedAt time.Time
+	// loadFrom is the host's load read at the window's first tick, at
+	// loadAt (nil: not yet; readHostLoadSource).
+	loadFrom map[int]proc.ProcCPU
+	loadAt   time.Time
 	// parent is Run's context: a tick's statements end with it (Ctrl-C)
 	// or their own timeout, not with the window, so that a read still
 	// running when the window ends does not cut the session (pgx closes a
@@ -199,6 +204,9 @@ func (s *session) read(ctx context.Context, tk *Tick, k int, final bool, w *Node
 		}
 		for _, src := range onHost {
 			tk.noteReadError(s.name, src.Name, src.Read(stmt, s, &rd, keys))
+		}
+		if s.hostLoadDue(tk.At, final) {
+			tk.noteReadError(s.name, SourceHostLoad, readHostLoadSource(stmt, s, &rd, keys, o.Proc, tk.At))
 		}
 	}
 	s.setPIDs(pidList(keys), probeHz(o.ProbeHz, procRead))

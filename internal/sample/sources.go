@@ -42,12 +42,14 @@ var roleSources = []struct {
 	{Role: topology.Publisher, Positions: readPublisher,
 		// Beside /proc, walsender or not: a disabled subscription's slot,
 		// the one that fills the disk, has none.
-		OnHost: []source{{Name: SourceWALDisk, Read: readWALDiskSource}}},
+		Sources: []source{{Name: SourceActive, Read: readActiveSource}},
+		OnHost:  []source{{Name: SourceWALDisk, Read: readWALDiskSource}}},
 	{Role: topology.Subscriber, Positions: readSubscriber,
 		Sources: []source{
 			{Name: SourceBlockers, Read: readBlockersSource},
 			{Name: SourceCopyProgress, Read: readCopyProgressSource},
 			{Name: SourceApplyWork, Due: (*session).applyWorkDue, Read: readApplyWorkSource},
+			{Name: SourceActive, Read: readActiveSource},
 		}},
 }
 

@@ -13,7 +13,7 @@ import (
 // best-effort source has the name its failures are counted under, and a
 // role lagscope does not sample yet has no entry.
 func TestRoleSources(t *testing.T) {
-	known := map[string]bool{SourceBlockers: true, SourceCopyProgress: true, SourceCPUBurst: true, SourceWALDisk: true, SourceApplyWork: true}
+	known := map[string]bool{SourceBlockers: true, SourceCopyProgress: true, SourceCPUBurst: true, SourceWALDisk: true, SourceApplyWork: true, SourceActive: true}
 	cases := []struct {
 		name     string
 		role     topology.Role
@@ -21,9 +21,9 @@ func TestRoleSources(t *testing.T) {
 		bestEff  []string
 		besideOS []string
 	}{
-		{"a publisher reads its positions, and its WAL disk where its /proc is", topology.Publisher, true, nil, []string{SourceWALDisk}},
-		{"a subscriber reads its positions, then its blockers, copies and apply work", topology.Subscriber, true,
-			[]string{SourceBlockers, SourceCopyProgress, SourceApplyWork}, nil},
+		{"a publisher reads its positions, its active backends, and its WAL disk where its /proc is", topology.Publisher, true, []string{SourceActive}, []string{SourceWALDisk}},
+		{"a subscriber reads its positions, then its blockers, copies, apply work and active backends", topology.Subscriber, true,
+			[]string{SourceBlockers, SourceCopyProgress, SourceApplyWork, SourceActive}, nil},
 		{"a standby is not sampled yet", topology.Standby, false, nil, nil},
 	}
 	for _, c := range cases {

@@ -24,6 +24,8 @@ var All = []Scenario{
 	triggerSleep,
 	triggerCPU,
 	subscriberStarved,
+	osHogPublisher,
+	osHogSubscriber,
 	cpuQuota,
 	walReadIO,
 	initialSync,
