@@ -67,6 +67,10 @@ type Expect struct {
 	// version: make test runs it on one version below 18
 	// ($LAGSCOPE_TEST_ONCE=1), and on every version from 18.
 	OnceBefore18 bool
+	// OnceInCI says the state's point does not depend on the version (a
+	// per-row cost the setup explains): make test runs it on one version
+	// ($LAGSCOPE_TEST_ONCE=1), $LAGSCOPE_TEST_BY_HAND=1 on any.
+	OnceInCI bool
 }
 
 // A Variant is a scenario's recipe run under another label, with its own

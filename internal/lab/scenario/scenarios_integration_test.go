@@ -125,6 +125,9 @@ func TestIntegrationScenarios(t *testing.T) {
 				if c.OnceBefore18 && labtest.Servers(t).Version.Major < 18 && os.Getenv("LAGSCOPE_TEST_ONCE") != "1" {
 					t.Skipf("%s: before 18 every version says the same (no conflict counters): runs on one (LAGSCOPE_TEST_ONCE=1)", label)
 				}
+				if c.OnceInCI && os.Getenv("LAGSCOPE_TEST_ONCE") != "1" && os.Getenv("LAGSCOPE_TEST_BY_HAND") == "" {
+					t.Skipf("%s: every version says the same: CI runs it on one (LAGSCOPE_TEST_ONCE=1); by hand with LAGSCOPE_TEST_BY_HAND=1", label)
+				}
 				if c.ByHand != "" && os.Getenv("LAGSCOPE_TEST_BY_HAND") == "" {
 					t.Skipf("%s: left out of CI (%s); run it by hand with LAGSCOPE_TEST_BY_HAND=1", label, c.ByHand)
 				}
