@@ -21,11 +21,15 @@ import (
 // generated column.
 const minApplyCPUPerRow = 30e-6
 
-// checkRowCost wants the apply worker on its CPU (checkApplyOnCPU) and
-// spending at least minApplyCPUPerRow of it per row of hot it updated: the
-// object's cost, which the lab's flat table without it does not have.
+// checkRowCost wants the backlog to outlast the window, the apply worker on
+// its CPU (checkApplyOnCPU) and spending at least minApplyCPUPerRow of it
+// per row of hot it updated: the object's cost, which the lab's flat table
+// without it does not have.
 func checkRowCost(p *problems, r *lab.Result) {
 	checkApplyOnCPU(p, r)
+	if r.DrainedEarly {
+		p.add("the backlog drained before the window ended (%.0f s): want it to outlast the window", r.WindowS)
+	}
 	if r.Recording == nil || r.Apply.CPUShare < 0 {
 		return
 	}
