@@ -10,8 +10,10 @@ import (
 
 // notOwnWork are the lab states whose apply worker spends its time on
 // something beyond the rows it writes (a trigger, the scans of FULL rows
-// without an index): ApplyCostPerWAL is what they would cost without it.
-var notOwnWork = map[string]bool{"trigger-cpu": true, "full-identity": true}
+// without an index, a costly CHECK constraint, GIN expression index or
+// generated column): ApplyCostPerWAL is what they would cost without it.
+var notOwnWork = map[string]bool{"trigger-cpu": true, "full-identity": true,
+	"check-constraint": true, "expression-index": true, "generated-column": true}
 
 // TestApplyCostPerWALHoldsOnRecordings checks the calibrated cost against
 // every recorded window in which the apply worker limited on its own CPU

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/sleep"
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -67,17 +68,11 @@ var Changes = []Change{
 		Apply: func(context.Context, *lab.Pair, *lab.Load) error {
 			return errors.New("give the link's new rate: link=8MB/s")
 		}},
-	{Name: "drop-extra-indexes", Summary: "the subscriber's extra indexes on hot dropped", Scenarios: []lab.ScenarioName{"apply-bound", "sub-cpu-io"},
-		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
-			if p.Opts.SubIndexes <= 0 {
-				return errors.New("the subscriber's hot has no extra index: use apply-bound")
-			}
-			var stmts []string
-			for i := range p.Opts.SubIndexes {
-				stmts = append(stmts, fmt.Sprintf("DROP INDEX hot_extra_%d", i))
-			}
-			return lab.Exec(ctx, p.Sub.ConnString(lab.Database), stmts...)
-		}},
+	// The indexes the subscriber's hot has beyond its primary key are read
+	// from its catalog: the recipe's btree indexes (SubIndexes) and
+	// expression-index's GIN index alike.
+	{Name: "drop-extra-indexes", Summary: "the subscriber's extra indexes on hot dropped (every index but its primary key)", Scenarios: []lab.ScenarioName{"apply-bound", "sub-cpu-io", "expression-index"},
+		Apply: dropExtraIndexes},
 	// The trigger states' backlogs (150-300 MB) drain within seconds of the
 	// trigger, the apply worker still well under saturation (39% busy on
 	// 16.14): half a window more of the load behind them makes the drain
@@ -86,6 +81,13 @@ var Changes = []Change{
 		More: ptr(lab.MoreBacklog(0.5)),
 		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
 			return lab.Exec(ctx, p.Sub.ConnString(lab.Database), "ALTER TABLE hot DISABLE TRIGGER "+lab.TriggerName)
+		}},
+	// check-constraint's backlog drains as the trigger states' do: more of
+	// the load behind it, for the same reason.
+	{Name: string(model.KeyDropConstraint), Summary: "the costly CHECK constraint on the subscriber's hot dropped (the 16-client load queues more backlog behind the state's, so the drain after it has a rate)", Scenarios: []lab.ScenarioName{"check-constraint"},
+		More: ptr(lab.MoreBacklog(0.5)),
+		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
+			return lab.Exec(ctx, p.Sub.ConnString(lab.Database), "ALTER TABLE hot DROP CONSTRAINT "+lab.CheckName)
 		}},
 	// full-identity's backlog is a few thousand updates (1-2 MB), gone
 	// 0.1-0.2 s after the key: the 16-client load queues more of the same
@@ -168,6 +170,23 @@ func alterRestart(ctx context.Context, p *lab.Pair, option string) error {
 			return err
 		}
 	}
+}
+
+// dropExtraIndexes drops every index of the subscriber's hot but its
+// primary key, read from pg_index (names quoted by the server: they are
+// the lab's own, but read back from a catalog).
+func dropExtraIndexes(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
+	dsn := p.Sub.ConnString(lab.Database)
+	stmts, err := lab.Query[[]string](ctx, dsn, `SELECT coalesce(array_agg(format('DROP INDEX %I.%I', n.nspname, c.relname) ORDER BY c.relname), '{}')
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE i.indrelid = 'hot'::regclass AND NOT i.indisprimary`)
+	if err != nil {
+		return err
+	}
+	if len(stmts) == 0 {
+		return errors.New("the subscriber's hot has no index but its primary key: use apply-bound or expression-index")
+	}
+	return lab.Exec(ctx, dsn, stmts...)
 }
 
 // AllChanges is Changes and, last, Control: what 'lab whatif --change'

@@ -47,3 +47,24 @@ func TestALinkOfAGivenRateIsAChange(t *testing.T) {
 		t.Error("link=8MB/s was accepted for apply-bound, which has no link")
 	}
 }
+
+// The per-row cost states are measured by the change that removes their
+// object: the constraint by drop-constraint (its default state), the GIN
+// expression index by drop-extra-indexes; a change is refused from a state
+// whose cost it does not remove.
+func TestThePerRowCostStatesHaveTheirChanges(t *testing.T) {
+	for _, tc := range []struct{ change, scenario, want string }{
+		{"drop-constraint", "", "check-constraint"},
+		{"drop-extra-indexes", "expression-index", "expression-index"},
+		{"drop-extra-indexes", "", "apply-bound"},
+	} {
+		if _, scen, err := LookupChange(tc.change, tc.scenario); err != nil || scen != tc.want {
+			t.Errorf("LookupChange(%s, %q) = %q, %v: want %s", tc.change, tc.scenario, scen, err, tc.want)
+		}
+	}
+	for _, bad := range [][2]string{{"drop-constraint", "expression-index"}, {"drop-extra-indexes", "check-constraint"}, {"disable-trigger", "generated-column"}} {
+		if _, _, err := LookupChange(bad[0], bad[1]); err == nil {
+			t.Errorf("LookupChange(%s, %s) was accepted", bad[0], bad[1])
+		}
+	}
+}
