@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/lagscope/lagscope/internal/quote"
 )
 
 // The per-row cost scenarios put one costly object on the subscriber's hot
@@ -37,12 +39,12 @@ const rowCostBurn = "PERFORM sum(g) FROM generate_series(1, 2000) g;"
 var CostlyCheck = Step{Name: "costly check constraint", Start: func(ctx context.Context, d *driver) error {
 	fmt.Fprintf(d.o.Log, "lab: CHECK constraint %s on the subscriber's hot calls %s(k), which runs %q, for every row written until the window ends\n", CheckName, CheckFunction, rowCostBurn)
 	return Exec(ctx, d.p.Sub.ConnString(Database),
-		fmt.Sprintf("CREATE FUNCTION %s(k bigint) RETURNS boolean LANGUAGE plpgsql AS $$BEGIN %s RETURN k >= 0; END$$", CheckFunction, rowCostBurn),
-		fmt.Sprintf("ALTER TABLE hot ADD CONSTRAINT %s CHECK (%s(k)) NOT VALID", CheckName, CheckFunction))
+		quote.SQL("CREATE FUNCTION %I(k bigint) RETURNS boolean LANGUAGE plpgsql AS %L", CheckFunction, "BEGIN "+rowCostBurn+" RETURN k >= 0; END").Text,
+		quote.SQL("ALTER TABLE hot ADD CONSTRAINT %I CHECK (%I(k)) NOT VALID", CheckName, CheckFunction).Text)
 }, Lift: func(p *Pair) {
 	liftOnSubscriber(p,
-		fmt.Sprintf("ALTER TABLE hot DROP CONSTRAINT IF EXISTS %s", CheckName),
-		fmt.Sprintf("DROP FUNCTION IF EXISTS %s(bigint)", CheckFunction))
+		quote.SQL("ALTER TABLE hot DROP CONSTRAINT IF EXISTS %I", CheckName).Text,
+		quote.SQL("DROP FUNCTION IF EXISTS %I(bigint)", CheckFunction).Text)
 }}
 
 // ExpressionIndexDef is the definition of ExpressionIndexName: the words of
@@ -55,9 +57,9 @@ const ExpressionIndexDef = "USING gin (to_tsvector('english', repeat(k::text || 
 // ExpressionIndex creates ExpressionIndexName on the subscriber's hot.
 var ExpressionIndex = Step{Name: "expression index", Start: func(ctx context.Context, d *driver) error {
 	fmt.Fprintf(d.o.Log, "lab: GIN index %s on the subscriber's hot %s: every replicated row is tokenized until the window ends\n", ExpressionIndexName, ExpressionIndexDef)
-	return Exec(ctx, d.p.Sub.ConnString(Database), fmt.Sprintf("CREATE INDEX %s ON hot %s", ExpressionIndexName, ExpressionIndexDef))
+	return Exec(ctx, d.p.Sub.ConnString(Database), quote.SQL("CREATE INDEX %I ON hot %s", ExpressionIndexName, quote.Raw(ExpressionIndexDef)).Text)
 }, Lift: func(p *Pair) {
-	liftOnSubscriber(p, "DROP INDEX IF EXISTS "+ExpressionIndexName)
+	liftOnSubscriber(p, quote.SQL("DROP INDEX IF EXISTS %I", ExpressionIndexName).Text)
 }}
 
 // CostlyGeneratedColumn adds GeneratedColumn to the subscriber's hot, GENERATED
@@ -69,16 +71,16 @@ var ExpressionIndex = Step{Name: "expression index", Start: func(ctx context.Con
 var CostlyGeneratedColumn = Step{Name: "costly generated column", Start: func(ctx context.Context, d *driver) error {
 	fmt.Fprintf(d.o.Log, "lab: column %s of the subscriber's hot is GENERATED ALWAYS AS (%s(k)) STORED, which runs %q, for every row written until the window ends\n", GeneratedColumn, GeneratedFunction, rowCostBurn)
 	fn := func(burn string) string {
-		return fmt.Sprintf("CREATE OR REPLACE FUNCTION %s(k bigint) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$BEGIN %s RETURN k * 2; END$$", GeneratedFunction, burn)
+		return quote.SQL("CREATE OR REPLACE FUNCTION %I(k bigint) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS %L", GeneratedFunction, "BEGIN "+burn+" RETURN k * 2; END").Text
 	}
 	return Exec(ctx, d.p.Sub.ConnString(Database),
 		fn(""),
-		fmt.Sprintf("ALTER TABLE hot ADD COLUMN %s bigint GENERATED ALWAYS AS (%s(k)) STORED", GeneratedColumn, GeneratedFunction),
+		quote.SQL("ALTER TABLE hot ADD COLUMN %I bigint GENERATED ALWAYS AS (%I(k)) STORED", GeneratedColumn, GeneratedFunction).Text,
 		fn(rowCostBurn))
 }, Lift: func(p *Pair) {
 	liftOnSubscriber(p,
-		fmt.Sprintf("ALTER TABLE hot DROP COLUMN IF EXISTS %s", GeneratedColumn),
-		fmt.Sprintf("DROP FUNCTION IF EXISTS %s(bigint)", GeneratedFunction))
+		quote.SQL("ALTER TABLE hot DROP COLUMN IF EXISTS %I", GeneratedColumn).Text,
+		quote.SQL("DROP FUNCTION IF EXISTS %I(bigint)", GeneratedFunction).Text)
 }}
 
 // liftOnSubscriber runs stmts on the subscriber, if there. It does not

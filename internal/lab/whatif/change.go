@@ -11,6 +11,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/model"
+	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/sleep"
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -87,7 +88,7 @@ var Changes = []Change{
 	{Name: string(model.KeyDropConstraint), Summary: "the costly CHECK constraint on the subscriber's hot dropped (the 16-client load queues more backlog behind the state's, so the drain after it has a rate)", Scenarios: []lab.ScenarioName{"check-constraint"},
 		More: ptr(lab.MoreBacklog(0.5)),
 		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
-			return lab.Exec(ctx, p.Sub.ConnString(lab.Database), "ALTER TABLE hot DROP CONSTRAINT "+lab.CheckName)
+			return lab.Exec(ctx, p.Sub.ConnString(lab.Database), quote.SQL("ALTER TABLE hot DROP CONSTRAINT %I", lab.CheckName).Text)
 		}},
 	// full-identity's backlog is a few thousand updates (1-2 MB), gone
 	// 0.1-0.2 s after the key: the 16-client load queues more of the same
