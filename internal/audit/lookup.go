@@ -204,3 +204,23 @@ func ApplyLookups(s Snapshots, sub string) []TableLookup {
 	}
 	return out
 }
+
+// appliedTables lists once each table the apply worker writes for
+// subscription sub ("" every subscription), in the links' order: each
+// subscribed table on the subscriber, then the leaves of a partitioned one.
+func appliedTables(s Snapshots, sub string) []*Table {
+	var out []*Table
+	seen := map[string]bool{}
+	for _, l := range links(s) {
+		if l.Local == nil || sub != "" && l.Sub.Name != sub {
+			continue
+		}
+		for _, t := range append([]*Table{l.Local}, s.Subscriber.leaves(l.Local)...) {
+			if !seen[t.Qualified()] {
+				seen[t.Qualified()] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}

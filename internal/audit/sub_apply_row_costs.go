@@ -67,22 +67,12 @@ func ApplyRowCosts(s Snapshots, sub string) ([]RowCost, bool) {
 		return nil, false
 	}
 	var out []RowCost
-	read, seen := true, map[string]bool{}
-	for _, l := range links(s) {
-		if l.Sub.Name != sub || l.Local == nil {
-			continue
+	read := true
+	for _, t := range appliedTables(s, sub) {
+		if t.Kind != "partitioned table" && t.RowCosts == nil {
+			read = false
 		}
-		tables := append([]*Table{l.Local}, s.Subscriber.leaves(l.Local)...)
-		for _, t := range tables {
-			if seen[t.Qualified()] {
-				continue
-			}
-			seen[t.Qualified()] = true
-			if t.Kind != "partitioned table" && t.RowCosts == nil {
-				read = false
-			}
-			out = append(out, rowCosts(*t)...)
-		}
+		out = append(out, rowCosts(*t)...)
 	}
 	return out, read
 }
@@ -182,19 +172,9 @@ var applyRowCosts = Check{
 	},
 	Run: func(s Snapshots) []Finding {
 		var out []Finding
-		seen := map[string]bool{}
-		for _, l := range links(s) {
-			if l.Local == nil {
-				continue
-			}
-			for _, t := range append([]*Table{l.Local}, s.Subscriber.leaves(l.Local)...) {
-				if seen[t.Qualified()] {
-					continue
-				}
-				seen[t.Qualified()] = true
-				if f, ok := rowCostFinding(*t); ok {
-					out = append(out, f)
-				}
+		for _, t := range appliedTables(s, "") {
+			if f, ok := rowCostFinding(*t); ok {
+				out = append(out, f)
 			}
 		}
 		return out

@@ -19,37 +19,26 @@ var replicaTriggers = Check{
 	Needs:    []Section{SubSubscriptions, SubRels, SubTables, SubTriggers},
 	Run: func(s Snapshots) []Finding {
 		var out []Finding
-		seen := map[string]bool{}
-		for _, l := range links(s) {
-			if l.Local == nil {
-				continue
-			}
-			tables := append([]*Table{l.Local}, s.Subscriber.leaves(l.Local)...)
-			for _, t := range tables {
-				if seen[t.Qualified()] {
+		for _, t := range appliedTables(s, "") {
+			for _, tg := range t.Triggers {
+				if tg.Enabled != "always" && tg.Enabled != "replica" {
 					continue
 				}
-				seen[t.Qualified()] = true
-				for _, tg := range t.Triggers {
-					if tg.Enabled != "always" && tg.Enabled != "replica" {
-						continue
-					}
-					level := "statement"
-					if tg.Row {
-						level = "row"
-					}
-					out = append(out, Finding{
-						Objects: []string{"trigger " + id(tg.Name), "table " + t.Qualified()},
-						Found: fmt.Sprintf("Trigger %s on %s is ENABLE %s: a %s-level trigger on %s that runs %s for replicated changes.",
-							id(tg.Name), t.Qualified(), strings.ToUpper(tg.Enabled), level, strings.Join(tg.Events, "/"), tg.Function),
-						Why: "The apply worker runs with session_replication_role = replica, so ordinary triggers do not fire, but " +
-							"ALWAYS and REPLICA ones do - a row trigger once per replicated row, inside the single apply process. " +
-							"Its cost adds directly to apply time, and an error in it stops replication.",
-						Fix: "If it need not run for replicated changes, enable it as an ordinary trigger: it then fires for local changes only.",
-						Run: []quote.Statement{quote.SQL("ALTER TABLE %I ENABLE TRIGGER %I;", t.qname(), tg.Name).OnServer(onSubscriber).
-							WithNote("takes a SHARE ROW EXCLUSIVE lock on the table: writes wait behind it, reads do not")},
-					})
+				level := "statement"
+				if tg.Row {
+					level = "row"
 				}
+				out = append(out, Finding{
+					Objects: []string{"trigger " + id(tg.Name), "table " + t.Qualified()},
+					Found: fmt.Sprintf("Trigger %s on %s is ENABLE %s: a %s-level trigger on %s that runs %s for replicated changes.",
+						id(tg.Name), t.Qualified(), strings.ToUpper(tg.Enabled), level, strings.Join(tg.Events, "/"), tg.Function),
+					Why: "The apply worker runs with session_replication_role = replica, so ordinary triggers do not fire, but " +
+						"ALWAYS and REPLICA ones do - a row trigger once per replicated row, inside the single apply process. " +
+						"Its cost adds directly to apply time, and an error in it stops replication.",
+					Fix: "If it need not run for replicated changes, enable it as an ordinary trigger: it then fires for local changes only.",
+					Run: []quote.Statement{quote.SQL("ALTER TABLE %I ENABLE TRIGGER %I;", t.qname(), tg.Name).OnServer(onSubscriber).
+						WithNote("takes a SHARE ROW EXCLUSIVE lock on the table: writes wait behind it, reads do not")},
+				})
 			}
 		}
 		return out
