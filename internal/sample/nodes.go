@@ -60,13 +60,20 @@ type Read struct {
 	Blockers []Blocker      `json:"blockers,omitempty"`
 	Copies   []CopyProgress `json:"copies,omitempty"`
 	Applied  *ApplyWork     `json:"applied,omitempty"`
+
+	// A primary's reads: its walsenders are in Senders (the physical
+	// ones, Sender.Physical), its physical slots here.
+	PhysicalSlots []Slot `json:"physical_slots,omitempty"`
+	// A standby's reads.
+	Standby *StandbyRead `json:"standby,omitempty"`
 }
 
 // empty says whether r holds nothing but its node's id.
 func (r Read) empty() bool {
 	return !r.OK && r.CurrentLSN == 0 && r.Host == nil && r.WALDisk == nil && r.Burst == nil && r.Active == nil && r.Load == nil &&
 		r.Slots == nil && r.Senders == nil && r.Xacts == nil &&
-		r.Subs == nil && r.Blockers == nil && r.Copies == nil && r.Applied == nil
+		r.Subs == nil && r.Blockers == nil && r.Copies == nil && r.Applied == nil &&
+		r.PhysicalSlots == nil && r.Standby == nil
 }
 
 // hasBackends says whether the read saw replication backends of its node

@@ -179,6 +179,12 @@ type Sender struct {
 	// reply from its receiver, on the publisher's clock; nil before the
 	// first reply. Version 2+.
 	ReplyAt *time.Time `json:"reply_time,omitempty"`
+	// Physical says whether it serves a physical standby (no logical
+	// slot); SyncState is its sync_state (async, potential, sync, quorum)
+	// and Slot its slot's name ("" for none). Version 12+.
+	Physical  bool   `json:"physical,omitempty"`
+	SyncState string `json:"sync_state,omitempty"`
+	Slot      string `json:"slot,omitempty"`
 }
 
 // Sub is one subscription on the subscriber, with its leader apply worker.

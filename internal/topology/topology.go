@@ -13,6 +13,9 @@ const (
 	// Subscriber is a PostgreSQL server that applies a publisher's changes
 	// through its subscriptions.
 	Subscriber Role = "subscriber"
+	// Primary is a server whose WAL physical standbys stream and replay
+	// (a standby that feeds a cascaded standby is its primary too).
+	Primary Role = "primary"
 	// Standby is a physical replica streaming and replaying a server's WAL.
 	Standby Role = "standby"
 	// Consumer is a reader of a logical slot that is not a PostgreSQL
@@ -22,7 +25,7 @@ const (
 )
 
 // Roles are the known roles, in the order reports list nodes.
-var Roles = []Role{Publisher, Subscriber, Standby, Consumer}
+var Roles = []Role{Publisher, Subscriber, Primary, Standby, Consumer}
 
 // Valid says whether r is one of Roles.
 func (r Role) Valid() bool {

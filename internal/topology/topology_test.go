@@ -17,7 +17,7 @@ func TestValidate(t *testing.T) {
 			Paths: []Path{{Source: "pub", Consumer: "sub"}, {Source: "pub", Consumer: "sub2"}}}, ""},
 		{"a publisher alone is valid", Topology{Nodes: []Node{pub}}, ""},
 		{"a node without an id is not", Topology{Nodes: []Node{{Role: Standby}}}, "no id"},
-		{"an unknown role is not", Topology{Nodes: []Node{{ID: "x", Role: "primary"}}}, `role "primary"`},
+		{"an unknown role is not", Topology{Nodes: []Node{{ID: "x", Role: "witness"}}}, `role "witness"`},
 		{"a node listed twice is not", Topology{Nodes: []Node{pub, pub}}, "twice"},
 		{"a path to a node not listed is not", Topology{Nodes: []Node{pub}, Paths: []Path{{Source: "pub", Consumer: "sub"}}}, `no node "sub"`},
 		{"a path from a node to itself is not", Topology{Nodes: []Node{pub}, Paths: []Path{{Source: "pub", Consumer: "pub"}}}, "itself"},
