@@ -77,12 +77,16 @@ func (r Read) empty() bool {
 }
 
 // hasBackends says whether the read saw replication backends of its node
-// (a walsender, a subscription's apply worker).
+// (a walsender, a subscription's apply worker, a standby's startup process
+// or WAL receiver).
 func (r Read) hasBackends() bool {
 	for _, s := range r.Subs {
 		if s.WorkerPID != 0 {
 			return true
 		}
+	}
+	if r.Standby != nil && (r.Standby.StartupPID != 0 || r.Standby.Receiver != nil && r.Standby.Receiver.PID != 0) {
+		return true
 	}
 	return len(r.Senders) > 0
 }

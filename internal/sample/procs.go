@@ -26,6 +26,10 @@ type procKey struct {
 	// lockWait says the worker waited on a heavyweight lock when the tick
 	// read it (subscriber workers): only those are asked for blockers.
 	lockWait bool
+	// conflict is what a standby's startup process waits on as a
+	// recovery conflict when the tick read it ("snapshot", "lock", "buffer
+	// pin", "tablespace"; "" for none): its holders are read then.
+	conflict string
 }
 
 // startTolerance is how far /proc's start time may be from backend_start

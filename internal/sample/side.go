@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/topology"
@@ -56,6 +57,10 @@ type session struct {
 	// loadAt (nil: not yet; readHostLoadSource).
 	loadFrom map[int]proc.ProcCPU
 	loadAt   time.Time
+	// lastReplay is a standby's replay position at its last tick (0: none
+	// yet): replay standing still with WAL to replay is read for what
+	// holds it (readHoldersSource).
+	lastReplay lsn.LSN
 	// parent is Run's context: a tick's statements end with it (Ctrl-C)
 	// or their own timeout, not with the window, so that a read still
 	// running when the window ends does not cut the session (pgx closes a

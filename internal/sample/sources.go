@@ -51,6 +51,21 @@ var roleSources = []struct {
 			{Name: SourceApplyWork, Due: (*session).applyWorkDue, Read: readApplyWorkSource},
 			{Name: SourceActive, Read: readActiveSource},
 		}},
+	// A primary reads its physical walsenders and slots, and where its
+	// /proc is the space left for the WAL a slot retains.
+	{Role: topology.Primary, Positions: readPrimary,
+		Sources: []source{{Name: SourceActive, Read: readActiveSource}},
+		OnHost:  []source{{Name: SourceWALDisk, Read: readWALDiskSource}}},
+	// A standby reads its receive and replay positions, then what replay
+	// reads (prefetch 15+, pg_stat_io 16+), who holds it back when it
+	// waits on a recovery conflict, and its queries running.
+	{Role: topology.Standby, Positions: readStandby,
+		Sources: []source{
+			{Name: SourcePrefetch, Read: readPrefetchSource},
+			{Name: SourceStartupIO, Read: readStartupIOSource},
+			{Name: SourceHolders, Read: readHoldersSource},
+			{Name: SourceActive, Read: readActiveSource},
+		}},
 }
 
 // sourcesOf returns the readers of role (false when no entry lists it:

@@ -13,7 +13,8 @@ import (
 // best-effort source has the name its failures are counted under, and a
 // role lagscope does not sample yet has no entry.
 func TestRoleSources(t *testing.T) {
-	known := map[string]bool{SourceBlockers: true, SourceCopyProgress: true, SourceCPUBurst: true, SourceWALDisk: true, SourceApplyWork: true, SourceActive: true}
+	known := map[string]bool{SourceBlockers: true, SourceCopyProgress: true, SourceCPUBurst: true, SourceWALDisk: true, SourceApplyWork: true, SourceActive: true,
+		SourcePrefetch: true, SourceStartupIO: true, SourceHolders: true}
 	cases := []struct {
 		name     string
 		role     topology.Role
@@ -24,7 +25,11 @@ func TestRoleSources(t *testing.T) {
 		{"a publisher reads its positions, its active backends, and its WAL disk where its /proc is", topology.Publisher, true, []string{SourceActive}, []string{SourceWALDisk}},
 		{"a subscriber reads its positions, then its blockers, copies, apply work and active backends", topology.Subscriber, true,
 			[]string{SourceBlockers, SourceCopyProgress, SourceApplyWork, SourceActive}, nil},
-		{"a standby is not sampled yet", topology.Standby, false, nil, nil},
+		{"a primary reads its positions (physical walsenders and slots), its active backends, and its WAL disk where its /proc is", topology.Primary, true,
+			[]string{SourceActive}, []string{SourceWALDisk}},
+		{"a standby reads its positions, then the prefetcher, the startup process's I/O, the conflict holders and its active backends", topology.Standby, true,
+			[]string{SourcePrefetch, SourceStartupIO, SourceHolders, SourceActive}, nil},
+		{"a consumer is not sampled", topology.Consumer, false, nil, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -63,9 +68,9 @@ func TestRoleSources(t *testing.T) {
 // role roleSources does not list reads nothing and says so, without
 // connecting.
 func TestANodeOfARoleWithoutSourcesDoesNotAnswer(t *testing.T) {
-	s := newSession(topology.Node{ID: "s1", Role: topology.Standby}, nil, context.Background())
+	s := newSession(topology.Node{ID: "c1", Role: topology.Consumer}, nil, context.Background())
 	var tk Tick
-	if rd := s.read(context.Background(), &tk, 0, false, &NodeWindow{}, Options{}); rd.OK || rd.Node != "s1" {
-		t.Errorf("read %+v, want node s1 not answering", rd)
+	if rd := s.read(context.Background(), &tk, 0, false, &NodeWindow{}, Options{}); rd.OK || rd.Node != "c1" {
+		t.Errorf("read %+v, want node c1 not answering", rd)
 	}
 }

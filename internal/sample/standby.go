@@ -37,10 +37,14 @@ type StandbyRead struct {
 	ReplayedXactAt *time.Time `json:"replayed_xact_at,omitempty"`
 	// Now is the standby's clock at this read (now()).
 	Now time.Time `json:"now"`
-	// PauseState is pg_get_wal_replay_pause_state() (15+: "not paused",
-	// "pause requested", "paused"), or on 14 "paused"/"not paused" from
-	// pg_is_wal_replay_paused().
+	// PauseState is pg_get_wal_replay_pause_state() (14+: "not paused",
+	// "pause requested", "paused"), or on 13 "paused"/"not paused" from
+	// pg_is_wal_replay_paused(); "" when not in recovery.
 	PauseState string `json:"pause_state,omitempty"`
+	// Promoted says the server was no longer in recovery at this read
+	// (pg_is_in_recovery() false): no pause state, and positions that
+	// stopped where recovery ended.
+	Promoted bool `json:"promoted,omitempty"`
 	// StartupPID is the startup process's pid (0 when not found).
 	StartupPID int `json:"startup_pid,omitempty"`
 	// Receiver is the WAL receiver (pg_stat_wal_receiver; nil when none

@@ -130,5 +130,10 @@ func (t *Tick) normalizeQueries() {
 		for j := range r.Xacts {
 			r.Xacts[j].Query = sqltext.Normalize(r.Xacts[j].Query)
 		}
+		if r.Standby != nil {
+			for j := range r.Standby.Holders {
+				r.Standby.Holders[j].Query = sqltext.Normalize(r.Standby.Holders[j].Query)
+			}
+		}
 	}
 }
