@@ -73,33 +73,76 @@ func (r Recording) file() file {
 	return f
 }
 
-// recording fills r from the file, checking that its nodes are a pair
-// this lagscope can judge: one publisher, at most one subscriber.
+// pathNodes are the nodes a recording can hold, each at most once under
+// its role's name: a pair's (version 11+) and a physical path's (12+).
+var pathNodes = []topology.Node{
+	{ID: PublisherNode, Role: topology.Publisher},
+	{ID: SubscriberNode, Role: topology.Subscriber},
+	{ID: PrimaryNode, Role: topology.Primary},
+	{ID: StandbyNode, Role: topology.Standby},
+}
+
+// isPathNode says whether id is one of pathNodes'.
+func isPathNode(id topology.NodeID) bool {
+	for _, n := range pathNodes {
+		if n.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// errPath is why a file's nodes are not one path this lagscope judges.
+const errPath = "this lagscope reads recordings of one path: a publisher node %q with at most one subscriber node %q, or a primary node %q and/or a standby node %q"
+
+// checkNodes says whether the nodes are one path: a publisher and at most
+// one subscriber, or a primary, a standby or both (from version 12), each
+// under its role's name.
+func checkNodes(version int, nodes []Node) error {
+	has := map[topology.Role]bool{}
+	for _, n := range nodes {
+		if err := n.Node.Validate(); err != nil {
+			return err
+		}
+		ok := false
+		for _, p := range pathNodes {
+			ok = ok || n.Node == p
+		}
+		if !ok || has[n.Role] || physicalRole(n.Role) && version < 12 || physicalRole(n.Role) != physicalRole(nodes[0].Role) {
+			return fmt.Errorf("node %q (%s): "+errPath, n.ID, n.Role, PublisherNode, SubscriberNode, PrimaryNode, StandbyNode)
+		}
+		has[n.Role] = true
+	}
+	switch {
+	case len(nodes) == 0:
+		return fmt.Errorf("no node: "+errPath, PublisherNode, SubscriberNode, PrimaryNode, StandbyNode)
+	case has[topology.Subscriber] && !has[topology.Publisher]:
+		return fmt.Errorf("node %q (%s) without its publisher: "+errPath, SubscriberNode, topology.Subscriber, PublisherNode, SubscriberNode, PrimaryNode, StandbyNode)
+	}
+	return nil
+}
+
+// physicalRole says whether a node of role r is on a physical path.
+func physicalRole(r topology.Role) bool { return r == topology.Primary || r == topology.Standby }
+
+// recording fills r from the file, checking that its nodes are one path
+// this lagscope can judge (checkNodes).
 func (f *file) recording(r *Recording) error {
 	*r = Recording{Version: f.Version, Start: f.Start, End: f.End, Probes: f.Probes, Gaps: f.Gaps, Setup: f.Setup, SetupError: f.SetupError}
 	if f.SampledVersion != 0 {
 		r.Version = f.SampledVersion
 	}
-	for _, n := range f.Nodes {
-		if err := n.Node.Validate(); err != nil {
-			return err
-		}
-		switch {
-		case n.ID == PublisherNode && n.Role == topology.Publisher && r.Server(PublisherNode) == nil,
-			n.ID == SubscriberNode && n.Role == topology.Subscriber && r.Server(SubscriberNode) == nil:
-			r.Nodes = append(r.Nodes, n)
-		default:
-			return fmt.Errorf("node %q (%s): this lagscope reads recordings of one publisher node %q and at most one subscriber node %q",
-				n.ID, n.Role, PublisherNode, SubscriberNode)
-		}
+	if err := checkNodes(f.Version, f.Nodes); err != nil {
+		return err
 	}
+	r.Nodes = f.Nodes
 	r.Ticks = make([]Tick, len(f.Ticks))
 	for i, ft := range f.Ticks {
 		t := Tick{At: ft.At, Procs: ft.Procs, ReadErrors: ft.ReadErrors}
 		for _, rd := range ft.Reads {
-			// An empty read of a node the pair could hold but the file does
+			// An empty read of a node the path could hold but the file does
 			// not list says nothing: left out.
-			if (rd.Node == PublisherNode || rd.Node == SubscriberNode) && r.Server(rd.Node) == nil && rd.empty() {
+			if isPathNode(rd.Node) && r.Server(rd.Node) == nil && rd.empty() {
 				continue
 			}
 			if t.hasRead(rd.Node) {

@@ -187,7 +187,7 @@ func TestNodesThisVersionCannotJudge(t *testing.T) {
 		reads string
 		want  string
 	}{
-		{"a standby is not judged yet", `{"id":"publisher","role":"publisher","version":"16.1","major":16},{"id":"s1","role":"standby","version":"16.1","major":16}`, "", `node "s1" (standby)`},
+		{"a standby beside a publisher is refused", `{"id":"publisher","role":"publisher","version":"16.1","major":16},{"id":"s1","role":"standby","version":"16.1","major":16}`, "", `node "s1" (standby)`},
 		{"a second publisher is not either", `{"id":"publisher","role":"publisher","version":"16.1","major":16},{"id":"publisher","role":"publisher","version":"16.1","major":16}`, "", `node "publisher" (publisher)`},
 		{"an unknown role is refused", `{"id":"publisher","role":"witness","version":"16.1","major":16}`, "", `role "witness"`},
 		{"a read of a node not listed is refused", `{"id":"publisher","role":"publisher","version":"16.1","major":16}`,

@@ -101,9 +101,37 @@ func PairNodes(pub Server, sub *Server) []Node {
 	return out
 }
 
-// Topology is the recording's nodes and the path between them.
+// PhysicalNodes are the nodes of a physical path: the primary node
+// (PrimaryNode) when primary is true, the standby node (StandbyNode) when
+// standby is, in that order. RunPhysical samples them; RunNodes does with
+// these nodes among others, and NodeWindow.Physical cuts their recording
+// out of its window.
+func PhysicalNodes(primary, standby bool) []topology.Node {
+	var out []topology.Node
+	if primary {
+		out = append(out, topology.Node{ID: PrimaryNode, Role: topology.Primary})
+	}
+	if standby {
+		out = append(out, topology.Node{ID: StandbyNode, Role: topology.Standby})
+	}
+	return out
+}
+
+// Topology is the recording's nodes and the path between them: the
+// publisher's to the subscriber, or the primary's to the standby (none
+// when one end is not observed).
 func (r *Recording) Topology() topology.Topology {
-	return topology.Pair(r.Server(SubscriberNode) != nil)
+	if r.Server(PublisherNode) != nil {
+		return topology.Pair(r.Server(SubscriberNode) != nil)
+	}
+	var t topology.Topology
+	for _, n := range r.Nodes {
+		t.Nodes = append(t.Nodes, n.Node)
+	}
+	if r.Server(PrimaryNode) != nil && r.Server(StandbyNode) != nil {
+		t.Paths = []topology.Path{{Source: PrimaryNode, Consumer: StandbyNode}}
+	}
+	return t
 }
 
 // Server is the description of node id's server (nil when the recording
@@ -142,8 +170,9 @@ func (t *Tick) Edit(id topology.NodeID) *Read {
 
 // checkRoles says which read of the tick holds the sources of a role its
 // node does not have (a publisher's slots on a subscriber node, a
-// subscriber's subscriptions on a publisher node), or a node the recording
-// does not list.
+// subscriber's subscriptions on a publisher node, a standby's read on a
+// primary node...), or a node the recording does not list. Walsenders are
+// a publisher's or a primary's; the space of pg_wal as well.
 func (r *Recording) checkRoles(t *Tick) error {
 	for _, rd := range t.Reads {
 		var role topology.Role
@@ -155,8 +184,11 @@ func (r *Recording) checkRoles(t *Tick) error {
 		switch {
 		case role == "":
 			return fmt.Errorf("a tick reads node %q, which the recording does not list", rd.Node)
-		case role != topology.Publisher && (rd.WALDisk != nil || rd.Slots != nil || rd.Senders != nil || rd.Xacts != nil),
-			role != topology.Subscriber && (rd.Subs != nil || rd.Blockers != nil || rd.Copies != nil || rd.Applied != nil):
+		case role != topology.Publisher && (rd.Slots != nil || rd.Xacts != nil),
+			role != topology.Publisher && role != topology.Primary && (rd.WALDisk != nil || rd.Senders != nil),
+			role != topology.Subscriber && (rd.Subs != nil || rd.Blockers != nil || rd.Copies != nil || rd.Applied != nil),
+			role != topology.Primary && rd.PhysicalSlots != nil,
+			role != topology.Standby && rd.Standby != nil:
 			return fmt.Errorf("node %q holds reads of the other role's sources", rd.Node)
 		}
 	}

@@ -34,23 +34,32 @@ import (
 // no statement ends a blocker, whose pid may have been reused). Version 11
 // writes the servers as a list of nodes with roles and each tick's reads
 // keyed by node (file.go; docs/recording.md); versions 1 to 10 still read,
-// in their own shape, into the same Recording.
-const RecordingVersion = NodesVersion
+// in their own shape, into the same Recording. Version 12 may hold a
+// physical path instead of a pair: a primary node and/or a standby node
+// (ids "primary" and "standby"), the primary's physical walsenders
+// (Sender.Physical, SyncState, Slot: the publisher's are marked as well)
+// and physical slots (Read.PhysicalSlots), the standby's read
+// (Read.Standby), and the processes RoleStartup and RoleReceiver; a
+// version 11 file reads as before.
+const RecordingVersion = 12
 
 // Recording is everything sampled over one window: the observed nodes
 // (each a server with its role), and at each tick what each node answered
 // (Tick.Reads, keyed by node), the processes and the failed reads. Code
 // reads a node's server with Server and its part of a tick with
-// Tick.Read, by the node's id; this lagscope judges one publisher node and
-// at most one subscriber node (PublisherNode, SubscriberNode). The JSON is
-// the file of RecordingVersion (MarshalJSON); versions 1 to 10 read into
-// the same shape (legacy.go).
+// Tick.Read, by the node's id. A recording holds one path: a pair (one
+// publisher node and at most one subscriber node: PublisherNode,
+// SubscriberNode), or a physical path (a primary node, a standby node or
+// both: PrimaryNode, StandbyNode). The JSON is the file of
+// RecordingVersion (MarshalJSON); versions 1 to 10 read into the same
+// shape (legacy.go).
 type Recording struct {
 	Version int       `json:"version"`
 	Start   time.Time `json:"start"`
 	End     time.Time `json:"end"`
 	// Nodes are the observed nodes: the publisher first, then the
-	// subscriber when one is observed.
+	// subscriber when one is observed; or the primary first, then the
+	// standby (either may be alone).
 	Nodes  []Node  `json:"nodes"`
 	Ticks  []Tick  `json:"ticks"`
 	Probes []Probe `json:"probes"`
@@ -314,8 +323,8 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 	switch {
 	case rec.Version > RecordingVersion:
 		return nil, fmt.Errorf("samples version %d is newer than this lagscope reads (%d): upgrade lagscope", rec.Version, RecordingVersion)
-	case rec.Version == 0 || rec.Server(PublisherNode) == nil || rec.Server(PublisherNode).Version == "":
-		return nil, fmt.Errorf("not a lagscope samples file (no version or publisher): save one with 'lagscope diagnose --save-samples FILE'")
+	case rec.Version == 0 || len(rec.Nodes) == 0 || rec.Nodes[0].Version == "":
+		return nil, fmt.Errorf("not a lagscope samples file (no version, or no publisher, primary or standby): save one with 'lagscope diagnose --save-samples FILE'")
 	case len(rec.Ticks) < 2:
 		return nil, fmt.Errorf("the samples hold %d tick(s): at least 2 are needed to measure rates", len(rec.Ticks))
 	}
@@ -346,16 +355,17 @@ func (r *Recording) WaitHz(side string) float64 {
 	return math.Round(float64(most) / win)
 }
 
-// ProbeHz estimates the wait-event probe rate per server of the recording.
+// ProbeHz estimates the wait-event probe rate per server of the recording
+// (its first node's: the publisher's, or the primary's or standby's).
 func (r *Recording) ProbeHz() float64 {
 	win := r.End.Sub(r.Start).Seconds()
-	if win <= 0 {
+	if win <= 0 || len(r.Nodes) == 0 {
 		return 0
 	}
 	n := 0
 	for _, p := range r.Probes {
 		// pg_wait_sampling's first read returns sweeps from before the window.
-		if p.Side == Publisher && !p.At.Before(r.Start) {
+		if p.Side == string(r.Nodes[0].ID) && !p.At.Before(r.Start) {
 			n++
 		}
 	}

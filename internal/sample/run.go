@@ -73,6 +73,30 @@ func Run(ctx context.Context, connect Connector, o Options) (*Recording, error) 
 	return w.Pair(PublisherNode, sub)
 }
 
+// RunPhysical samples a physical path until o.Duration passes, ctx is
+// cancelled or o.Until says so: the primary node (PrimaryNode) when
+// primary is true, the standby node (StandbyNode) when standby is, each
+// opened with connect under its id ("primary", "standby"). A cancelled
+// ctx ends sampling early without an error. o.Subscriber is not used.
+func RunPhysical(ctx context.Context, connect Connector, primary, standby bool, o Options) (*Recording, error) {
+	nodes := PhysicalNodes(primary, standby)
+	if len(nodes) == 0 {
+		return nil, errors.New("a physical path needs a primary or a standby to sample")
+	}
+	w, err := runNodes(ctx, connect, nodes, o, true, false)
+	if err != nil {
+		return nil, err
+	}
+	var p, s topology.NodeID
+	if primary {
+		p = PrimaryNode
+	}
+	if standby {
+		s = StandbyNode
+	}
+	return w.Physical(p, s)
+}
+
 // RunNodes samples nodes (each opened with connect under its id) until
 // o.Duration passes or ctx is cancelled: each node once, whatever number
 // of paths read it (NodeWindow.Pair cuts each path's recording out). A

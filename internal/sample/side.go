@@ -19,7 +19,8 @@ const (
 	Subscriber = "subscriber"
 )
 
-// Connector opens an observing session to one side ("publisher" or "subscriber").
+// Connector opens an observing session to one node, named by its id
+// ("publisher", "subscriber", "primary", "standby", or a window's own).
 type Connector func(ctx context.Context, side string) (*pg.Conn, error)
 
 // ErrNoWaitVisibility means the role cannot see other sessions' wait events.

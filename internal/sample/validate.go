@@ -3,12 +3,13 @@ package sample
 import "github.com/lagscope/lagscope/internal/valid"
 
 var (
-	sides = []string{Publisher, Subscriber}
-	roles = []string{RoleWalsender, RoleApply, RoleParallel, RoleTablesync}
+	sides = []string{Publisher, Subscriber, string(PrimaryNode), string(StandbyNode)}
+	roles = []string{RoleWalsender, RoleApply, RoleParallel, RoleTablesync, RoleStartup, RoleReceiver}
 )
 
 // Validate checks the names and enumerated fields of a recording read from
-// a file (package valid): slot names by PostgreSQL's rule, subscription and
+// a file (package valid): slot names by PostgreSQL's rule (a physical
+// slot's, a walsender's, a WAL receiver's as well), subscription and
 // database names as names, sides and process roles against the known ones.
 // The first failure is returned, naming its field.
 func (r *Recording) Validate() error {
@@ -20,6 +21,15 @@ func (r *Recording) Validate() error {
 				f := at + "." + valid.At("slots", j)
 				c.Slot(f+".name", s.Name)
 				c.OptionalName(f+".database", s.Database)
+			}
+			for j, s := range rd.PhysicalSlots {
+				c.Slot(at+"."+valid.At("physical_slots", j)+".name", s.Name)
+			}
+			for j, s := range rd.Senders {
+				c.OptionalSlot(at+"."+valid.At("senders", j)+".slot", s.Slot)
+			}
+			if rd.Standby != nil && rd.Standby.Receiver != nil {
+				c.OptionalSlot(at+".standby.receiver.slot", rd.Standby.Receiver.Slot)
 			}
 			for j, s := range rd.Subs {
 				f := at + "." + valid.At("subs", j)

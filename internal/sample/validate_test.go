@@ -29,7 +29,7 @@ func TestRecordingValidate(t *testing.T) {
 		{"a subscription's slot in capitals is refused", func(r *Recording) { r.Ticks[0].Edit(SubscriberNode).Subs[0].Slot = "Lab" }, "ticks[0].subs[0].slot"},
 		{"an empty subscription name is refused", func(r *Recording) { r.Ticks[0].Edit(SubscriberNode).Subs[1].Name = "" }, "ticks[0].subs[1].name"},
 		{"an unknown process role is refused", func(r *Recording) { r.Ticks[0].Procs[0].Role = "postmaster" }, "ticks[0].procs[0].role"},
-		{"an unknown probe side is refused", func(r *Recording) { r.Probes[0].Side = "standby" }, "probes[0].side"},
+		{"an unknown probe side is refused", func(r *Recording) { r.Probes[0].Side = "consumer" }, "probes[0].side"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

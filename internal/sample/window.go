@@ -54,13 +54,35 @@ func (t *Tick) host() *HostStat {
 // "publisher" and "subscriber" as in every Recording. The pair's reads
 // share their slices with the window's (read them, do not change them).
 func (w *NodeWindow) Pair(pub, sub topology.NodeID) (*Recording, error) {
+	return w.cut([]pathEnd{{pub, PublisherNode, topology.Publisher}, {sub, SubscriberNode, topology.Subscriber}}, true)
+}
+
+// Physical cuts the recording of the physical path from the primary node
+// primary to the standby node standby out of the window, either "" when
+// not observed (not both): their servers and reads, processes, probes,
+// gaps and failed reads, named "primary" and "standby" (PrimaryNode,
+// StandbyNode). The reads share their slices with the window's.
+func (w *NodeWindow) Physical(primary, standby topology.NodeID) (*Recording, error) {
+	if primary == "" && standby == "" {
+		return nil, fmt.Errorf("a physical path needs a primary node or a standby node")
+	}
+	return w.cut([]pathEnd{{primary, PrimaryNode, topology.Primary}, {standby, StandbyNode, topology.Standby}}, false)
+}
+
+// pathEnd is one node of a path cut out of a window: the window's node id
+// (""; not observed), the id and role it has in the recording.
+type pathEnd struct {
+	id, as topology.NodeID
+	role   topology.Role
+}
+
+// cut is the recording of the nodes ends (an end whose id is "" left out;
+// the first one required when first is set) out of the window.
+func (w *NodeWindow) cut(ends []pathEnd, first bool) (*Recording, error) {
 	rec := &Recording{Version: RecordingVersion, Start: w.Start, End: w.End}
 	side := map[string]topology.NodeID{}
-	for _, c := range []struct {
-		id, as topology.NodeID
-		role   topology.Role
-	}{{pub, PublisherNode, topology.Publisher}, {sub, SubscriberNode, topology.Subscriber}} {
-		if c.id == "" && c.as == SubscriberNode {
+	for i, c := range ends {
+		if c.id == "" && (i > 0 || !first) {
 			continue
 		}
 		if err := w.Failed[c.id]; err != nil {
@@ -76,9 +98,9 @@ func (w *NodeWindow) Pair(pub, sub topology.NodeID) (*Recording, error) {
 	rec.Ticks = make([]Tick, len(w.Ticks))
 	for i, nt := range w.Ticks {
 		t := Tick{At: nt.At}
-		for _, as := range []topology.NodeID{PublisherNode, SubscriberNode} {
+		for _, c := range ends {
 			for _, r := range nt.Reads {
-				if side[string(r.Node)] == as {
+				if as := c.as; side[string(r.Node)] == as {
 					r.Node = as
 					t.Reads = append(t.Reads, r)
 				}
