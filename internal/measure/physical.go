@@ -52,7 +52,9 @@ type Physical struct {
 	// SyncRepProbes is the number of the primary's probes in which a
 	// backend waited on SyncRep (its commit waits for a synchronous
 	// standby).
+	// PrimaryProbes is the number of the primary's probes in the window.
 	SyncRepProbes int `json:"syncrep_probes"`
+	PrimaryProbes int `json:"primary_probes"`
 	// PrimaryHostBusy and StandbyHostBusy are the hosts' busy shares (-1
 	// unknown).
 	PrimaryHostBusy float64 `json:"primary_host_busy"`
@@ -72,11 +74,12 @@ type Physical struct {
 	// Conflicts are the increases of pg_stat_database_conflicts' counters
 	// (queries cancelled by replay) over the window.
 	Conflicts map[string]int64 `json:"conflicts,omitempty"`
-	// Holders are the sessions seen holding back replay, at the last tick
-	// that listed any, and FirstHeldAt when the startup process was first
-	// seen waiting on a conflict in an unbroken run up to that tick.
-	Holders     []sample.ConflictHolder `json:"holders,omitempty"`
-	FirstHeldAt *time.Time              `json:"first_held_at,omitempty"`
+	// Holders are the sessions seen holding back replay at the standby's
+	// last tick (nil: none then), and HeldS how long holders had been seen
+	// at every tick up to it, seconds (0 at one tick): at least how long
+	// replay has waited on them.
+	Holders []sample.ConflictHolder `json:"holders,omitempty"`
+	HeldS   float64                 `json:"held_s,omitempty"`
 	// Slot is the walsender's physical slot at the first and last ticks
 	// (nil: none).
 	SlotFirst, SlotLast *sample.Slot `json:"-"`
@@ -184,7 +187,7 @@ func PhysicalOf(rec *sample.Recording, standby string) Physical {
 	p.Receiver = procStats(rec, ticks, roles, sample.RoleReceiver, standbyNode)
 	p.Startup = procStats(rec, ticks, roles, sample.RoleStartup, standbyNode)
 	p.Replay = replayClasses(rec, ticks, pidsOf(roles, sample.RoleStartup, standbyNode), rec.Server(sample.StandbyNode))
-	p.SyncRepProbes = syncRepProbes(rec, ticks, pidsOf(roles, sample.RoleWalsender, primary))
+	p.SyncRepProbes, p.PrimaryProbes = syncRepProbes(rec, ticks, pidsOf(roles, sample.RoleWalsender, primary))
 	first, last := ticks[0], ticks[len(ticks)-1]
 	p.PrimaryHostBusy = hostBusy(first.Read(sample.PrimaryNode).Host, last.Read(sample.PrimaryNode).Host)
 	p.StandbyHostBusy = hostBusy(first.Read(sample.StandbyNode).Host, last.Read(sample.StandbyNode).Host)
@@ -295,7 +298,7 @@ func (p Physical) Behind() int64 {
 // ends and the conflict holders.
 func (p *Physical) standbyCounters(ticks []sample.Tick) {
 	var a, b *sample.StandbyRead
-	var heldFrom *time.Time
+	var heldFrom time.Time
 	for _, t := range ticks {
 		r := t.Read(sample.StandbyNode)
 		if !r.OK || r.Standby == nil {
@@ -305,20 +308,19 @@ func (p *Physical) standbyCounters(ticks []sample.Tick) {
 			a = r.Standby
 		}
 		b = r.Standby
-		if len(r.Standby.Holders) > 0 {
-			p.Holders = r.Standby.Holders
-			if heldFrom == nil {
-				at := t.At
-				heldFrom = &at
-			}
-		} else {
-			heldFrom = nil
+		p.Holders, p.HeldS = r.Standby.Holders, 0
+		switch {
+		case len(r.Standby.Holders) == 0:
+			heldFrom = time.Time{}
+		case heldFrom.IsZero():
+			heldFrom = t.At
+		default:
+			p.HeldS = t.At.Sub(heldFrom).Seconds()
 		}
 	}
 	if a == nil {
 		return
 	}
-	p.FirstHeldAt = heldFrom
 	if a.Prefetch != nil && b.Prefetch != nil {
 		d := sample.RecoveryPrefetch{Prefetch: b.Prefetch.Prefetch - a.Prefetch.Prefetch, Hit: b.Prefetch.Hit - a.Prefetch.Hit,
 			SkipInit: b.Prefetch.SkipInit - a.Prefetch.SkipInit, SkipNew: b.Prefetch.SkipNew - a.Prefetch.SkipNew,
@@ -346,14 +348,14 @@ func (p *Physical) standbyCounters(ticks []sample.Tick) {
 
 // syncRepProbes counts the primary's probes in which a backend other than
 // the path's walsender waited on SyncRep (its commit waits for a
-// synchronous standby).
-func syncRepProbes(rec *sample.Recording, ticks []sample.Tick, walsenders map[int]bool) int {
+// synchronous standby), and all of the primary's probes.
+func syncRepProbes(rec *sample.Recording, ticks []sample.Tick, walsenders map[int]bool) (n, all int) {
 	from, to := ticks[0].At, ticks[len(ticks)-1].At
-	n := 0
 	for _, pr := range rec.Probes {
-		if pr.Side != string(sample.PrimaryNode) || pr.At.Before(from) || pr.At.After(to) {
+		if pr.Side != string(sample.PrimaryNode) || outside(pr.At, from, to) {
 			continue
 		}
+		all++
 		for _, w := range pr.Waits {
 			if !walsenders[w.PID] && w.Event == evSyncRep {
 				n++
@@ -361,7 +363,7 @@ func syncRepProbes(rec *sample.Recording, ticks []sample.Tick, walsenders map[in
 			}
 		}
 	}
-	return n
+	return n, all
 }
 
 // evSyncRep is a backend's wait for a synchronous standby (IPC, the same
