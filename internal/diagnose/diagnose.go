@@ -226,14 +226,21 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link mode
 		r.Paths = append(r.Paths, p)
 	}
 	sort.Slice(r.Paths, func(i, j int) bool { return r.Paths[i].Slot < r.Paths[j].Slot })
-	for _, g := range rec.Gaps {
-		r.Gaps = append(r.Gaps, fmt.Sprintf("%s not sampled for %.1f s from %s: %s", g.Side, g.To.Sub(g.From).Seconds(), g.From.Format("15:04:05"), g.Cause))
-	}
+	r.Gaps = gapLines(rec)
 	r.Notes = append(r.Notes, readErrorNotes(rec)...)
 	if rec.Server(sample.SubscriberNode) == nil {
 		r.Notes = append(r.Notes, "no --subscriber: the apply side was not observed, so subscriber-side verdicts cannot be given and the publisher-side ones are less certain")
 	}
 	return r
+}
+
+// gapLines are the report's lines of the recording's sampling gaps.
+func gapLines(rec *sample.Recording) []string {
+	var out []string
+	for _, g := range rec.Gaps {
+		out = append(out, fmt.Sprintf("%s not sampled for %.1f s from %s: %s", g.Side, g.To.Sub(g.From).Seconds(), g.From.Format("15:04:05"), g.Cause))
+	}
+	return out
 }
 
 // server describes one observed server in the report; with pg_wait_sampling

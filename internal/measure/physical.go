@@ -80,9 +80,18 @@ type Physical struct {
 	// replay has waited on them.
 	Holders []sample.ConflictHolder `json:"holders,omitempty"`
 	HeldS   float64                 `json:"held_s,omitempty"`
-	// Slot is the walsender's physical slot at the first and last ticks
-	// (nil: none).
-	SlotFirst, SlotLast *sample.Slot `json:"-"`
+	// Slot is the walsender's physical slot (nil: none, or listed at one
+	// tick only).
+	Slot *PhysSlot `json:"slot,omitempty"`
+}
+
+// PhysSlot is a physical slot at the first and the last tick that listed
+// it, with the primary's current WAL position at each.
+type PhysSlot struct {
+	First, Last               sample.Slot
+	FirstCurrent, LastCurrent lsn.LSN
+	// SpanS is the time between the two ticks, seconds.
+	SpanS float64
 }
 
 // The positions of a physical path (Physical.Known's keys).
@@ -128,6 +137,8 @@ func PhysicalOf(rec *sample.Recording, standby string) Physical {
 	p.WindowS = ticks[len(ticks)-1].At.Sub(ticks[0].At).Seconds()
 	roles := map[Backend]BackendRole{}
 	var es []ends
+	var slotFirst *PhysSlot
+	var slotFrom time.Time
 	for _, t := range ticks {
 		e := ends{at: t.At}
 		pr, sb := t.Read(sample.PrimaryNode), t.Read(sample.StandbyNode)
@@ -156,15 +167,13 @@ func PhysicalOf(rec *sample.Recording, standby string) Physical {
 				}
 				row := sn
 				p.Sender = &row
-				if sn.Slot != "" {
-					for _, sl := range pr.PhysicalSlots {
-						if sl.Name == sn.Slot {
-							sl := sl
-							if p.SlotFirst == nil {
-								p.SlotFirst = &sl
-							}
-							p.SlotLast = &sl
+				for _, sl := range pr.PhysicalSlots {
+					if sn.Slot != "" && sl.Name == sn.Slot {
+						if slotFirst == nil {
+							slotFirst = &PhysSlot{First: sl, FirstCurrent: pr.CurrentLSN}
+							slotFrom = t.At
 						}
+						slotFirst.Last, slotFirst.LastCurrent, slotFirst.SpanS = sl, pr.CurrentLSN, t.At.Sub(slotFrom).Seconds()
 					}
 				}
 			}
@@ -179,6 +188,9 @@ func PhysicalOf(rec *sample.Recording, standby string) Physical {
 	}
 	if p.Standby == "" {
 		p.Standby = string(sample.StandbyNode)
+	}
+	if slotFirst != nil && slotFirst.SpanS > 0 {
+		p.Slot = slotFirst
 	}
 	p.rates(es)
 	p.backlogs(es)

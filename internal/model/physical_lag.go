@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/units"
 )
 
@@ -114,3 +115,57 @@ func CatchUpForecast(p measure.Physical) (string, float64) {
 
 // bytesText prints bytes (units.FormatBytes).
 func bytesText(n int64) string { return units.FormatBytes(float64(n)) }
+
+// PhysicalSlot is a physical slot's time to trouble: the WAL it retains
+// on the primary, how fast that grows, and with max_slot_wal_keep_size set
+// when its WAL stops being reserved (safe_wal_size over the growth; a
+// checkpoint then removes it and the standby needs a new base backup).
+type PhysicalSlot struct {
+	Slot          string  `json:"slot"`
+	RetainedBytes int64   `json:"retained_bytes"`
+	WrittenBps    float64 `json:"written_bytes_per_s"`
+	ReleasedBps   float64 `json:"released_bytes_per_s"`
+	GrowthBps     float64 `json:"growth_bytes_per_s"`
+	// SafeBytes is safe_wal_size (-1: NULL, no max_slot_wal_keep_size).
+	SafeBytes int64 `json:"safe_wal_size"`
+	// UnreservedInS is when safe_wal_size runs out at the growth (-1: not
+	// growing, or no limit).
+	UnreservedInS float64 `json:"unreserved_in_s"`
+	Model         string  `json:"model"`
+	Text          string  `json:"text"`
+}
+
+// PhysicalSlotTrouble is the physical path's slot's time to trouble (nil:
+// no slot read twice). Model: linear, safe_wal_size over the WAL written
+// less the WAL the slot released (its restart_lsn's advance, which
+// follows what the standby flushed) over the window.
+func PhysicalSlotTrouble(p measure.Physical) *PhysicalSlot {
+	s := p.Slot
+	if s == nil || s.SpanS <= 0 {
+		return nil
+	}
+	out := &PhysicalSlot{Slot: s.Last.Name, RetainedBytes: max(s.LastCurrent.Sub(s.Last.RestartLSN), 0), SafeBytes: -1, UnreservedInS: -1,
+		WrittenBps:  sample.Advance(s.LastCurrent, s.FirstCurrent) / s.SpanS,
+		ReleasedBps: sample.Advance(s.Last.RestartLSN, s.First.RestartLSN) / s.SpanS,
+		Model:       fmt.Sprintf("linear: safe_wal_size / (WAL written - WAL the slot released) over the window's %s", secs(s.SpanS))}
+	out.GrowthBps = out.WrittenBps - out.ReleasedBps
+	if s.Last.SafeWALSize != nil {
+		out.SafeBytes = max(*s.Last.SafeWALSize, 0)
+	}
+	growing := out.GrowthBps >= StillRate
+	text := fmt.Sprintf("physical slot %q retains %s of WAL", s.Last.Name, bytesText(out.RetainedBytes))
+	switch {
+	case out.SafeBytes == 0:
+		out.UnreservedInS = 0
+		text += ": its WAL is no longer reserved (safe_wal_size 0): the next checkpoint may remove WAL the standby still needs"
+	case out.SafeBytes > 0 && growing:
+		out.UnreservedInS = float64(out.SafeBytes) / out.GrowthBps
+		text += fmt.Sprintf(", growing %s: its WAL stops being reserved in about %s (safe_wal_size %s; %s)", units.FormatRate(out.GrowthBps), secs(out.UnreservedInS), bytesText(out.SafeBytes), out.Model)
+	case growing:
+		text += fmt.Sprintf(", growing %s with no max_slot_wal_keep_size: pg_wal grows until the standby catches up", units.FormatRate(out.GrowthBps))
+	default:
+		text += ", not growing over the window"
+	}
+	out.Text = text
+	return out
+}
