@@ -146,7 +146,7 @@ func verdictEvidence(p measure.Physical, v Verdict) []Evidence {
 		sh := float64(p.SyncRepProbes) / float64(p.PrimaryProbes)
 		ev = append(ev, item(EvSyncRepWaits, fmt.Sprintf("sync_state %s; a backend of the primary waited for it (SyncRep) in %s of the primary's probes", p.Sender.SyncState, pct(sh)), Figures{"probe_share": sh}))
 	}
-	if last != nil && last.ReplayedXactAt != nil && p.Behind() == 0 {
+	if lag, ok := v.LagTime.Seconds.Get(); ok && lag == 0 && last != nil && last.ReplayedXactAt != nil {
 		if age := last.Now.Sub(*last.ReplayedXactAt).Seconds(); age >= replayTimestampNote {
 			ev = append(ev, item(EvReplayTimestamp, fmt.Sprintf("now() - pg_last_xact_replay_timestamp() reads %s, but nothing is left to replay: no transaction committed on the primary since; the lag is 0 s", secs(age)), Figures{"age_s": age}))
 		}

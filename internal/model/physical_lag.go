@@ -48,7 +48,8 @@ func PhysicalLag(p measure.Physical) []StageLag {
 }
 
 // PhysicalLagTime is a physical path's lag in time. Nothing behind is 0 s
-// and 0 bytes. Otherwise, while the primary writes (StillRate or more),
+// and 0 bytes, and so is an idle primary's last few records (IdleLag) on
+// their way. Otherwise, while the primary writes (StillRate or more),
 // the WAL behind divided by its rate: how long ago the primary wrote the
 // oldest WAL not replayed (model: a constant WAL rate; it holds during a
 // stall, when replay stands still and the time columns of
@@ -67,6 +68,12 @@ func PhysicalLagTime(p measure.Physical) LagTime {
 	case behind == 0:
 		lt.Seconds, lt.DrainS = Known(0.0), Known(0.0)
 		lt.Text = "lag in time: 0 s: everything the primary wrote is replayed (whatever now() - pg_last_xact_replay_timestamp() says: an idle primary commits nothing)"
+		return lt
+	case behind <= IdleLag && p.Generated < StillRate:
+		// An idle primary's last records (a running-xacts record every
+		// 15 s) caught between two reads: nothing waits for replay.
+		lt.Seconds, lt.DrainS = Known(0.0), Known(0.0)
+		lt.Text = fmt.Sprintf("lag in time: 0 s: %s behind, an idle primary's last records on their way (under IdleLag; whatever now() - pg_last_xact_replay_timestamp() says)", bytesText(behind))
 		return lt
 	}
 	if p.Replayed >= StillRate {
