@@ -11,6 +11,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/model"
+	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/testkit/labtest"
 )
@@ -120,6 +121,11 @@ func TestIntegrationAnIdlePrimarysStandbyIsCaughtUpAtZeroWhileTheReplayTimestamp
 	if err != nil {
 		t.Fatal(err)
 	}
+	var text strings.Builder
+	if err := report.Text(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the report:\n%s", text.String())
 	if len(rep.Physical) != 1 {
 		t.Fatalf("%d physical paths, want the standby's", len(rep.Physical))
 	}
