@@ -30,15 +30,15 @@ func (o *diagnoseOptions) Validate() error {
 		return err
 	}
 	if o.fromSamples != "" {
-		if o.Publisher != "" || o.Subscriber != "" || o.save != "" {
-			return Usagef("--from-samples re-classifies a saved recording without servers: drop --publisher, --subscriber and --save-samples")
+		if o.Publisher != "" || o.Subscriber != "" || o.Primary != "" || o.Standby != "" || o.save != "" {
+			return Usagef("--from-samples re-classifies a saved recording without servers: drop --publisher, --subscriber, --primary, --standby and --save-samples")
 		}
 		if err := diagnose.ValidateLink(o.Link); err != nil {
 			return Usage(err)
 		}
 		return nil
 	}
-	if o.Publisher == "" {
+	if o.Publisher == "" && !o.Physical() {
 		// libpq convention: PG* variables alone describe the publisher.
 		if os.Getenv("PGHOST") != "" || os.Getenv("PGSERVICE") != "" || os.Getenv("PGDATABASE") != "" {
 			o.Publisher = " "
@@ -59,7 +59,7 @@ func newDiagnoseCmd() *cobra.Command {
 	o := &diagnoseOptions{}
 	c := &cobra.Command{
 		Use:   "diagnose",
-		Short: "Name the bottleneck of a live logical replication pair, with its evidence",
+		Short: "Name the bottleneck of a live logical replication pair or physical standby, with its evidence",
 		Long: `Samples a publisher (and its subscriber) for --duration and names, for each
 logical slot, the stage that limits the drain: the subscriber's apply worker,
 a starved walsender, decoding CPU, WAL reads, the network, disk or lock waits
@@ -79,6 +79,22 @@ a slow link there. It only observes: read-only sessions,
 application_name=lagscope, short statement timeouts. A role with pg_monitor is
 enough on both sides.
 
+A physical standby: --primary and --standby instead (either alone where it can
+say something). Its stages are the primary's walsender, the link, the standby's
+WAL receiver and its startup process, which replays all the WAL alone: the
+verdict names which limits (replay on a full core or starved of one, replay
+waiting on data file reads, a standby query holding replay - its pid, user,
+start and when max_standby_streaming_delay cancels it -, a pause, a
+recovery_min_apply_delay, the WAL receiver's writes, the link, the walsender,
+a synchronous standby holding the primary's commits, or caught up). The lag is
+the WAL behind per stage, in bytes and in time from the WAL rate: 0 when
+everything received is replayed, whatever now() -
+pg_last_xact_replay_timestamp() says on an idle primary; the catch-up forecast
+is that WAL over (replay rate - WAL rate). --standby alone judges the WAL
+receiver and replay; --primary alone lists every standby it feeds, with its
+positions, and judges what the primary sees. --standby must point at a server
+in recovery, --primary at one that is not.
+
 Connection strings are libpq keyword/value strings or URIs; PG* environment
 variables and ~/.pgpass apply. Passwords never appear in the output.
 
@@ -89,7 +105,10 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
   lagscope diagnose --publisher ... --subscriber ... --format html > report.html   # charts, opens offline
   lagscope diagnose --publisher ... --subscriber ... --save-samples run-samples.json
   lagscope diagnose --from-samples run-samples.json --format markdown   # re-classify offline
-  lagscope diagnose --from-samples run-samples.json --no-proc            # as if /proc had been out of reach`,
+  lagscope diagnose --from-samples run-samples.json --no-proc            # as if /proc had been out of reach
+  lagscope diagnose --primary 'host=db1 user=monitor' --standby 'host=db2 user=monitor'   # a physical standby
+  lagscope diagnose --standby 'host=db2 user=monitor' --duration 30s                       # the standby alone
+  lagscope diagnose --primary 'host=db1 user=monitor' --format markdown                    # every standby db1 feeds`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
@@ -98,7 +117,11 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
 			if o.fromSamples != "" {
 				return diagnoseFromSamples(cmd, o)
 			}
-			rep, rec, err := diagnose.Run(cmd.Context(), o.Options)
+			run := diagnose.Run
+			if o.Physical() {
+				run = diagnose.RunPhysical
+			}
+			rep, rec, err := run(cmd.Context(), o.Options)
 			if err != nil {
 				if cmd.Context().Err() != nil {
 					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before enough samples were taken")}
@@ -126,6 +149,8 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
 	f := c.Flags()
 	f.StringVar(&o.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
 	f.StringVar(&o.Subscriber, "subscriber", "", "subscriber connection string; omit for consumers that are not PostgreSQL subscribers")
+	f.StringVar(&o.Primary, "primary", "", "a physical standby's primary (connection string, keyword/value or URI): alone, every standby it feeds")
+	f.StringVar(&o.Standby, "standby", "", "a physical standby (connection string; a server in recovery): alone, its WAL receiver and replay")
 	f.DurationVar(&o.Duration, "duration", 10*time.Second, "how long to sample")
 	f.Float64Var(&o.ProbeHz, "probe-hz", 0, "wait-event probes per second per server (default: 10 where this host's /proc shows the server's processes, which give their CPU and run-queue figures; 20 where it does not)")
 	f.StringVar(&o.Slot, "slot", "", "diagnose only this slot")

@@ -23,7 +23,10 @@ import (
 type Options struct {
 	Publisher  string // DSN (libpq keyword/value or URI; PG* variables apply)
 	Subscriber string // DSN, "" to observe the publisher only
-	Duration   time.Duration
+	// Primary and Standby are a physical standby's servers (DSNs; either
+	// "" when not observed), instead of Publisher and Subscriber.
+	Primary, Standby string
+	Duration         time.Duration
 	// ProbeHz is the wait-event probe rate per server; 0 chooses it per
 	// server (sample.ProcProbeHz where /proc shows its processes,
 	// sample.NoProcProbeHz where it does not).
@@ -52,8 +55,14 @@ type Options struct {
 
 // Validate checks the options.
 func (o Options) Validate() error {
+	if o.Physical() {
+		if err := o.validatePhysical(); err != nil {
+			return err
+		}
+		return o.validateWindow()
+	}
 	if o.Publisher == "" {
-		return errors.New("--publisher is required (a connection string such as 'host=db1 dbname=app' or postgres://db1/app)")
+		return errors.New("--publisher is required (a connection string such as 'host=db1 dbname=app' or postgres://db1/app), or --primary/--standby for a physical standby")
 	}
 	if err := pg.CheckConnString(o.Publisher, "publisher"); err != nil {
 		return err
@@ -63,6 +72,11 @@ func (o Options) Validate() error {
 			return err
 		}
 	}
+	return o.validateWindow()
+}
+
+// validateWindow checks the sampling window's options and the link's rates.
+func (o Options) validateWindow() error {
 	if o.Duration < 2*time.Second {
 		return fmt.Errorf("--duration %s is too short: use at least 2s (default 10s)", o.Duration)
 	}
@@ -142,8 +156,13 @@ func silentAtEnd(rec *sample.Recording) string {
 func (o Options) Connector() sample.Connector {
 	return func(ctx context.Context, side string) (*pg.Conn, error) {
 		dsn := o.Publisher
-		if side == sample.Subscriber {
+		switch side {
+		case sample.Subscriber:
 			dsn = o.Subscriber
+		case string(sample.PrimaryNode):
+			dsn = o.Primary
+		case string(sample.StandbyNode):
+			dsn = o.Standby
 		}
 		return pg.Connect(ctx, dsn, side)
 	}
@@ -226,14 +245,21 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link mode
 		r.Paths = append(r.Paths, p)
 	}
 	sort.Slice(r.Paths, func(i, j int) bool { return r.Paths[i].Slot < r.Paths[j].Slot })
-	for _, g := range rec.Gaps {
-		r.Gaps = append(r.Gaps, fmt.Sprintf("%s not sampled for %.1f s from %s: %s", g.Side, g.To.Sub(g.From).Seconds(), g.From.Format("15:04:05"), g.Cause))
-	}
+	r.Gaps = gapLines(rec)
 	r.Notes = append(r.Notes, readErrorNotes(rec)...)
 	if rec.Server(sample.SubscriberNode) == nil {
 		r.Notes = append(r.Notes, "no --subscriber: the apply side was not observed, so subscriber-side verdicts cannot be given and the publisher-side ones are less certain")
 	}
 	return r
+}
+
+// gapLines are the report's lines of the recording's sampling gaps.
+func gapLines(rec *sample.Recording) []string {
+	var out []string
+	for _, g := range rec.Gaps {
+		out = append(out, fmt.Sprintf("%s not sampled for %.1f s from %s: %s", g.Side, g.To.Sub(g.From).Seconds(), g.From.Format("15:04:05"), g.Cause))
+	}
+	return out
 }
 
 // server describes one observed server in the report; with pg_wait_sampling

@@ -26,6 +26,12 @@ func FromSamples(r io.Reader, slot, subscription string, noProc bool, link model
 	if noProc {
 		rec = rec.WithoutProc()
 	}
+	if IsPhysical(rec) {
+		if slot != "" || subscription != "" {
+			return report.Report{}, fmt.Errorf("--slot and --subscription select a logical path: these samples are a physical standby's")
+		}
+		return BuildPhysical(rec, rec.ProbeHz()), nil
+	}
 	slots, err := recordedSlots(rec, slot, subscription)
 	if err != nil {
 		return report.Report{}, err

@@ -126,3 +126,52 @@ const (
 	// KeyEitherSide: CPU or schema changes on either server.
 	KeyEitherSide RemedyID = "either-side"
 )
+
+// The remedies of a physical standby (physical_texts.go).
+const (
+	// KeyResumeReplay: resume the standby's paused replay
+	// (pg_wal_replay_resume()).
+	KeyResumeReplay RemedyID = "resume-replay"
+	// KeyRemoveApplyDelay: lower or remove recovery_min_apply_delay, when
+	// the delay is not wanted.
+	KeyRemoveApplyDelay RemedyID = "remove-apply-delay"
+	// KeyCancelConflictHolder: cancel the one standby query named that
+	// holds replay back, checked by its pid and backend_start.
+	KeyCancelConflictHolder RemedyID = "cancel-conflict-holder"
+	// KeyBoundStandbyDelay: a bounded max_standby_streaming_delay instead
+	// of -1, so that replay cancels a conflicting query in time.
+	KeyBoundStandbyDelay RemedyID = "bound-standby-delay"
+	// KeyHotStandbyFeedback: hot_standby_feedback, which avoids snapshot
+	// conflicts at the cost of the primary's vacuum.
+	KeyHotStandbyFeedback RemedyID = "hot-standby-feedback"
+	// KeyShorterStandbyQueries: shorter queries on the standby, or running
+	// long reports elsewhere.
+	KeyShorterStandbyQueries RemedyID = "shorter-standby-queries"
+	// KeyReplayFasterCore: a faster CPU core for the standby: replay runs
+	// in one process.
+	KeyReplayFasterCore RemedyID = "replay-faster-core"
+	// KeyFewerWALRecords: less WAL on the primary (fewer indexes, batched
+	// writes), since replay's cost is per record.
+	KeyFewerWALRecords RemedyID = "fewer-wal-records"
+	// KeyStandbyCPU: CPU for the standby, or competing load moved off the
+	// startup process's core.
+	KeyStandbyCPU RemedyID = "standby-cpu"
+	// KeyStandbyMemory: memory for the standby's shared_buffers and page
+	// cache, for the data files replay reads.
+	KeyStandbyMemory RemedyID = "standby-memory"
+	// KeyReplayPrefetch: recovery_prefetch and a higher
+	// maintenance_io_concurrency for read-bound replay (15+).
+	KeyReplayPrefetch RemedyID = "replay-prefetch"
+	// KeyStandbyDisk: faster storage for the standby's data files or
+	// pg_wal.
+	KeyStandbyDisk RemedyID = "standby-disk"
+	// KeyAsyncStandby: the primary's commits not waiting for this standby
+	// (synchronous_standby_names, synchronous_commit), or a faster standby.
+	KeyAsyncStandby RemedyID = "async-standby"
+	// KeyWALCompression: wal_compression on the primary, for a link-bound
+	// physical path (smaller full-page images).
+	KeyWALCompression RemedyID = "wal-compression"
+	// KeyReceiverRunning: start the standby's WAL receiver: fix
+	// primary_conninfo, the primary's reachability or max_wal_senders.
+	KeyReceiverRunning RemedyID = "receiver-running"
+)

@@ -222,4 +222,51 @@ const (
 	// EvTxnWhole: the subscriber receives the transaction whole when it
 	// commits.
 	EvTxnWhole EvidenceKey = "txn-whole"
+	// EvPhysicalRates: a physical path's WAL generated, sent, received
+	// and replayed per second (generated_bytes_per_s, sent_bytes_per_s,
+	// received_bytes_per_s, replayed_bytes_per_s).
+	EvPhysicalRates EvidenceKey = "physical-rates"
+	// EvPhysicalBacklog: the WAL behind at each stage of a physical path
+	// (unsent_bytes, in_flight_bytes, unreplayed_bytes).
+	EvPhysicalBacklog EvidenceKey = "physical-backlog"
+	// EvReplayWaits: the startup process's probes by class: on a CPU,
+	// waiting for WAL, reads, conflicts, pause, delay (cpu, waiting_for_wal,
+	// data_read, wal_read, conflict, paused, apply_delay, probes).
+	EvReplayWaits EvidenceKey = "replay-waits"
+	// EvReplayCPU: the startup process's CPU and run queue from /proc
+	// (cpu_share, runqueue_share).
+	EvReplayCPU EvidenceKey = "replay-cpu"
+	// EvReceiverWaits: the WAL receiver's share of probes waiting for data
+	// and on its own writes and flushes (starved_share, own_wait_share).
+	EvReceiverWaits EvidenceKey = "receiver-waits"
+	// EvPhysWalsender: the physical walsender's figures (utilisation,
+	// blocked_share, starved_share).
+	EvPhysWalsender EvidenceKey = "physical-walsender"
+	// EvReplayPauseState: the standby's replay pause state.
+	EvReplayPauseState EvidenceKey = "replay-pause-state"
+	// EvApplyDelaySetting: recovery_min_apply_delay (delay_s).
+	EvApplyDelaySetting EvidenceKey = "apply-delay-setting"
+	// EvConflictHolder: a standby session holding replay back: its pid,
+	// user, start, what it holds, and when max_standby_streaming_delay
+	// cancels it (pid, held_s, max_delay_s).
+	EvConflictHolder EvidenceKey = "conflict-holder"
+	// EvConflictsCancelled: the standby queries replay cancelled in the
+	// window, by kind (cancelled).
+	EvConflictsCancelled EvidenceKey = "conflicts-cancelled"
+	// EvRecoveryPrefetch: pg_stat_recovery_prefetch over the window
+	// (prefetch, hit, skip_fpw, io_depth).
+	EvRecoveryPrefetch EvidenceKey = "recovery-prefetch"
+	// EvStartupIO: the startup process's reads from pg_stat_io over the
+	// window (reads, hits, read_ms).
+	EvStartupIO EvidenceKey = "startup-io"
+	// EvSyncRepWaits: the standby's sync_state and the share of the
+	// primary's probes with a backend waiting on SyncRep (probe_share).
+	EvSyncRepWaits EvidenceKey = "syncrep-waits"
+	// EvReplayTimestamp: now() - pg_last_xact_replay_timestamp() on the
+	// standby, and why it is not the lag when nothing is left to replay
+	// (age_s).
+	EvReplayTimestamp EvidenceKey = "replay-timestamp"
+	// EvReplayLagColumn: the walsender's replay_lag beside the WAL not
+	// replayed (replay_lag_s, unreplayed_bytes).
+	EvReplayLagColumn EvidenceKey = "replay-lag-column"
 )

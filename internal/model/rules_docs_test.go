@@ -19,6 +19,8 @@ const (
 	rulesEnd      = "<!-- rules: end -->"
 	namesBegin    = "<!-- stage names: begin (from stageNames in internal/model/stagenames.go; go test ./internal/model -run RulesAreDocumented, LAGSCOPE_UPDATE_DOCS=1 rewrites it) -->"
 	namesEnd      = "<!-- stage names: end -->"
+	physBegin     = "<!-- physical rules: begin (from internal/model/physical_rules.go; go test ./internal/model -run RulesAreDocumented, LAGSCOPE_UPDATE_DOCS=1 rewrites it) -->"
+	physEnd       = "<!-- physical rules: end -->"
 	rulesLineHead = "Given by the rules "
 )
 
@@ -26,6 +28,20 @@ const (
 func ruleList() string {
 	var b strings.Builder
 	for i, r := range rules {
+		names := make([]string, len(r.Verdicts))
+		for j, n := range r.Verdicts {
+			names[j] = "`" + string(n) + "`"
+		}
+		fmt.Fprintf(&b, "%d. `%s` → %s: %s\n", i+1, r.ID, strings.Join(names, ", "), r.When)
+	}
+	return b.String()
+}
+
+// physicalRuleList is the physical decision's rule table as a markdown
+// list, in its order.
+func physicalRuleList() string {
+	var b strings.Builder
+	for i, r := range physicalRules {
 		names := make([]string, len(r.Verdicts))
 		for j, n := range r.Verdicts {
 			names[j] = "`" + string(n) + "`"
@@ -54,7 +70,22 @@ func rulesLine(verdict VerdictName) string {
 			ids = append(ids, "`"+r.ID+"`")
 		}
 	}
-	line := rulesLineHead + "(first match wins, in `internal/model/rules.go`): " + strings.Join(ids, ", ")
+	var phys []string
+	for _, r := range physicalRules {
+		if slices.Contains(r.Verdicts, verdict) {
+			phys = append(phys, "`"+r.ID+"`")
+		}
+	}
+	var line string
+	switch {
+	case len(ids) == 0:
+		line = rulesLineHead + "(first match wins, in `internal/model/physical_rules.go`): " + strings.Join(phys, ", ")
+	case len(phys) == 0:
+		line = rulesLineHead + "(first match wins, in `internal/model/rules.go`): " + strings.Join(ids, ", ")
+	default:
+		line = rulesLineHead + "(first match wins, in `internal/model/rules.go`): " + strings.Join(ids, ", ") +
+			"; on a physical standby's path (`internal/model/physical_rules.go`): " + strings.Join(phys, ", ")
+	}
 	var checks []string
 	for _, c := range SpecOf(verdict).Checks {
 		checks = append(checks, fmt.Sprintf("[%s](../checks/%s.md)", c, c))
@@ -84,8 +115,23 @@ func TestTheRulesAreDocumented(t *testing.T) {
 			}
 		}
 	}
+	for _, r := range physicalRules {
+		if ids[r.ID] || r.ID == "" || r.When == "" || r.match == nil || len(r.Verdicts) == 0 {
+			t.Errorf("physical rule %q is listed twice or incomplete", r.ID)
+		}
+		ids[r.ID] = true
+		for _, n := range r.Verdicts {
+			given[n] = true
+			if !slices.Contains(Names(), n) {
+				t.Errorf("physical rule %s gives %s, which the verdict table lacks", r.ID, n)
+			}
+		}
+	}
 	if last := rules[len(rules)-1]; !strings.HasPrefix(last.When, "otherwise") {
 		t.Errorf("the last rule (%s) must always hold and say so (\"otherwise\")", last.ID)
+	}
+	if last := physicalRules[len(physicalRules)-1]; !strings.HasPrefix(last.When, "otherwise") {
+		t.Errorf("the last physical rule (%s) must always hold and say so (\"otherwise\")", last.ID)
 	}
 	for _, n := range Names() {
 		if !given[n] {
@@ -111,7 +157,7 @@ func TestTheRulesAreDocumented(t *testing.T) {
 	}
 	index := filepath.Join(verdictsDir, "README.md")
 	checkDoc(t, index, update, func(doc string) string {
-		return withBlock(withBlock(doc, rulesBegin, rulesEnd, ruleList()), namesBegin, namesEnd, stageNameTable())
+		return withBlock(withBlock(withBlock(doc, rulesBegin, rulesEnd, ruleList()), namesBegin, namesEnd, stageNameTable()), physBegin, physEnd, physicalRuleList())
 	})
 	if b, err := os.ReadFile(index); err == nil {
 		for _, n := range Names() {

@@ -51,6 +51,18 @@ var stageNames = []stageName{
 	{StageParallel, ResourceCPU, SubscriberApplyCPU},
 	{StageParallel, ResourceRunQueue, SubscriberStarved},
 	{StageParallel, ResourceOwnWaits, SubscriberWaits},
+	// A physical standby's stages (physical_rules.go).
+	{StageReceiver, ResourceIO, ReceiverIO},
+	// A WAL receiver on a CPU or starved of one: the limit is named, its
+	// cause is not.
+	{StageReceiver, ResourceCPU, Inconclusive},
+	{StageReceiver, ResourceRunQueue, Inconclusive},
+	{StageReplay, ResourceCPU, ReplayCPU},
+	{StageReplay, ResourceRunQueue, ReplayStarved},
+	{StageReplay, ResourceIO, ReplayReadIO},
+	// Waits that are neither reads nor conflicts (LWLocks): the limit is
+	// named, its cause is not.
+	{StageReplay, ResourceOwnWaits, Inconclusive},
 }
 
 // stageVerdictName is the verdict name of stage limited by resource.

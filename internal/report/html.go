@@ -41,7 +41,11 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return "limit"
 	},
-	"join": strings.Join,
+	"join":       strings.Join,
+	"physLag":    func(p PhysicalPath) string { return p.lagLine() },
+	"physRates":  func(p PhysicalPath) string { return p.ratesLine() },
+	"physSender": func(p PhysicalPath) string { return p.senderLine() },
+	"physStages": func(p PhysicalPath) [][]string { return stageRows(p.Stages) },
 }).Parse(htmlPage))
 
 // htmlPath is one path with its charts drawn.

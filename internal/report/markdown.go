@@ -13,8 +13,12 @@ import (
 // Markdown writes the report for a ticket or a mailing-list post.
 func Markdown(w io.Writer, r Report) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "## lagscope diagnosis\n\n%d path(s), %s, %s. Publisher PostgreSQL %s%s",
-		len(r.Paths), r.Sampled(), r.probeNote(), quote.Escape(r.Publisher.Version), procNote(r.Publisher))
+	if r.physicalReport() {
+		fmt.Fprintf(b, "## lagscope diagnosis\n\n%d path(s), %s, %s. %s", len(r.Physical), r.Sampled(), r.probeNote(), r.physicalServers())
+	} else {
+		fmt.Fprintf(b, "## lagscope diagnosis\n\n%d path(s), %s, %s. Publisher PostgreSQL %s%s",
+			len(r.Paths), r.Sampled(), r.probeNote(), quote.Escape(r.Publisher.Version), procNote(r.Publisher))
+	}
 	if r.Subscriber != nil {
 		fmt.Fprintf(b, ", subscriber PostgreSQL %s%s", quote.Escape(r.Subscriber.Version), procNote(*r.Subscriber))
 	}
@@ -74,6 +78,9 @@ func Markdown(w io.Writer, r Report) error {
 		list(b, "What if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))
 		adviceList(b, "What does not help", p.NotHelps)
 		list(b, "Caveats", p.Caveats)
+	}
+	for _, p := range r.Physical {
+		markdownPhysical(b, p)
 	}
 	list(b, "Sampling gaps", r.Gaps)
 	list(b, "Notes", r.Notes)

@@ -47,12 +47,18 @@ type Report struct {
 	// PositionsS is the time between the first and the last positions
 	// read (the first tick to the last): what the rates and "the window"
 	// of the paths' lines are over; a tick shorter than WindowS.
-	PositionsS float64  `json:"positions_window_s,omitempty"`
-	ProbeHz    float64  `json:"probe_hz"`
-	Publisher  Server   `json:"publisher"`
-	Subscriber *Server  `json:"subscriber,omitempty"`
-	Paths      []Path   `json:"paths"`
-	Gaps       []string `json:"gaps,omitempty"`
+	PositionsS float64 `json:"positions_window_s,omitempty"`
+	ProbeHz    float64 `json:"probe_hz"`
+	Publisher  Server  `json:"publisher"`
+	Subscriber *Server `json:"subscriber,omitempty"`
+	Paths      []Path  `json:"paths"`
+	// Primary and Standby are the servers of a physical standby's report
+	// (diagnose --primary/--standby; nil in a logical one, whose Publisher
+	// is then empty), and Physical its paths: one per standby.
+	Primary  *Server        `json:"primary,omitempty"`
+	Standby  *Server        `json:"standby,omitempty"`
+	Physical []PhysicalPath `json:"physical_paths,omitempty"`
+	Gaps     []string       `json:"gaps,omitempty"`
 	// RebuiltFrom is the file the report was rebuilt from (nil: read live).
 	RebuiltFrom *render.Source `json:"rebuilt_from,omitempty"`
 	Notes       []string       `json:"notes,omitempty"`
@@ -139,6 +145,11 @@ func (p Path) DrainRate() float64 { return max(p.DecodedMBps, p.ConfirmedMBps) *
 // at).
 func (r Report) Finding() bool {
 	for _, p := range r.Paths {
+		if model.IsFinding(p.Name) {
+			return true
+		}
+	}
+	for _, p := range r.Physical {
 		if model.IsFinding(p.Name) {
 			return true
 		}

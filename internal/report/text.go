@@ -17,11 +17,15 @@ const width = 80
 // Text writes the report for a terminal, within 80 columns.
 func Text(w io.Writer, r Report) error {
 	b := &strings.Builder{}
-	wrap(b, "", fmt.Sprintf("lagscope diagnose: %d path(s), %s, %s", len(r.Paths), r.Sampled(), r.probeNote()))
+	wrap(b, "", fmt.Sprintf("lagscope diagnose: %d path(s), %s, %s", len(r.Paths)+len(r.Physical), r.Sampled(), r.probeNote()))
 	if r.RebuiltFrom != nil {
 		wrap(b, "", r.RebuiltFrom.Line())
 	}
-	wrap(b, "", fmt.Sprintf("publisher PostgreSQL %s%s", r.Publisher.Version, procNote(r.Publisher)))
+	if r.physicalReport() {
+		wrap(b, "", r.physicalServers())
+	} else {
+		wrap(b, "", fmt.Sprintf("publisher PostgreSQL %s%s", r.Publisher.Version, procNote(r.Publisher)))
+	}
 	if r.Subscriber != nil {
 		wrap(b, "", fmt.Sprintf("subscriber PostgreSQL %s%s", r.Subscriber.Version, procNote(*r.Subscriber)))
 	}
@@ -80,6 +84,9 @@ func Text(w io.Writer, r Report) error {
 		section(b, "  what if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))
 		adviceSection(b, "  does not help", p.NotHelps)
 		section(b, "  caveats", p.Caveats)
+	}
+	for _, p := range r.Physical {
+		textPhysical(b, p)
 	}
 	for _, g := range r.Gaps {
 		wrap(b, "gap: ", g)

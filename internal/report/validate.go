@@ -7,6 +7,8 @@ import (
 
 var (
 	stageNames = names(model.StageWalsender, model.StageLink, model.StageApply, model.StageParallel)
+	// physStages are a physical path's stages.
+	physStages = names(model.StageWalsender, model.StageLink, model.StageReceiver, model.StageReplay)
 	stageRoles = []string{"", "limit", "next"}
 )
 
@@ -41,6 +43,24 @@ func (r Report) Validate() error {
 			sf := f + "." + valid.At("stages", j)
 			c.OneOf(sf+".stage", string(s.Name), stageNames)
 			c.OneOf(sf+".role", s.Role, stageRoles)
+		}
+	}
+	for i, p := range r.Physical {
+		f := valid.At("physical_paths", i)
+		c.OneOf(f+".verdict", string(p.Name), verdicts)
+		if p.Limit != "" {
+			c.OneOf(f+".limit", string(p.Limit), physStages)
+		}
+		for j, a := range p.Helps {
+			c.Statements(f+"."+valid.At("helps", j)+".run", a.Run)
+		}
+		for j, s := range p.Stages {
+			sf := f + "." + valid.At("stages", j)
+			c.OneOf(sf+".stage", string(s.Name), physStages)
+			c.OneOf(sf+".role", s.Role, stageRoles)
+		}
+		for j, l := range p.LagPerStage {
+			c.OneOf(f+"."+valid.At("lag_per_stage", j)+".stage", string(l.Stage), physStages)
 		}
 	}
 	return c.Err
