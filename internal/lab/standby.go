@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab/cluster"
@@ -79,6 +78,17 @@ type Standby struct {
 	Cascade *cluster.Cluster
 	link    *proxy.Proxy
 	linkDir string
+	// Holder is the standby session holding a snapshot replay conflicts
+	// with (nil = none).
+	Holder *SnapshotHolder
+	// evictor keeps the standby's data out of the page cache (nil = none).
+	evictor *cacheEvictor
+	// paused says the lab paused the standby's replay.
+	paused bool
+	// cycle is how the backlog was built (nil = no catch-up scenario);
+	// watch times the catch-up from the release (nil = not released).
+	cycle *cycleSpec
+	watch *catchUpWatch
 }
 
 // ConnString reaches the lab's database on the standby.
@@ -170,7 +180,8 @@ func waitStreaming(ctx context.Context, upstream *cluster.Cluster, app string, s
 	for {
 		state, err := Query[string](ctx, upstream.ConnString("postgres"),
 			"SELECT coalesce(max(state), '') FROM pg_stat_replication WHERE application_name = '"+app+"'")
-		if err == nil && strings.EqualFold(state, "streaming") {
+		if ok, _ := Query[bool](ctx, upstream.ConnString("postgres"),
+			"SELECT count(*) > 0 FROM pg_stat_replication WHERE state = 'streaming' AND application_name = '"+app+"'"); err == nil && ok {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -183,12 +194,15 @@ func waitStreaming(ctx context.Context, upstream *cluster.Cluster, app string, s
 }
 
 // closePhysical ends what the physical standby holds outside its servers
-// (the lab stops those): its link.
+// (the lab stops those): the snapshot holder, the evictor, the link.
 func (p *Pair) closePhysical() {
 	s := p.physical
 	if s == nil {
 		return
 	}
+	s.releaseSnapshot()
+	s.evictor.stop()
+	s.evictor = nil
 	if s.link != nil {
 		s.link.Close()
 	}
