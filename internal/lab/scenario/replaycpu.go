@@ -8,9 +8,9 @@ import (
 // replayCPU: the standby's startup process replays a released backlog on
 // its full core.
 var replayCPU = Scenario{
-	Recipe: lab.Recipe{Name: "replay-cpu", Summary: "the publisher's physical standby, its table read into its shared_buffers, builds a backlog with replay paused under the 16-client load, then replay is released with the load still running: the startup process replays at full speed on its CPU; the catch-up to the publisher's position at the release is timed",
+	Recipe: lab.Recipe{Name: "replay-cpu", Summary: "the publisher's physical standby, its table read into its shared_buffers, builds a backlog with replay paused under the 16-client load (pgbench on both CPUs) for 3 windows, then the load stops and replay is released: the startup process replays at full speed on its CPU; the catch-up to the publisher's position at the release is timed",
 		Layout: lab.Flat,
-		Steps:  []lab.Step{lab.WithStandby(lab.StandbyOptions{}), lab.WarmStandby, lab.PausedBacklog(1, true), lab.ReleaseReplay},
+		Steps:  []lab.Step{lab.WithStandby(lab.StandbyOptions{}), lab.WarmStandby, lab.PausedBacklog(3, false), lab.ReleaseReplay},
 		Drains: true},
 	Physical: true,
 	Expect: Expect{Verdict: model.ReplayCPU,
@@ -26,7 +26,7 @@ var replayCPU = Scenario{
 				p.add("the startup process was on CPU or in the run queue %.0f%% of the time while replay was behind, with no wait event in %.0f%% of its probes and DataFileRead in %.0f%% (%v); want >= 80%%, >= 60%% and <= 20%%",
 					100*busy, 100*sr.Startup.Share("CPU"), 100*sr.Startup.Share("DataFileRead"), sr.Startup.WaitShares)
 			}
-			checkCaughtUpOnce(&p, sr, 10)
+			checkCaughtUpOnce(&p, sr, 5)
 			checkStandbyData(&p, r)
 			return p
 		}},

@@ -11,7 +11,7 @@ var replayReadIO = Scenario{
 	Recipe: lab.Recipe{Name: "replay-read-io", Summary: "the publisher's physical standby (shared_buffers 16MB) builds a backlog with replay paused under the 16-client load, its table and index files dropped from the page cache every 100 ms; replay is released with the load still running: the startup process reads the pages it changes from the disk; the catch-up is timed",
 		Layout: lab.Flat,
 		Steps: []lab.Step{lab.WithStandby(lab.StandbyOptions{SharedBuffers: "16MB"}), lab.EvictStandbyData,
-			lab.PausedBacklog(0.5, true), lab.ReleaseReplay},
+			lab.PausedBacklog(0.25, true), lab.ReleaseReplay},
 		Drains: true},
 	Physical: true,
 	Expect: Expect{Verdict: model.ReplayReadIO,
@@ -24,7 +24,7 @@ var replayReadIO = Scenario{
 			if io := sr.Startup.Share("DataFileRead", "DataFilePrefetch"); io < 0.4 {
 				p.add("the startup process waited on data file reads in %.0f%% of its probes (%v); want >= 40%%", 100*io, sr.Startup.WaitShares)
 			}
-			checkCaughtUpOnce(&p, sr, 10)
+			checkCaughtUpOnce(&p, sr, 5)
 			checkStandbyData(&p, r)
 			return p
 		}},
