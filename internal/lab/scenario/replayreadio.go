@@ -8,10 +8,10 @@ import (
 // replayReadIO: the standby's startup process waits on data file reads
 // while it replays a released backlog.
 var replayReadIO = Scenario{
-	Recipe: lab.Recipe{Name: "replay-read-io", Summary: "the publisher's physical standby (shared_buffers 16MB) builds a backlog with replay paused under the 16-client load, its table and index files dropped from the page cache every 100 ms; replay is released with the load still running: the startup process reads the pages it changes from the disk; the catch-up is timed",
+	Recipe: lab.Recipe{Name: "replay-read-io", Summary: "the publisher's physical standby (shared_buffers 16MB) builds a backlog with replay paused under the 16-client load for 3/4 of a window, its table and index files dropped from the page cache every 100 ms; replay is released with the load still running: the startup process reads the pages it changes from the disk; the catch-up is timed",
 		Layout: lab.Flat,
 		Steps: []lab.Step{lab.WithStandby(lab.StandbyOptions{SharedBuffers: "16MB"}), lab.EvictStandbyData,
-			lab.PausedBacklog(0.25, true), lab.ReleaseReplay},
+			lab.PausedBacklog(0.75, true), lab.ReleaseReplay},
 		Drains: true},
 	Physical: true,
 	Expect: Expect{Verdict: model.ReplayReadIO,
