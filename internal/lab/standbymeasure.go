@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,8 +43,8 @@ type StandbyResult struct {
 	SyncState string `json:"sync_state"`
 	// Startup is the startup process: its CPU and run-queue shares (/proc)
 	// over the ticks that began with replay behind by more than
-	// behindBytes (all ticks when none did), its wait events over the
-	// window's probes.
+	// behindBytes, its wait events over the probes taken after such a
+	// tick (all ticks and probes when none was).
 	Startup measure.Proc `json:"startup"`
 	// BehindS is the time those ticks cover.
 	BehindS float64 `json:"behind_s"`
@@ -118,13 +119,12 @@ func (p *Pair) measureStandby(ctx context.Context, o RunOptions) (*StandbyResult
 	}
 	pctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	startupWaits, clientWaits := map[string]int{}, map[string]int{}
-	var startupProbes, clientProbes int
+	pr := &probes{startup: map[string]int{}, behind: map[string]int{}, clients: map[string]int{}}
 	var probeErr error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		probeErr = p.probeWaits(pctx, o.ProbeHz, startupWaits, clientWaits, &startupProbes, &clientProbes)
+		probeErr = p.probeWaits(pctx, o.ProbeHz, pr)
 	}()
 	var linkStart linkSnap
 	if s.link != nil {
@@ -140,6 +140,7 @@ func (p *Pair) measureStandby(ctx context.Context, o RunOptions) (*StandbyResult
 			return nil, err
 		}
 		ticks = append(ticks, t)
+		pr.isBehind.Store(t.current.Sub(t.replay) > behindBytes)
 		if time.Now().Add(o.Tick).After(end) {
 			break
 		}
@@ -155,8 +156,13 @@ func (p *Pair) measureStandby(ctx context.Context, o RunOptions) (*StandbyResult
 		return nil, probeErr
 	}
 	r := summariseStandby(ticks)
-	r.Startup.WaitShares, r.Startup.Probes = shares(startupWaits, startupProbes), startupProbes
-	r.Clients.WaitShares, r.Clients.Probes = shares(clientWaits, clientProbes), clientProbes
+	// The startup process's waits while replay was behind, like its CPU
+	// (all probes when it never was).
+	r.Startup.WaitShares, r.Startup.Probes = shares(pr.startup, pr.nStartup), pr.nStartup
+	if pr.nBehind > 0 {
+		r.Startup.WaitShares, r.Startup.Probes = shares(pr.behind, pr.nBehind), pr.nBehind
+	}
+	r.Clients.WaitShares, r.Clients.Probes = shares(pr.clients, pr.nClients), pr.nClients
 	if s.link != nil {
 		r.Link = linkResult(linkStart, linkSnap{at: time.Now(), bytes: s.link.Stats().Downstream}, s.Opts.LinkRate)
 	}
@@ -213,9 +219,17 @@ coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8, -1
 	return t, nil
 }
 
+// probes counts the wait events probed: the startup process's, those of
+// them taken while the last tick had replay behind, the load's sessions'.
+type probes struct {
+	isBehind                    atomic.Bool
+	startup, behind, clients    map[string]int
+	nStartup, nBehind, nClients int
+}
+
 // probeWaits reads the wait events of the standby's startup process and
 // of the load's sessions on the publisher at hz until ctx ends.
-func (p *Pair) probeWaits(ctx context.Context, hz float64, startup, clients map[string]int, nStartup, nClients *int) error {
+func (p *Pair) probeWaits(ctx context.Context, hz float64, pr *probes) error {
 	pub, err := pgx.Connect(ctx, p.Pub.ConnString(Database))
 	if err != nil {
 		return fmt.Errorf("probe: connect to the publisher: %w", err)
@@ -229,12 +243,13 @@ func (p *Pair) probeWaits(ctx context.Context, hz float64, startup, clients map[
 	every := time.Duration(float64(time.Second) / hz)
 	for ctx.Err() == nil {
 		at := time.Now()
+		behind := pr.isBehind.Load()
 		for _, x := range []struct {
 			conn  *pgx.Conn
 			where string
 			into  map[string]int
 			n     *int
-		}{{sb, "backend_type = 'startup'", startup, nStartup}, {pub, "application_name = 'pgbench'", clients, nClients}} {
+		}{{sb, "backend_type = 'startup'", pr.startup, &pr.nStartup}, {pub, "application_name = 'pgbench'", pr.clients, &pr.nClients}} {
 			var evs []string
 			err := queryStandby(ctx, x.conn, "SELECT coalesce(array_agg(coalesce(wait_event, 'CPU')), '{}') FROM pg_stat_activity WHERE "+x.where, &evs)
 			if recoveryCancelled(err) {
@@ -249,6 +264,10 @@ func (p *Pair) probeWaits(ctx context.Context, hz float64, startup, clients map[
 			for _, ev := range evs {
 				x.into[ev]++
 				*x.n++
+				if behind && x.conn == sb {
+					pr.behind[ev]++
+					pr.nBehind++
+				}
 			}
 		}
 		if sleepUntil(ctx, at.Add(every)) != nil {
