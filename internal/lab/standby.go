@@ -136,7 +136,9 @@ func (p *Pair) AddStandby(ctx context.Context, o StandbyOptions, log io.Writer) 
 	}
 	upstream := fmt.Sprintf("%s/.s.PGSQL.%d", p.Pub.SocketDir, p.Pub.Port)
 	var err error
-	if s.link, err = p.startLink(ctx, s.linkDir, upstream, p.Pub.Port, o.LinkRate); err != nil {
+	// Unlimited until the standby (and its cascade) stream: a restart
+	// fetches the standby's last segment again, 16 MB.
+	if s.link, err = p.startLink(ctx, s.linkDir, upstream, p.Pub.Port, 0); err != nil {
 		return nil, fmt.Errorf("start the standby's link: %w", err)
 	}
 	fmt.Fprintf(log, "lab: the publisher gets a physical standby (%s, CPUs %v, slot %s) behind a %s link\n", StandbyApp, o.CPUs, PhysicalSlot, o.LinkRate)
@@ -150,6 +152,7 @@ func (p *Pair) AddStandby(ctx context.Context, o StandbyOptions, log io.Writer) 
 		return nil, err
 	}
 	if !o.Cascade {
+		s.link.SetRate(o.LinkRate)
 		return s, nil
 	}
 	fmt.Fprintf(log, "lab: the standby gets a standby of its own (%s, a cascade)\n", CascadeApp)
@@ -170,6 +173,12 @@ func (p *Pair) AddStandby(ctx context.Context, o StandbyOptions, log io.Writer) 
 	if err = waitStreaming(ctx, s.Server, CascadeApp, s.Cascade); err != nil {
 		return nil, err
 	}
+	// The standby restarted for the copy: it streams again before its link
+	// slows down.
+	if err = waitStreaming(ctx, p.Pub, StandbyApp, s.Server); err != nil {
+		return nil, err
+	}
+	s.link.SetRate(o.LinkRate)
 	return s, nil
 }
 

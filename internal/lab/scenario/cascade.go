@@ -28,8 +28,11 @@ var cascade = Scenario{
 			if c.BehindPrimary < 4<<20 || c.BehindStandby > 2<<20 {
 				p.add("the cascade is %d bytes behind the publisher and %d behind the standby; want the first hop's backlog (>= 4 MB) and the cascade keeping up with the standby (<= 2 MB)", c.BehindPrimary, c.BehindStandby)
 			}
-			if sr.GeneratedMBps < 2*standbyLinkRate/1e6 || sr.ReceivedMBps > 1.3*standbyLinkRate/1e6 {
-				p.add("generated %.2f MB/s, the standby received %.2f MB/s; want the first hop's link limiting", sr.GeneratedMBps, sr.ReceivedMBps)
+			if sr.GeneratedMBps < 2*standbyLinkRate/1e6 || sr.ReceivedMBps > 1.3*standbyLinkRate/1e6 || sr.ReceivedMBps < 0.5*standbyLinkRate/1e6 {
+				p.add("generated %.2f MB/s, the standby received %.2f MB/s; want the first hop's link limiting (the standby receiving about its rate)", sr.GeneratedMBps, sr.ReceivedMBps)
+			}
+			if c.ReplayedMBps < 0.5*sr.ReceivedMBps {
+				p.add("the cascade replayed %.2f MB/s of the %.2f MB/s the standby received; want it keeping up", c.ReplayedMBps, sr.ReceivedMBps)
 			}
 			checkStandbyData(&p, r)
 			return p
