@@ -28,6 +28,7 @@ type labRunOptions struct {
 	noProc   bool   // --no-proc: diagnose without /proc
 	save     string // --save-samples
 	html     bool   // --html
+	cycles   int    // --cycles: catch-ups a physical catch-up scenario times
 }
 
 func (o *labRunOptions) Validate() error {
@@ -39,6 +40,9 @@ func (o *labRunOptions) Validate() error {
 	}
 	if o.noProc && !o.diagnose {
 		return Usagef("--no-proc applies to --diagnose: add --diagnose")
+	}
+	if o.cycles < 1 {
+		return Usagef("--cycles must be at least 1")
 	}
 	if o.html && o.json {
 		return Usagef("--json and --html: choose one")
@@ -75,7 +79,7 @@ Scenarios:
 			if err != nil {
 				return err
 			}
-			ro.Duration, ro.ProbeHz, ro.Verify = o.duration, o.probeHz, !o.noVerify
+			ro.Duration, ro.ProbeHz, ro.Verify, ro.CatchUpCycles = o.duration, o.probeHz, !o.noVerify, o.cycles
 			ro.Log = cmd.ErrOrStderr()
 			var diagRec *sample.Recording
 			if o.diagnose {
@@ -123,6 +127,7 @@ Scenarios:
 	c.Flags().BoolVar(&o.diagnose, "diagnose", false, "also run 'lagscope diagnose' against the pair while the scenario holds")
 	c.Flags().DurationVar(&o.diagDur, "diagnose-duration", 10*time.Second, "sampling window of --diagnose")
 	c.Flags().BoolVar(&o.noProc, "no-proc", false, "run --diagnose without /proc, as against a managed or remote server")
+	c.Flags().IntVar(&o.cycles, "cycles", 1, "catch-ups to time in replay-cpu and replay-read-io (each further one builds the backlog again)")
 	c.Flags().BoolVar(&o.noVerify, "no-verify", false, "skip draining and comparing the data afterwards")
 	c.Flags().StringVar(&o.save, "save-samples", "", "write the raw samples (JSON) to this file: diagnose's with --diagnose, else the lab's own")
 	return c

@@ -112,6 +112,8 @@ type Pair struct {
 	consumer *consumer.Consumer
 	// standby is the subscriber's synchronous standby (nil = none).
 	standby *syncStandby
+	// physical is the publisher's physical standby (nil = none).
+	physical *Standby
 	// readLimit is the publisher's disk-read-limit cgroup, subReadLimit
 	// the subscriber's (nil = none).
 	readLimit, subReadLimit *readLimit
@@ -331,6 +333,7 @@ func (p *Pair) Close() error {
 	}
 	p.liftAll()
 	p.closeStandbyLink()
+	p.closePhysical()
 	if p.Proxy != nil {
 		p.Proxy.Close()
 	}

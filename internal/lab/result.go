@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/sleep"
 
 	"github.com/lagscope/lagscope/internal/measure"
@@ -48,6 +49,10 @@ type Result struct {
 	During any `json:"diagnosis,omitempty"`
 	// Inspected holds what RunOptions.Inspect returned.
 	Inspected any `json:"-"`
+	// Standby is the lab's measurement of the publisher's physical
+	// standby, in a physical scenario (nil = none): the logical fields
+	// then stay zero.
+	Standby *StandbyResult `json:"standby,omitempty"`
 }
 
 // LinkResult is what the proxy measured over the window.
@@ -100,9 +105,9 @@ func linkResult(a, b linkSnap, rate units.ByteRate) *LinkResult {
 	return lr
 }
 
-// verify waits for the subscriber to hold the publisher's data (row count and
-// sum(k) equal) and records the outcome.
-func (r *Result) verify(ctx context.Context, p *Pair, timeout time.Duration, log io.Writer) {
+// verify waits for the subscriber (or the standby: to) to hold the
+// publisher's data (row count and sum(k) equal) and records the outcome.
+func (r *Result) verify(ctx context.Context, p *Pair, to *cluster.Cluster, timeout time.Duration, log io.Writer) {
 	fmt.Fprintf(log, "lab: draining the rest of the backlog and comparing data (up to %s)\n", timeout)
 	deadline := time.Now().Add(timeout)
 	const q = "SELECT count(*) * 1000000007 + coalesce(sum(k), 0) FROM hot"
@@ -113,7 +118,7 @@ func (r *Result) verify(ctx context.Context, p *Pair, timeout time.Duration, log
 	}
 	var got int64
 	for {
-		got, err = Query[int64](ctx, p.Sub.ConnString(Database), q)
+		got, err = Query[int64](ctx, to.ConnString(Database), q)
 		if err == nil && got == want {
 			ok := true
 			r.DataMatches = &ok
@@ -127,5 +132,5 @@ func (r *Result) verify(ctx context.Context, p *Pair, timeout time.Duration, log
 	}
 	ok := false
 	r.DataMatches = &ok
-	r.DataDetail = fmt.Sprintf("subscriber still differs after %s (checksum %d vs %d)", timeout, got, want)
+	r.DataDetail = fmt.Sprintf("%s still differs after %s (checksum %d vs %d)", to.Name, timeout, got, want)
 }

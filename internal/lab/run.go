@@ -29,7 +29,11 @@ type RunOptions struct {
 	// Inspect, if set, runs once the window ends, before the load stops and
 	// the backlog drains; its result is returned in Result.Inspected.
 	Inspect func(ctx context.Context, p *Pair) (any, error)
-	Log     io.Writer
+	// CatchUpCycles is how many catch-ups a physical catch-up scenario
+	// times (0 or 1: the one its steps release; each further one builds
+	// the backlog again after the window).
+	CatchUpCycles int
+	Log           io.Writer
 }
 
 func (o *RunOptions) defaults() {

@@ -29,18 +29,27 @@ func measureScenario(ctx context.Context, p *Pair, s Recipe, o RunOptions) (*Res
 		close(duringDone)
 	}
 	fmt.Fprintf(o.Log, "lab: measuring for %s (positions every %s, wait events at %g Hz)\n", o.Duration, o.Tick, o.ProbeHz)
-	var linkStart linkSnap
-	if p.Proxy != nil {
-		linkStart = snapLink(p)
-	}
-	rec, err := p.sample(ctx, o, s)
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{Scenario: s.Name, Layout: string(s.Layout)}
-	res.fill(rec, p, s, o)
-	if p.Proxy != nil {
-		res.Link = linkResult(linkStart, snapLink(p), p.Opts.LinkRate)
+	var res *Result
+	if p.physical != nil {
+		if res, err = p.measurePhysical(ctx, s, o); err != nil {
+			<-duringDone
+			return nil, err
+		}
+	} else {
+		var linkStart linkSnap
+		if p.Proxy != nil {
+			linkStart = snapLink(p)
+		}
+		rec, err := p.sample(ctx, o, s)
+		if err != nil {
+			<-duringDone
+			return nil, err
+		}
+		res = &Result{Scenario: s.Name, Layout: string(s.Layout)}
+		res.fill(rec, p, s, o)
+		if p.Proxy != nil {
+			res.Link = linkResult(linkStart, snapLink(p), p.Opts.LinkRate)
+		}
 	}
 	<-duringDone
 	if duringErr != nil {
@@ -55,10 +64,17 @@ func measureScenario(ctx context.Context, p *Pair, s Recipe, o RunOptions) (*Res
 	// The window is over: lift what the steps hold, so the backlog drains.
 	load.Stop()
 	load = nil
+	if err := p.timeCatchUps(ctx, res, o); err != nil {
+		return nil, err
+	}
 	p.liftAll()
 	if s.Drains && o.Verify && ctx.Err() == nil {
 		p.liftLimits()
-		res.verify(ctx, p, drainTimeout(o.Duration), o.Log)
+		if p.physical != nil {
+			res.verify(ctx, p, p.physical.Server, drainTimeout(o.Duration), o.Log)
+		} else {
+			res.verify(ctx, p, p.Sub, drainTimeout(o.Duration), o.Log)
+		}
 	}
 	return res, ctx.Err()
 }
@@ -142,4 +158,7 @@ func (p *Pair) liftLimits() {
 	p.limit.lift()
 	p.subReadLimit.lift()
 	p.liftStandbyLink()
+	if p.physical != nil && p.physical.link != nil {
+		p.physical.link.SetRate(0)
+	}
 }

@@ -25,7 +25,10 @@ func TestScenariosAreCompleteAsData(t *testing.T) {
 			}
 			names = append(names, st.Name)
 		}
-		runs := slices.Contains(names, "enable") || slices.Contains(names, "consumer")
+		runs := slices.Contains(names, "enable") || slices.Contains(names, "consumer") || slices.Contains(names, "standby")
+		if s.Physical != (len(names) > 0 && names[0] == "standby") {
+			t.Errorf("%s: Physical %t but steps %v: a physical scenario makes its standby first", s.Name, s.Physical, names)
+		}
 		if !runs && s.Verdict != "stalled" {
 			t.Errorf("%s: steps %v: the path must run (enable or consumer) unless the scenario keeps it disabled", s.Name, names)
 		}

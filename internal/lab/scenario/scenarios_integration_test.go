@@ -122,6 +122,9 @@ func TestIntegrationScenarios(t *testing.T) {
 		}
 		for i := 1; i <= repeats(); i++ {
 			t.Run(fmt.Sprintf("%s/run%d", label, i), func(t *testing.T) {
+				if s.Physical {
+					t.Skipf("%s: %s", label, PhysicalSkip)
+				}
 				if c.OnceBefore18 && labtest.Servers(t).Version.Major < 18 && os.Getenv("LAGSCOPE_TEST_ONCE") != "1" {
 					t.Skipf("%s: before 18 every version says the same (no conflict counters): runs on one (LAGSCOPE_TEST_ONCE=1)", label)
 				}

@@ -1,0 +1,168 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/lagscope/lagscope/internal/lsn"
+	"github.com/lagscope/lagscope/internal/sleep"
+)
+
+// CatchUp is one measured catch-up of the standby from a released
+// backlog: the ground truth of the catch-up forecast.
+type CatchUp struct {
+	// Target is the publisher's position at the release; Backlog the WAL
+	// between the standby's replay position then and Target, bytes.
+	Target       lsn.LSN `json:"target_lsn"`
+	BacklogBytes int64   `json:"backlog_bytes"`
+	// Seconds is the time from the release until the standby replayed
+	// Target (0 with TimedOut).
+	Seconds  float64 `json:"seconds"`
+	TimedOut bool    `json:"timed_out,omitempty"`
+	// PrimaryAtCatchUp is the publisher's position when replay reached
+	// Target.
+	PrimaryAtCatchUp lsn.LSN `json:"primary_lsn_at_catch_up"`
+	// ReplayMBps is the replay rate over the catch-up, WALMBps the
+	// publisher's WAL rate over it; the ...AtStart rates are over the
+	// first catchUpStart after the release (what a forecast made then
+	// sees). MB = 1e6 bytes.
+	ReplayMBps        float64 `json:"replay_mb_per_s"`
+	WALMBps           float64 `json:"wal_mb_per_s"`
+	ReplayMBpsAtStart float64 `json:"replay_mb_per_s_at_start"`
+	WALMBpsAtStart    float64 `json:"wal_mb_per_s_at_start"`
+}
+
+// catchUpStart is the stretch after a release whose rates a forecast made
+// then would see.
+const catchUpStart = 2 * time.Second
+
+// catchUpLimit bounds a catch-up's timing.
+const catchUpLimit = 5 * time.Minute
+
+// catchUpWatch times one catch-up in the background.
+type catchUpWatch struct {
+	res  CatchUp
+	err  error
+	done chan struct{}
+}
+
+// wait returns the catch-up once timed.
+func (w *catchUpWatch) wait(ctx context.Context) (CatchUp, error) {
+	select {
+	case <-w.done:
+		return w.res, w.err
+	case <-ctx.Done():
+		return w.res, ctx.Err()
+	}
+}
+
+// release reads the publisher's position, resumes the standby's replay
+// and times its catch-up to that position in the background.
+func (p *Pair) release(ctx context.Context) (*catchUpWatch, error) {
+	s := p.physical
+	pub, err := pgx.Connect(ctx, p.Pub.ConnString(Database))
+	if err != nil {
+		return nil, fmt.Errorf("connect to the publisher: %w", err)
+	}
+	sb, err := pgx.Connect(ctx, s.ConnString())
+	if err != nil {
+		pub.Close(context.Background())
+		return nil, fmt.Errorf("connect to the standby: %w", err)
+	}
+	closeBoth := func() { pub.Close(context.Background()); sb.Close(context.Background()) }
+	var target, from lsn.LSN
+	if err := pub.QueryRow(ctx, "SELECT pg_current_wal_lsn()").Scan(&target); err != nil {
+		closeBoth()
+		return nil, fmt.Errorf("publisher: %w", err)
+	}
+	if err := queryStandby(ctx, sb, "SELECT pg_last_wal_replay_lsn()", &from); err != nil {
+		closeBoth()
+		return nil, fmt.Errorf("standby: %w", err)
+	}
+	start := time.Now()
+	if _, err := sb.Exec(ctx, "SELECT pg_wal_replay_resume()"); err != nil {
+		closeBoth()
+		return nil, fmt.Errorf("standby: resume replay: %w", err)
+	}
+	s.paused = false
+	w := &catchUpWatch{done: make(chan struct{}), res: CatchUp{Target: target, BacklogBytes: target.Sub(from)}}
+	go func() {
+		defer close(w.done)
+		defer closeBoth()
+		w.err = w.time(ctx, pub, sb, start, from)
+	}()
+	return w, nil
+}
+
+// time polls the standby's replay position until it reaches the target.
+func (w *catchUpWatch) time(ctx context.Context, pub, sb *pgx.Conn, start time.Time, from lsn.LSN) error {
+	r := &w.res
+	primaryFrom := r.Target
+	startRates := false
+	for {
+		var at lsn.LSN
+		if err := queryStandby(ctx, sb, "SELECT pg_last_wal_replay_lsn()", &at); err != nil {
+			return fmt.Errorf("standby: %w", err)
+		}
+		el := time.Since(start)
+		reached := at >= r.Target
+		if (el >= catchUpStart || reached) && !startRates {
+			var cur lsn.LSN
+			if err := pub.QueryRow(ctx, "SELECT pg_current_wal_lsn()").Scan(&cur); err != nil {
+				return fmt.Errorf("publisher: %w", err)
+			}
+			sec := time.Since(start).Seconds()
+			r.ReplayMBpsAtStart = float64(at.Sub(from)) / sec / 1e6
+			r.WALMBpsAtStart = float64(cur.Sub(primaryFrom)) / sec / 1e6
+			startRates = true
+		}
+		if reached {
+			r.Seconds = el.Seconds()
+			var cur lsn.LSN
+			if err := pub.QueryRow(ctx, "SELECT pg_current_wal_lsn()").Scan(&cur); err != nil {
+				return fmt.Errorf("publisher: %w", err)
+			}
+			r.PrimaryAtCatchUp = cur
+			r.ReplayMBps = float64(at.Sub(from)) / r.Seconds / 1e6
+			r.WALMBps = float64(cur.Sub(primaryFrom)) / r.Seconds / 1e6
+			return nil
+		}
+		if el > catchUpLimit {
+			r.TimedOut = true
+			return nil
+		}
+		if err := sleep.For(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// catchUpCycle builds the scenario's backlog again (replay paused, the
+// load for its time) and times another catch-up from its release.
+func (p *Pair) catchUpCycle(ctx context.Context, log io.Writer) (CatchUp, error) {
+	s := p.physical
+	c := s.cycle
+	if err := s.pause(ctx); err != nil {
+		return CatchUp{}, err
+	}
+	fmt.Fprintf(log, "lab: building a replay backlog with replay paused: %d clients for %s\n", c.load.Clients, c.backlog.Round(time.Second))
+	load, err := StartLoad(ctx, p.Pub, c.load)
+	if err != nil {
+		return CatchUp{}, err
+	}
+	defer load.Stop()
+	if err := sleep.For(ctx, c.backlog); err != nil {
+		return CatchUp{}, err
+	}
+	if !c.keep {
+		load.Stop()
+	}
+	w, err := p.release(ctx)
+	if err != nil {
+		return CatchUp{}, err
+	}
+	return w.wait(ctx)
+}
