@@ -53,15 +53,15 @@ var standbySyncCommit = Check{
 		default:
 			return nil // off or local: commits do not wait for a standby
 		}
-		role := fmt.Sprintf("names it (%s %d of its list)", method, num)
+		role := fmt.Sprintf(" (%s %d of its list)", method, num)
 		switch state {
 		case "sync", "quorum":
-			role = fmt.Sprintf("names it, and it is a synchronous standby now (sync_state %s)", state)
+			role = fmt.Sprintf(", a synchronous standby now (sync_state %s)", state)
 		case "potential":
-			role = "names it as a potential synchronous standby (sync_state potential): commits wait for it once a standby before it is gone"
+			role = " as a potential synchronous standby (sync_state potential; commits wait for it once a standby before it is gone)"
 		}
-		found := fmt.Sprintf("synchronous_standby_names = '%s' on the primary %s (application_name %s), with synchronous_commit = %s: each commit there waits %s.",
-			list, role, id(app), commit, waits)
+		found := fmt.Sprintf("synchronous_standby_names = '%s' on the primary names this standby (application_name %s)%s, with synchronous_commit = %s: each commit there waits %s.",
+			list, id(app), role, commit, waits)
 		if lag != nil {
 			found += fmt.Sprintf(" The walsender reports %s now.", lagColumn(commit, *lag))
 		}
