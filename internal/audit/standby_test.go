@@ -1,6 +1,9 @@
 package audit
 
 import (
+	"bytes"
+	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -393,5 +396,49 @@ func TestStandbyOptions(t *testing.T) {
 	}
 	if err := (Options{Publisher: "host=p", Primary: "host=p"}).Validate(); err == nil || !strings.Contains(err.Error(), "give --standby too") {
 		t.Errorf("--primary without --standby: %v", err)
+	}
+}
+
+func TestAStandbyOnlySnapshotRoundTripsAndRenders(t *testing.T) {
+	s := saneStandby()
+	s.Standby.Settings["max_standby_streaming_delay"] = Setting{Value: "-1", Unit: "ms"}
+	s.Standby.ConninfoAppName = "sb1\n\x1b[31mred"
+	s.Primary.Walsenders[0].ApplicationName = s.Standby.ConninfoAppName
+	s.Primary.Settings["synchronous_standby_names"] = Setting{Value: "*"}
+	s.Primary.Settings["synchronous_commit"] = Setting{Value: "remote_apply"}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSnapshots(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("read back: %v", err)
+	}
+	want := Run(s, All)
+	if got := Run(back, All); !reflect.DeepEqual(got, want) {
+		t.Errorf("the checks on the snapshots read back differ:\n%+v\n%+v", got, want)
+	}
+	rep := NewReport(back, Run(back, All))
+	if rep.Standby == nil || rep.Primary == nil || !rep.Problems() {
+		t.Fatalf("report %+v: want the standby and primary servers and a warning", rep)
+	}
+	for format := range Renderers {
+		var out bytes.Buffer
+		if err := Render(&out, rep, format); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "standby-delay-unbounded") || !strings.Contains(out.String(), "standby-sync-commit") || !strings.Contains(out.String(), "16.14") {
+			t.Errorf("%s: the finding or the standby's version is missing", format)
+		}
+		if strings.Contains(out.String(), "\x1b") {
+			t.Errorf("%s: a control character from an application_name reached the output", format)
+		}
+	}
+	var text bytes.Buffer
+	if err := Text(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "standby     PostgreSQL 16.14, database app") || !strings.Contains(text.String(), "primary     PostgreSQL 16.14") {
+		t.Errorf("text header:\n%s", text.String())
 	}
 }
