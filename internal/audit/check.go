@@ -37,6 +37,12 @@ const (
 	PublisherSide  Side = "publisher"
 	SubscriberSide Side = "subscriber"
 	BothSides      Side = "both"
+	// StandbySide is a physical standby (check --standby); such a check may
+	// read its primary (--primary) too, through the sections it needs.
+	StandbySide Side = "standby"
+	// primaryServer is the standby's primary: a server checks read (their
+	// Needs), never a check's Side.
+	primaryServer Side = "primary"
 )
 
 // CheckID names a check: stable, kebab-case, and the name of the check's
@@ -138,21 +144,30 @@ func Run(s Snapshots, checks []Check) []Result {
 // status decides whether c can run on s: not checked (a side or section is
 // missing), not applicable (version, Applies), or "" (run it).
 func (c Check) status(s Snapshots) (Status, string) {
-	needPub := c.Side == PublisherSide || c.Side == BothSides
-	needSub := c.Side == SubscriberSide || c.Side == BothSides
+	need := map[Side]bool{}
+	switch c.Side {
+	case BothSides:
+		need[PublisherSide], need[SubscriberSide] = true, true
+	default:
+		need[c.Side] = true
+	}
 	for _, n := range c.Needs {
-		if n.publisher() {
-			needPub = true
-		} else {
-			needSub = true
-		}
+		need[n.server()] = true
 	}
 	var missing []string
-	if needPub && s.Publisher == nil {
-		missing = append(missing, "--publisher")
-	}
-	if needSub && s.Subscriber == nil {
-		missing = append(missing, "--subscriber")
+	for _, sv := range []struct {
+		side Side
+		flag string
+		read bool
+	}{
+		{PublisherSide, "--publisher", s.Publisher != nil},
+		{SubscriberSide, "--subscriber", s.Subscriber != nil},
+		{StandbySide, "--standby", s.Standby != nil},
+		{primaryServer, "--primary", s.Primary != nil},
+	} {
+		if need[sv.side] && !sv.read {
+			missing = append(missing, sv.flag)
+		}
 	}
 	if len(missing) > 0 {
 		return StatusNotChecked, "needs " + strings.Join(missing, " and ")
@@ -161,6 +176,8 @@ func (c Check) status(s Snapshots) (Status, string) {
 	switch c.Side {
 	case PublisherSide:
 		major, server = s.Publisher.Version.Major, "publisher"
+	case StandbySide:
+		major, server = s.Standby.Version.Major, "standby"
 	default:
 		major, server = s.Subscriber.Version.Major, "subscriber"
 	}
@@ -173,13 +190,7 @@ func (c Check) status(s Snapshots) (Status, string) {
 	}
 	var unreadable []string
 	for _, n := range c.Needs {
-		var why string
-		if s.Publisher != nil {
-			why = s.Publisher.Unreadable[n]
-		}
-		if why == "" && s.Subscriber != nil {
-			why = s.Subscriber.Unreadable[n]
-		}
+		why := s.unreadable(n)
 		if why != "" && !contains(unreadable, why) {
 			unreadable = append(unreadable, why)
 		}
@@ -193,6 +204,30 @@ func (c Check) status(s Snapshots) (Status, string) {
 		}
 	}
 	return "", ""
+}
+
+// unreadable is why section n could not be read ("" when it was, or its
+// server was not given).
+func (s Snapshots) unreadable(n Section) string {
+	switch n.server() {
+	case PublisherSide:
+		if s.Publisher != nil {
+			return s.Publisher.Unreadable[n]
+		}
+	case SubscriberSide:
+		if s.Subscriber != nil {
+			return s.Subscriber.Unreadable[n]
+		}
+	case StandbySide:
+		if s.Standby != nil {
+			return s.Standby.Unreadable[n]
+		}
+	case primaryServer:
+		if s.Primary != nil {
+			return s.Primary.Unreadable[n]
+		}
+	}
+	return ""
 }
 
 // versionRange prints "PostgreSQL 14+", "PostgreSQL 13-15" or "every version".

@@ -1,7 +1,8 @@
 package audit
 
 // All lists every check in the order reports show them: publisher, subscriber,
-// then the ones comparing both sides. Each lives in its own file.
+// the ones comparing both sides, then a physical standby's. Each lives in its
+// own file.
 var All = []Check{
 	// publisher
 	walLevel,
@@ -34,4 +35,13 @@ var All = []Check{
 	// both
 	columnMismatch,
 	replicaIdentityMismatch,
+	// physical standby (and its primary)
+	standbyDelayUnbounded,
+	standbyFeedbackXmin,
+	standbyApplyDelay,
+	standbyWALCompression,
+	standbySlotUnbounded,
+	standbySyncCommit,
+	standbyRecoveryPrefetch,
+	standbyStatusInterval,
 }

@@ -251,28 +251,28 @@ func TestChecksOnHandBuiltSnapshots(t *testing.T) {
 		}, []want{{"failover-safety", Warning, "setting synchronized_standby_slots"}}},
 		{"18: a failover slot synced to a standby that synchronises slots passes", func() Snapshots {
 			return withReadyStandby(withStandbySlot(withVersion(healthy(), 18, 18), true))
-		}, nil},
+		}, []want{feedbackInfo}},
 		{"18: a standby without sync_replication_slots is a warning naming the setting and the missing copy", func() Snapshots {
 			s := withReadyStandby(withStandbySlot(withVersion(healthy(), 18, 18), true))
 			s.Standby.Settings["sync_replication_slots"] = Setting{Value: "off"}
 			return s
-		}, []want{{"failover-safety", Warning, "setting sync_replication_slots (standby)"}}},
+		}, []want{{"failover-safety", Warning, "setting sync_replication_slots (standby)"}, feedbackInfo}},
 		{"18: a failover slot with no copy on the standby is a warning naming the slot", func() Snapshots {
 			s := withReadyStandby(withStandbySlot(withVersion(healthy(), 18, 18), true))
 			s.Standby.Slots = nil
 			return s
-		}, []want{{"failover-safety", Warning, "slot sub1"}}},
+		}, []want{{"failover-safety", Warning, "slot sub1"}, feedbackInfo}},
 		{"18: a copy that is not ready yet is a warning naming the slot", func() Snapshots {
 			s := withReadyStandby(withStandbySlot(withVersion(healthy(), 18, 18), true))
 			s.Standby.Slots[0].Temporary = true
 			return s
-		}, []want{{"failover-safety", Warning, "slot sub1"}}},
+		}, []want{{"failover-safety", Warning, "slot sub1"}, feedbackInfo}},
 		{"18: a standby's primary_conninfo without dbname is a warning", func() Snapshots {
 			s := withReadyStandby(withStandbySlot(withVersion(healthy(), 18, 18), true))
 			no := false
 			s.Standby.ConninfoDBName = &no
 			return s
-		}, []want{{"failover-safety", Warning, "setting primary_conninfo (standby)"}}},
+		}, []want{{"failover-safety", Warning, "setting primary_conninfo (standby)"}, feedbackInfo}},
 		{"16: a standby on a physical slot loses the logical slots in a failover", func() Snapshots {
 			return withStandbySlot(withVersion(healthy(), 16, 16), false)
 		}, []want{{"failover-safety", Warning, "slot sub1"}}},

@@ -12,8 +12,12 @@ import (
 type Options struct {
 	Publisher  string
 	Subscriber string
-	// Standby is a physical standby of the publisher, for failover-safety.
+	// Standby is a physical standby: the standby checks read it, and with
+	// Publisher failover-safety compares it with its primary's slots.
 	Standby string
+	// Primary is the standby's primary: the standby checks that need it
+	// read it (the xmin its feedback holds, its slot, synchronous commit).
+	Primary string
 	// Session, when set, gives an open observing session to read a role
 	// ("publisher", "subscriber") with instead of connecting (diagnose
 	// reads the setup on the sessions it sampled with); nil for a role:
@@ -23,11 +27,11 @@ type Options struct {
 
 // Validate checks the options.
 func (o Options) Validate() error {
-	if o.Publisher == "" && o.Subscriber == "" {
-		return errors.New("--publisher or --subscriber is required (a connection string such as 'host=db1 dbname=app' or postgres://db1/app); give both to check both sides and how they match")
+	if o.Publisher == "" && o.Subscriber == "" && o.Standby == "" {
+		return errors.New("--publisher or --subscriber is required (a connection string such as 'host=db1 dbname=app' or postgres://db1/app); give both to check both sides and how they match, or --standby (and its --primary) to check a physical standby")
 	}
-	if o.Standby != "" && o.Publisher == "" {
-		return errors.New("--standby needs --publisher: the failover check compares the standby's slots with its primary's")
+	if o.Primary != "" && o.Standby == "" {
+		return errors.New("--primary is a physical standby's primary: give --standby too")
 	}
 	return nil
 }
@@ -53,6 +57,17 @@ func Collect(ctx context.Context, o Options) (Snapshots, error) {
 	if o.Standby != "" {
 		if s.Standby, err = readSide(ctx, o.Standby, "standby", o.session("standby"), ReadStandby); err != nil {
 			return s, err
+		}
+		if !s.Standby.InRecovery {
+			return s, errors.New("--standby: the server is not in recovery (pg_is_in_recovery() is false): it is not a standby; give a physical standby's connection string")
+		}
+	}
+	if o.Primary != "" {
+		if s.Primary, err = readSide(ctx, o.Primary, "primary", o.session("primary"), ReadPrimary); err != nil {
+			return s, err
+		}
+		if s.Primary.InRecovery {
+			return s, errors.New("--primary: the server is in recovery: it is a standby itself; give the primary the standby streams from")
 		}
 	}
 	return s, nil

@@ -4,11 +4,12 @@
 // indexes, a slot nobody reads, ...).
 //
 // Reading is separate from deciding. ReadPublisher and ReadSubscriber fill a
-// Publisher and a Subscriber snapshot from the catalogs (one file each, with
+// Publisher and a Subscriber snapshot from the catalogs, ReadStandby and
+// ReadPrimary a physical standby's and its primary's (one file each, with
 // version-specific SQL); a part of the catalogs the role may not read is
 // recorded in the snapshot's Unreadable map ("needs ...") instead of failing.
 // Each check is a pure function over the Snapshots, in its own file
-// (pub_*.go, sub_*.go, both_*.go) beside the constant of its CheckID, and All
+// (pub_*.go, sub_*.go, both_*.go, standby_*.go) beside the constant of its CheckID, and All
 // lists them explicitly: a new check is its file, a line in All and its page
 // in docs/checks/. Run
 // evaluates checks and returns one Result per check: its findings, or "ok",

@@ -15,6 +15,7 @@ const (
 	onPublisher  = "publisher"
 	onSubscriber = "subscriber"
 	onStandby    = "standby"
+	onPrimary    = "primary" // a physical standby's primary (check --primary)
 )
 
 // qname is t's name for a statement.

@@ -70,6 +70,10 @@ var settingNames = []string{
 	"max_parallel_apply_workers_per_subscription", "max_active_replication_origins", "wal_retrieve_retry_interval",
 	// failover (17+): the primary's, and a standby's
 	"synchronized_standby_slots", "sync_replication_slots", "hot_standby_feedback", "primary_slot_name",
+	// a physical standby's, and its primary's (the standby checks)
+	"hot_standby", "max_standby_streaming_delay", "max_standby_archive_delay", "recovery_min_apply_delay",
+	"recovery_prefetch", "wal_receiver_status_interval", "cluster_name", "wal_compression", "full_page_writes",
+	"synchronous_standby_names", "synchronous_commit", "wal_sender_timeout", "block_size",
 }
 
 // readBasics reads now(), the database and the settings.

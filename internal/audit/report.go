@@ -30,7 +30,11 @@ type Report struct {
 	Taken       time.Time `json:"taken"`
 	Publisher   *Server   `json:"publisher,omitempty"`
 	Subscriber  *Server   `json:"subscriber,omitempty"`
-	Summary     Summary   `json:"summary"`
+	// Standby and Primary are the physical standby and its primary
+	// (check --standby, --primary).
+	Standby *Server `json:"standby,omitempty"`
+	Primary *Server `json:"primary,omitempty"`
+	Summary Summary `json:"summary"`
 	// RebuiltFrom is the file the report was rebuilt from (nil: read live).
 	RebuiltFrom *render.Source `json:"rebuilt_from,omitempty"`
 	// Results has one entry per check, in the order of All.
@@ -66,6 +70,15 @@ func NewReport(s Snapshots, results []Result) Report {
 		if r.Taken.IsZero() {
 			r.Taken = sub.Taken
 		}
+	}
+	if sb := s.Standby; sb != nil {
+		r.Standby = &Server{Version: sb.Version.String(), Database: sb.Database}
+		if r.Taken.IsZero() {
+			r.Taken = sb.Taken
+		}
+	}
+	if pr := s.Primary; pr != nil {
+		r.Primary = &Server{Version: pr.Version.String(), Database: pr.Database}
 	}
 	for _, res := range results {
 		switch res.Status {
@@ -161,8 +174,8 @@ func ReadSnapshots(rd io.Reader) (Snapshots, error) {
 	if err := json.NewDecoder(rd).Decode(&s); err != nil {
 		return s, fmt.Errorf("read snapshots: %w (is it a file written by 'lagscope check --save-snapshots'?)", err)
 	}
-	if s.Publisher == nil && s.Subscriber == nil {
-		return s, fmt.Errorf("read snapshots: neither a publisher nor a subscriber snapshot in it")
+	if s.Publisher == nil && s.Subscriber == nil && s.Standby == nil {
+		return s, fmt.Errorf("read snapshots: no publisher, subscriber or standby snapshot in it")
 	}
 	if err := s.Validate(); err != nil {
 		return Snapshots{}, fmt.Errorf("read snapshots: %w", err)

@@ -15,8 +15,12 @@ import (
 type Snapshots struct {
 	Publisher  *Publisher  `json:"publisher,omitempty"`
 	Subscriber *Subscriber `json:"subscriber,omitempty"`
-	// Standby is a physical standby of the publisher (check --standby).
+	// Standby is a physical standby (check --standby): of the publisher
+	// for failover-safety, and the server the standby checks read.
 	Standby *Standby `json:"standby,omitempty"`
+	// Primary is the standby's primary (check --primary): its side of the
+	// standby checks.
+	Primary *Primary `json:"primary,omitempty"`
 }
 
 // Section names a part of a snapshot that is read by one query, so a check
@@ -33,13 +37,18 @@ const (
 	PubTables       Section = "published tables (pg_class, pg_index, pg_attribute)"
 )
 
-// publisher reports whether the section belongs to the publisher snapshot.
-func (s Section) publisher() bool {
+// server is the snapshot the section belongs to: a check's Side, or
+// "primary".
+func (s Section) server() Side {
 	switch s {
 	case PubSettings, PubSlots, PubSlotStats, PubWalsenders, PubPublications, PubTables:
-		return true
+		return PublisherSide
+	case StandbySettings, StandbySlots, StandbyReceiver:
+		return StandbySide
+	case PrimarySettings, PrimarySlots, PrimaryWalsenders, PrimaryWAL:
+		return primaryServer
 	}
-	return false
+	return SubscriberSide
 }
 
 // Sections of the subscriber snapshot.
@@ -83,6 +92,15 @@ type Publisher struct {
 const (
 	StandbySettings Section = "standby settings (pg_settings)"
 	StandbySlots    Section = "standby slots (pg_replication_slots)"
+	StandbyReceiver Section = "standby WAL receiver (pg_stat_wal_receiver)"
+)
+
+// Sections of the primary snapshot (check --primary).
+const (
+	PrimarySettings   Section = "primary settings (pg_settings)"
+	PrimarySlots      Section = "primary slots (pg_replication_slots)"
+	PrimaryWalsenders Section = "primary walsenders (pg_stat_replication)"
+	PrimaryWAL        Section = "primary WAL statistics (pg_stat_wal)"
 )
 
 // Standby is what ReadStandby read from a physical standby of the
@@ -99,8 +117,94 @@ type Standby struct {
 	ConninfoDBName *bool `json:"conninfo_dbname,omitempty"`
 	// Slots are the standby's slots; synced ones are copies of the
 	// primary's failover slots (17+).
-	Slots      []Slot             `json:"slots"`
+	Slots []Slot `json:"slots"`
+	// Database is the database the standby was read in.
+	Database string `json:"database,omitempty"`
+	// ConninfoAppName is the application_name primary_conninfo gives the
+	// WAL receiver ("" when it gives none or could not be read): the name
+	// the primary's pg_stat_replication and synchronous_standby_names know
+	// the standby by. Nothing else of the conninfo is kept.
+	ConninfoAppName string `json:"conninfo_application_name,omitempty"`
+	// Receiver is the WAL receiver's pg_stat_wal_receiver row; nil when no
+	// receiver runs or it was not read.
+	Receiver   *Receiver          `json:"receiver,omitempty"`
 	Unreadable map[Section]string `json:"unreadable,omitempty"`
+}
+
+// ApplicationName is the name the standby's WAL receiver gives the primary:
+// primary_conninfo's application_name, else cluster_name, else
+// "walreceiver" (the receiver's fallback_application_name).
+func (sb *Standby) ApplicationName() string {
+	if sb.ConninfoAppName != "" {
+		return sb.ConninfoAppName
+	}
+	if v := sb.Settings["cluster_name"].Value; v != "" {
+		return v
+	}
+	return "walreceiver"
+}
+
+// SlotName is the primary's slot the standby streams from: the receiver's
+// slot_name, else primary_slot_name ("" for none).
+func (sb *Standby) SlotName() string {
+	if sb.Receiver != nil && sb.Receiver.Slot != "" {
+		return sb.Receiver.Slot
+	}
+	return sb.Settings["primary_slot_name"].Value
+}
+
+// Receiver is the standby's WAL receiver (pg_stat_wal_receiver).
+type Receiver struct {
+	PID        int    `json:"pid"`
+	Status     string `json:"status"` // streaming, starting, waiting, ...
+	SenderHost string `json:"sender_host,omitempty"`
+	SenderPort int    `json:"sender_port,omitempty"`
+	Slot       string `json:"slot,omitempty"`
+}
+
+// Primary is what ReadPrimary read from a physical standby's primary.
+type Primary struct {
+	Version    pgversion.Version `json:"version"`
+	Database   string            `json:"database"`
+	Taken      time.Time         `json:"taken"`
+	InRecovery bool              `json:"in_recovery"`
+	CurrentLSN lsn.LSN           `json:"current_lsn"`
+	Settings   Settings          `json:"settings"`
+	// Slots are all replication slots of the primary.
+	Slots []Slot `json:"slots"`
+	// Walsenders are the rows of pg_stat_replication.
+	Walsenders []Walsender `json:"walsenders"`
+	// WAL is pg_stat_wal (14+); nil when not read.
+	WAL        *WALStats          `json:"wal,omitempty"`
+	Unreadable map[Section]string `json:"unreadable,omitempty"`
+}
+
+// Walsender is one row of the primary's pg_stat_replication.
+type Walsender struct {
+	PID             int    `json:"pid"`
+	ApplicationName string `json:"application_name"`
+	State           string `json:"state"`      // streaming, catchup, backup, ...
+	SyncState       string `json:"sync_state"` // async, potential, sync, quorum
+	// Slot is the slot the walsender streams from ("" for none), and
+	// Logical whether that slot is a logical one.
+	Slot    string `json:"slot,omitempty"`
+	Logical bool   `json:"logical,omitempty"`
+	// XminAge is age(backend_xmin): the xmin the standby's feedback holds
+	// when it streams without a slot; -1 when NULL.
+	XminAge int64 `json:"xmin_age"`
+	// WriteLag, FlushLag and ReplayLag are the lag columns in seconds; nil
+	// when NULL.
+	WriteLag  *float64 `json:"write_lag,omitempty"`
+	FlushLag  *float64 `json:"flush_lag,omitempty"`
+	ReplayLag *float64 `json:"replay_lag,omitempty"`
+}
+
+// WALStats is the primary's pg_stat_wal row: counters since StatsReset.
+type WALStats struct {
+	Records    int64      `json:"wal_records"`
+	FPI        int64      `json:"wal_fpi"`
+	Bytes      int64      `json:"wal_bytes"`
+	StatsReset *time.Time `json:"stats_reset,omitempty"`
 }
 
 // Subscriber is what ReadSubscriber read from the subscriber's database.

@@ -27,6 +27,12 @@ func Text(w io.Writer, r Report) error {
 	if r.Subscriber != nil {
 		wrap(b, "subscriber  ", fmt.Sprintf("PostgreSQL %s, database %s", r.Subscriber.Version, quote.Id(r.Subscriber.Database)))
 	}
+	if r.Standby != nil {
+		wrap(b, "standby     ", fmt.Sprintf("PostgreSQL %s, database %s", r.Standby.Version, quote.Id(r.Standby.Database)))
+	}
+	if r.Primary != nil {
+		wrap(b, "primary     ", fmt.Sprintf("PostgreSQL %s, database %s", r.Primary.Version, quote.Id(r.Primary.Database)))
+	}
 	wrap(b, "", summaryLine(r))
 	for _, f := range r.Findings() {
 		b.WriteString("\n")
@@ -92,6 +98,12 @@ func serversLine(r Report) string {
 	}
 	if r.Subscriber != nil {
 		parts = append(parts, fmt.Sprintf("subscriber PostgreSQL %s (database %s)", quote.Escape(r.Subscriber.Version), quote.Id(r.Subscriber.Database)))
+	}
+	if r.Standby != nil {
+		parts = append(parts, fmt.Sprintf("standby PostgreSQL %s (database %s)", quote.Escape(r.Standby.Version), quote.Id(r.Standby.Database)))
+	}
+	if r.Primary != nil {
+		parts = append(parts, fmt.Sprintf("primary PostgreSQL %s (database %s)", quote.Escape(r.Primary.Version), quote.Id(r.Primary.Database)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -10,7 +10,7 @@ var (
 	slotTypes  = []string{"logical", "physical"}
 	severities = []string{string(Error), string(Warning), string(Info)}
 	statuses   = []string{string(StatusOK), string(StatusFindings), string(StatusNotApplicable), string(StatusNotChecked)}
-	checkSides = []string{string(PublisherSide), string(SubscriberSide), string(BothSides)}
+	checkSides = []string{string(PublisherSide), string(SubscriberSide), string(BothSides), string(StandbySide)}
 )
 
 // checkIDs are the IDs of All.
@@ -78,6 +78,17 @@ func (s Snapshots) Validate() error {
 	}
 	if st := s.Standby; st != nil {
 		slots("standby", st.Slots)
+		c.OptionalName("standby.database", st.Database)
+		if st.Receiver != nil {
+			c.OptionalSlot("standby.receiver.slot", st.Receiver.Slot)
+		}
+	}
+	if pr := s.Primary; pr != nil {
+		c.OptionalName("primary.database", pr.Database)
+		slots("primary", pr.Slots)
+		for i, w := range pr.Walsenders {
+			c.OptionalSlot("primary."+valid.At("walsenders", i)+".slot", w.Slot)
+		}
 	}
 	return c.Err
 }

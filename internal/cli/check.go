@@ -31,13 +31,13 @@ func (o *checkOptions) Validate() error {
 	if o.input != "" && o.snapshots != "" {
 		return Usagef("--input and --from-snapshots exclude each other: --input re-renders a report, --from-snapshots re-runs the checks")
 	}
-	if offline && (o.Publisher != "" || o.Subscriber != "" || o.Standby != "") {
-		return Usagef("--input and --from-snapshots read a file: do not give --publisher, --subscriber or --standby with them")
+	if offline && (o.Publisher != "" || o.Subscriber != "" || o.Standby != "" || o.Primary != "") {
+		return Usagef("--input and --from-snapshots read a file: do not give --publisher, --subscriber, --standby or --primary with them")
 	}
 	if offline {
 		return nil
 	}
-	if o.Publisher == "" && o.Subscriber == "" {
+	if o.Publisher == "" && o.Subscriber == "" && o.Standby == "" {
 		// libpq convention: PG* variables alone describe the publisher.
 		if os.Getenv("PGHOST") != "" || os.Getenv("PGSERVICE") != "" || os.Getenv("PGDATABASE") != "" {
 			o.Publisher = " "
@@ -67,14 +67,22 @@ It only reads catalogs and statistics (read-only sessions, application_name=
 lagscope). A role with pg_monitor is enough; a part of the catalogs the role
 may not read makes the checks that need it "not checked", not the run fail.
 Give both sides to check how they match; either alone runs its own checks.
-Give --standby (a physical standby of the publisher) to check that the
-publisher's logical slots survive a failover to it: its slot synchronisation
-settings and its synced copies of the failover slots (PostgreSQL 17+).
+Give --standby (a physical standby) to check what it designs into its lag:
+replay that a standby query can stall without limit, hot_standby_feedback,
+recovery_min_apply_delay, recovery_prefetch, wal_receiver_status_interval;
+with --primary (its primary) also the xmin its feedback holds there, the
+primary's wal_compression, a physical slot without max_slot_wal_keep_size,
+and synchronous_standby_names coupling the primary's commits to it. With
+--publisher, --standby is a physical standby of the publisher, and the check
+also says whether the publisher's logical slots survive a failover to it: its
+slot synchronisation settings and its synced copies of the failover slots
+(PostgreSQL 17+).
 
 ` + exitCodesHelp(),
 		Example: `  lagscope check --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor'
   lagscope check --publisher postgres://monitor@pub/app --format markdown
   lagscope check --publisher 'host=pub dbname=app user=monitor' --standby 'host=pub-replica dbname=app user=monitor'
+  lagscope check --standby 'host=replica dbname=app user=monitor' --primary 'host=primary dbname=app user=monitor'
   lagscope check --publisher ... --subscriber ... --json > check.json && lagscope check --input check.json
   lagscope check --publisher ... --subscriber ... --save-snapshots snap.json; lagscope check --from-snapshots snap.json`,
 		Args: cobra.NoArgs,
@@ -98,7 +106,8 @@ settings and its synced copies of the failover slots (PostgreSQL 17+).
 	f := c.Flags()
 	f.StringVar(&o.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
 	f.StringVar(&o.Subscriber, "subscriber", "", "subscriber connection string (the database with the subscriptions)")
-	f.StringVar(&o.Standby, "standby", "", "a physical standby of the publisher: is it ready to take over the logical slots (failover-safety, 17+)")
+	f.StringVar(&o.Standby, "standby", "", "a physical standby: its replay, feedback and delay settings (with --publisher also failover-safety, 17+)")
+	f.StringVar(&o.Primary, "primary", "", "the --standby's primary: the xmin its feedback holds, its slot, wal_compression, synchronous commit")
 	f.StringVar(&o.format, "format", "", "output format: text (default), markdown, json or html (one self-contained page)")
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.input, "input", "", "re-render a report saved with --json instead of connecting")

@@ -65,6 +65,10 @@ func TestCheckBadInput(t *testing.T) {
 		{"a missing report file is a usage error", []string{"--input", filepath.Join(t.TempDir(), "none.json")}, "open"},
 		{"a diagnose report is not a check report", []string{"--input", writeFile(t, `{"tool":"lagscope","schema_version":1}`)}, "not a lagscope check report"},
 		{"an unknown flag is a usage error", []string{"--publisherr", "x"}, "unknown flag"},
+		{"--primary without --standby is a usage error", []string{"--publisher", "host=x", "--primary", "host=y"}, "give --standby too"},
+		{"a refused standby connection is one line without the password",
+			[]string{"--standby", "host=127.0.0.1 port=" + closedPort + " user=u password=hunter2 dbname=x"}, "connect to standby"},
+		{"saved snapshots with a primary is a usage error", []string{"--from-snapshots", "b.json", "--primary", "host=x"}, "do not give --publisher, --subscriber, --standby or --primary"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,7 +20,19 @@ var (
 	// publisher's protocol version 4 as well as the subscriber's parallel
 	// apply workers).
 	ParallelApply = Feature{Name: "streaming = parallel", Since: 16}
+
+	// The physical standby's (one server: On). StatWAL is pg_stat_wal
+	// (wal_records, wal_fpi, wal_bytes): 14+. RecoveryPrefetch is
+	// recovery_prefetch and pg_stat_recovery_prefetch: 15+.
+	// IdleSlotTimeout is idle_replication_slot_timeout: 18+.
+	StatWAL          = Feature{Name: "pg_stat_wal", Since: 14}
+	RecoveryPrefetch = Feature{Name: "recovery_prefetch", Since: 15}
+	IdleSlotTimeout  = Feature{Name: "idle_replication_slot_timeout", Since: 18}
 )
+
+// On reports whether one server of major version major has the feature (0,
+// not known, does not rule it out).
+func (f Feature) On(major int) bool { return f.OnBoth(major, 0) }
 
 // OnBoth reports whether a pair whose servers run majors pub and sub has
 // the feature: a side whose major is not known (0) does not rule it out.

@@ -37,7 +37,7 @@ type Statement struct {
 	Withheld string `json:"withheld,omitempty"`
 }
 
-// OnServer returns s to run on server role ("publisher", "subscriber", "standby").
+// OnServer returns s to run on server role ("publisher", "subscriber", "standby", "primary").
 func (s Statement) OnServer(role string) Statement { s.On = role; return s }
 
 // Or returns s as an alternative to the statements before it, chosen when

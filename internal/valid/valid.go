@@ -118,7 +118,7 @@ func Statement(field string, s quote.Statement) error {
 	if err := OneOf(field+".kind", string(s.Kind), []string{string(quote.SQLKind), string(quote.ShellKind)}); err != nil {
 		return err
 	}
-	if err := OneOf(field+".on", s.On, []string{"", "publisher", "subscriber", "standby"}); err != nil {
+	if err := OneOf(field+".on", s.On, []string{"", "publisher", "subscriber", "standby", "primary"}); err != nil {
 		return err
 	}
 	for _, t := range []struct{ name, v string }{{"text", s.Text}, {"note", s.Note}, {"instead", s.Instead}, {"withheld", s.Withheld}} {
