@@ -36,7 +36,7 @@ var flow = []layer{
 	}},
 	{name: "checks: the static audit of a setup", pkgs: []string{"internal/audit"}},
 	{name: "topology: nodes, roles and paths", pkgs: []string{"internal/topology"}},
-	{name: "sample: the recording and the probe loop", pkgs: []string{"internal/sample"}},
+	{name: "sample: the recording and the probe loop", pkgs: []string{"internal/sample", "internal/recorder"}},
 	{name: "measure: pure figures over a recording", pkgs: []string{"internal/measure", "internal/trouble", "internal/conflict"}},
 	{name: "model: everything that decides", pkgs: []string{"internal/model"}},
 	{name: "report: the structured report and its renderers", pkgs: []string{"internal/report"}},
