@@ -10,6 +10,7 @@ func subcommands() []*cobra.Command {
 		newCheckCmd(),
 		newExporterCmd(),
 		newWatchCmd(),
+		newRecordCmd(),
 	}
 	cmds = append(cmds, labCommands()...)
 	return append(cmds,

@@ -309,3 +309,23 @@ func TestResolveFindsTheOnePairsDirectory(t *testing.T) {
 		t.Fatalf("an empty directory: %v", err)
 	}
 }
+
+func TestSizesReadAsTheyPrint(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Size
+	}{{"512MiB", 512 << 20}, {"2GB", 2e9}, {"300 MB", 300e6}, {"1024", 1024}, {"unlimited", -1}, {"1.5GiB", 3 << 29}} {
+		got, err := ParseSize(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("%q: %d %v, want %d", c.in, got, err, c.want)
+		}
+		if back, err := ParseSize(got.String()); err != nil || back != got {
+			t.Errorf("%q prints %q, which reads %d %v", c.in, got.String(), back, err)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1MB", "lots", "5XB"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+}
