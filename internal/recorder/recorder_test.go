@@ -329,3 +329,31 @@ func TestSizesReadAsTheyPrint(t *testing.T) {
 		}
 	}
 }
+
+func TestTimesOfDayAreTheLastBeforeNow(t *testing.T) {
+	now := time.Date(2026, 12, 5, 9, 30, 0, 0, time.UTC)
+	for _, c := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"03:00", time.Date(2026, 12, 5, 3, 0, 0, 0, time.UTC)},
+		{"23:10:05", time.Date(2026, 12, 4, 23, 10, 5, 0, time.UTC)},
+		{"2026-12-01 04:05", time.Date(2026, 12, 1, 4, 5, 0, 0, time.UTC)},
+		{"2026-12-01T04:05:00+01:00", time.Date(2026, 12, 1, 3, 5, 0, 0, time.UTC)},
+	} {
+		got, err := ParseWhen(c.in, now, time.UTC)
+		if err != nil || !got.Equal(c.want) {
+			t.Errorf("%q: %s %v, want %s", c.in, got, err, c.want)
+		}
+	}
+	if _, err := ParseWhen("yesterday", now, time.UTC); err == nil {
+		t.Error("'yesterday' accepted")
+	}
+	from, to, err := ParseBetween("02:50,03:20", now, time.UTC)
+	if err != nil || to.Sub(from) != 30*time.Minute {
+		t.Errorf("02:50,03:20: %s to %s %v", from, to, err)
+	}
+	if _, _, err := ParseBetween("03:20", now, time.UTC); err == nil {
+		t.Error("a single time accepted as --between")
+	}
+}
