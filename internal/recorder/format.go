@@ -27,8 +27,9 @@ const (
 	// read the morning after next.
 	DefaultRetainAge = 48 * time.Hour
 	// DefaultRetainSize bounds a path's recording. Measured on a lab pair
-	// (docs/recording.md): about 6 MB a path-hour while it drains a
-	// backlog, under 2 MB idle; 512 MiB holds more than a day of either.
+	// under load (docs/recorder.md): 2.8 MB a path-hour at 5-s steps, 66
+	// MB a day; 512 MiB holds a week of it, so that the age limit is the
+	// one that binds unless a path's samples are far larger.
 	DefaultRetainSize int64 = 512 << 20
 )
 

@@ -331,6 +331,9 @@ func downCause(d downLine, side string) string {
 			return "not sampled: " + strings.Join(parts, "; ")
 		}
 	}
+	if d.Error != "" && side != "" {
+		return "not sampled: the step failed: " + d.Error
+	}
 	if d.Error != "" {
 		return "not sampled: " + d.Error
 	}

@@ -73,6 +73,9 @@ func write(t *testing.T, o Options, ss []*sample.Recording, setup json.RawMessag
 			t.Fatal(err)
 		}
 	}
+	if st := w.Status(); st.Steps != len(ss) || st.Segments == 0 || st.Bytes == 0 {
+		t.Fatalf("status %+v after %d steps", st, len(ss))
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

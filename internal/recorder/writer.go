@@ -220,6 +220,7 @@ func (w *Writer) rotate(at time.Time) error {
 	w.f = f
 	w.idx.Segments = append(w.idx.Segments, segEntry{File: name})
 	w.cur = &w.idx.Segments[len(w.idx.Segments)-1]
+	w.status.Segments = len(w.idx.Segments)
 	// A new segment reads alone: its head, and the setup current then.
 	w.setup = nil
 	return w.writeMember([]line{{Segment: &segmentHead{Format: FormatVersion, Pair: w.o.Pair, Started: at}}})
