@@ -11,6 +11,7 @@ func subcommands() []*cobra.Command {
 		newExporterCmd(),
 		newWatchCmd(),
 		newRecordCmd(),
+		newTimelineCmd(),
 	}
 	cmds = append(cmds, labCommands()...)
 	return append(cmds,

@@ -41,7 +41,7 @@ var flow = []layer{
 	{name: "model: everything that decides", pkgs: []string{"internal/model"}},
 	{name: "report: the structured report and its renderers", pkgs: []string{"internal/report"}},
 	{name: "pipelines: a window once, or rolling", pkgs: []string{
-		"internal/pipeline", "internal/diagnose", "internal/monitor", "internal/watch", "internal/exporter",
+		"internal/pipeline", "internal/diagnose", "internal/monitor", "internal/watch", "internal/exporter", "internal/timeline",
 	}},
 	{name: "lab: clusters, proxy, scenarios, reproduction, calibration", pkgs: []string{"internal/lab/..."}, apart: true},
 	{name: "test kit: helpers for tests only", pkgs: []string{"internal/testkit/..."}, apart: true},

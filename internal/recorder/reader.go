@@ -206,6 +206,13 @@ func Read(dir string, from, to time.Time) (*sample.Recording, error) {
 	if len(steps) == 0 {
 		return nil, noData(dir, from, to, downs)
 	}
+	return assemble(steps, downs, setups, from, to), nil
+}
+
+// assemble is the window [from, to) of steps (those that overlap it, in
+// order, at least one): joined, cut, its holes marked as gaps, with the
+// setup current at its start.
+func assemble(steps []*sample.Recording, downs []downLine, setups []setupLine, from, to time.Time) *sample.Recording {
 	rec := cut(sample.Merge(steps...), from, to)
 	rec.Gaps = append(rec.Gaps, holes(steps, downs, rec)...)
 	sort.SliceStable(rec.Gaps, func(i, j int) bool { return rec.Gaps[i].From.Before(rec.Gaps[j].From) })
@@ -214,7 +221,77 @@ func Read(dir string, from, to time.Time) (*sample.Recording, error) {
 	} else {
 		rec.SetupError = "the recording holds no setup read for this window"
 	}
-	return rec, nil
+	return rec
+}
+
+// Windows cuts [from, to) of the recording in dir into consecutive
+// windows of width and calls fn with each, in order, reading each segment
+// once: rec is nil for a window with no step (down says why when a failed
+// step said, else ""). It stops at fn's first error.
+func Windows(dir string, from, to time.Time, width time.Duration, fn func(wfrom, wto time.Time, rec *sample.Recording, down string) error) error {
+	if width <= 0 || !to.After(from) {
+		return fmt.Errorf("windows of %s over %s to %s: nothing to cut", width, stamp(from), stamp(to))
+	}
+	segs, err := listSegments(dir)
+	if err != nil {
+		return err
+	}
+	var steps []*sample.Recording
+	var downs []downLine
+	var setups []setupLine
+	next := 0
+	for wf := from; wf.Before(to); wf = wf.Add(width) {
+		wt := minTime(wf.Add(width), to)
+		// Load the segments that may hold samples before wt.
+		for next < len(segs) {
+			if start, ok := segStart(segs[next].File); ok && !start.Before(wt) {
+				break
+			}
+			if overlaps(segs, next, from, to) {
+				seg, err := readSegment(filepath.Join(dir, segs[next].File))
+				if err != nil {
+					return err
+				}
+				steps, downs, setups = append(steps, seg.steps...), append(downs, seg.downs...), append(setups, seg.setups...)
+			}
+			next++
+		}
+		// Drop what ended before this window (keeping the setup current).
+		i := 0
+		for i < len(steps) && !steps[i].End.After(wf) {
+			i++
+		}
+		steps = steps[i:]
+		if len(setups) > 1 {
+			j := 0
+			for j+1 < len(setups) && !setups[j+1].At.After(wf) {
+				j++
+			}
+			setups = setups[j:]
+		}
+		var in []*sample.Recording
+		for _, st := range steps {
+			if st.Start.Before(wt) {
+				in = append(in, st)
+			}
+		}
+		var err error
+		if len(in) == 0 {
+			why := ""
+			for _, d := range downs {
+				if d.To.After(wf) && d.From.Before(wt) {
+					why = downCause(d, "")
+				}
+			}
+			err = fn(wf, wt, nil, why)
+		} else {
+			err = fn(wf, wt, assemble(in, downs, setups, wf, wt), "")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // overlaps says whether segment i of segs may hold samples of [from, to):

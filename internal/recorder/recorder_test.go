@@ -360,3 +360,35 @@ func TestTimesOfDayAreTheLastBeforeNow(t *testing.T) {
 		t.Error("a single time accepted as --between")
 	}
 }
+
+func TestWindowsCutTheRecordingAsReadDoes(t *testing.T) {
+	rec := loadRecording(t, "apply-bound-pg16-diag.json")
+	dir := filepath.Join(t.TempDir(), "rec")
+	ss := append(steps(rec, 2, 0), steps(rec, 2, time.Minute)...)
+	write(t, Options{Dir: dir, SegmentEvery: 3 * time.Second, RetainAge: -1}, ss, rec.Setup)
+	from, to := rec.Start, rec.End.Add(time.Minute)
+	var got, empty int
+	err := Windows(dir, from, to, 5*time.Second, func(wf, wt time.Time, w *sample.Recording, _ string) error {
+		if w == nil {
+			empty++
+			return nil
+		}
+		want, err := Read(dir, wf, wt)
+		if err != nil {
+			return err
+		}
+		a, _ := json.Marshal(w)
+		b, _ := json.Marshal(want)
+		if string(a) != string(b) {
+			t.Errorf("window %s-%s differs from Read's", wf, wt)
+		}
+		got += len(w.Ticks)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != 2*len(rec.Ticks) || empty < 8 {
+		t.Fatalf("windows held %d ticks (want %d) and %d were empty (the minute between: want at least 8)", got, 2*len(rec.Ticks), empty)
+	}
+}
