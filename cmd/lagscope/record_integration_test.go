@@ -285,3 +285,100 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// The exporter's recording of a draining pair gives, over the exporter's
+// last window, the verdict the exporter served live for it, and the
+// timeline names that verdict's incident.
+func TestIntegrationARecordedWindowGetsTheVerdictTheExporterServedLive(t *testing.T) {
+	labtest.Once(t)
+	bin := buildLagscope(t)
+	p := labpair.Up(t, "apply-bound")
+	root := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	const window = 10 * time.Second
+	cmd := exec.Command(bin, "exporter", "--name", "orders", "--listen", addr, "--window", window.String(), "--step", "5s", "--record", root,
+		"--publisher", p.Pub.ConnString(lab.Database), "--subscriber", p.Sub.ConnString(lab.Database))
+	var log syncBuffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// Three full windows, then the live verdict and the end of its window.
+	var live string
+	var end, span float64
+	for start := time.Now(); ; time.Sleep(time.Second) {
+		m := scrapeAll(addr)
+		if m["lagscope_steps_total"] >= 6 {
+			v, e, w, ok := liveVerdict(addr)
+			if ok {
+				live, end, span = v, e, w
+				break
+			}
+		}
+		if time.Since(start) > 90*time.Second {
+			t.Fatalf("the exporter made no 6 steps in 90 s: %v\n%s", m, log.String())
+		}
+	}
+	// The recording holds that step once it is written (just after the
+	// update the metrics show).
+	for start := time.Now(); scrapeAll(addr)["lagscope_recorder_last_step_timestamp_seconds"] < end; time.Sleep(200 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("the step behind the live verdict was not recorded within 10 s:\n%s", log.String())
+		}
+	}
+	to := time.Unix(0, int64(end*1e9))
+	from := to.Add(-time.Duration(span * 1e9))
+	out, _ := exec.Command(bin, "diagnose", "--from-recording", root, "--between",
+		from.UTC().Format(time.RFC3339Nano)+","+to.Add(time.Millisecond).UTC().Format(time.RFC3339Nano)).CombinedOutput()
+	got := strings.Fields(lineWith(string(out), "VERDICT"))
+	if len(got) < 2 || got[1] != live {
+		t.Fatalf("the recorded window %s-%s: %q; the exporter served %s live:\n%s", from.Format("15:04:05.0"), to.Format("15:04:05.0"), lineWith(string(out), "VERDICT"), live, out)
+	}
+	t.Logf("live %s; recorded window %s-%s: %s", live, from.Format("15:04:05.0"), to.Format("15:04:05.0"), lineWith(string(out), "VERDICT"))
+	tl, _ := exec.Command(bin, "timeline", "--from-recording", root, "--window", window.String()).CombinedOutput()
+	if !strings.Contains(string(tl), live) {
+		t.Errorf("the timeline does not name the %s incident:\n%s", live, tl)
+	}
+	t.Logf("timeline:\n%s", tl)
+}
+
+// liveVerdict is the exporter's current verdict of pair orders, when the
+// step behind it ended (Unix seconds) and the length of its window.
+func liveVerdict(addr string) (string, float64, float64, bool) {
+	c := http.Client{Timeout: 5 * time.Second}
+	r, err := c.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return "", 0, 0, false
+	}
+	defer r.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := parser.TextToMetricFamilies(r.Body)
+	if err != nil {
+		return "", 0, 0, false
+	}
+	verdict, end, span := "", 0.0, 0.0
+	for _, name := range []string{"lagscope_verdict", "lagscope_last_step_timestamp_seconds", "lagscope_window_seconds"} {
+		mf, ok := mfs[name]
+		if !ok {
+			return "", 0, 0, false
+		}
+		vec, _ := expfmt.ExtractSamples(&expfmt.DecodeOptions{Timestamp: model.Now()}, mf)
+		for _, s := range vec {
+			switch {
+			case name == "lagscope_verdict" && s.Value == 1:
+				verdict = string(s.Metric["verdict"])
+			case name == "lagscope_last_step_timestamp_seconds":
+				end = float64(s.Value)
+			case name == "lagscope_window_seconds":
+				span = float64(s.Value)
+			}
+		}
+	}
+	return verdict, end, span, verdict != "" && end > 0 && span > 0
+}

@@ -62,6 +62,11 @@ type Writer struct {
 	setup   *setupLine // the setup written last
 	stopped error
 	status  Status
+	// snap is status and stopped as of the last call, for Status and
+	// Stopped: a scrape never waits for a write to the disk.
+	smu     sync.Mutex
+	snap    Status
+	snapErr error
 }
 
 // Status is what a Writer has done: for metrics and a progress line.
@@ -94,6 +99,7 @@ func Open(o Options) (*Writer, error) {
 	}
 	w.idx = index{Format: FormatVersion, Pair: o.Pair, Segments: segs}
 	w.refreshDisk()
+	w.publish()
 	return w, nil
 }
 
@@ -105,6 +111,7 @@ func (w *Writer) Step(step *sample.Recording, setup json.RawMessage, setupErr st
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	defer w.publish()
 	if w.stopped != nil {
 		return w.stopped
 	}
@@ -133,6 +140,7 @@ func (w *Writer) Step(step *sample.Recording, setup json.RawMessage, setupErr st
 func (w *Writer) Down(from, to time.Time, sides map[string]string, stepErr string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	defer w.publish()
 	if w.stopped != nil {
 		return w.stopped
 	}
@@ -147,16 +155,24 @@ func (w *Writer) Down(from, to time.Time, sides map[string]string, stepErr strin
 
 // Stopped is the error that stopped the Writer (nil while it writes).
 func (w *Writer) Stopped() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.stopped
+	w.smu.Lock()
+	defer w.smu.Unlock()
+	return w.snapErr
 }
 
-// Status is what the Writer has written so far.
+// Status is what the Writer has written so far (as of the last call that
+// returned: it does not wait for one writing).
 func (w *Writer) Status() Status {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.status
+	w.smu.Lock()
+	defer w.smu.Unlock()
+	return w.snap
+}
+
+// publish copies the status for Status and Stopped; w.mu is held.
+func (w *Writer) publish() {
+	w.smu.Lock()
+	w.snap, w.snapErr = w.status, w.stopped
+	w.smu.Unlock()
 }
 
 // Close ends the current segment (synced to disk).
