@@ -10,6 +10,8 @@ func subcommands() []*cobra.Command {
 		newCheckCmd(),
 		newExporterCmd(),
 		newWatchCmd(),
+		newRecordCmd(),
+		newTimelineCmd(),
 	}
 	cmds = append(cmds, labCommands()...)
 	return append(cmds,

@@ -21,6 +21,7 @@ type diagnoseOptions struct {
 	json        bool
 	save        string
 	fromSamples string
+	recorded    recordedWindow
 }
 
 // Validate checks flags and picks the output format.
@@ -28,6 +29,18 @@ func (o *diagnoseOptions) Validate() error {
 	var err error
 	if o.format, err = outputFormat(o.format, o.json); err != nil {
 		return err
+	}
+	if o.recorded.dir != "" {
+		if o.Publisher != "" || o.Subscriber != "" || o.Primary != "" || o.Standby != "" || o.save != "" || o.fromSamples != "" {
+			return Usagef("--from-recording classifies a window of a recording without servers: drop --publisher, --subscriber, --primary, --standby, --save-samples and --from-samples")
+		}
+		if err := diagnose.ValidateLink(o.Link); err != nil {
+			return Usage(err)
+		}
+		return o.recorded.Validate()
+	}
+	if o.recorded.at != "" || o.recorded.between != "" {
+		return Usagef("--at and --between pick a window of a recording: give --from-recording DIR")
 	}
 	if o.fromSamples != "" {
 		if o.Publisher != "" || o.Subscriber != "" || o.Primary != "" || o.Standby != "" || o.save != "" {
@@ -108,7 +121,8 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
   lagscope diagnose --from-samples run-samples.json --no-proc            # as if /proc had been out of reach
   lagscope diagnose --primary 'host=db1 user=monitor' --standby 'host=db2 user=monitor'   # a physical standby
   lagscope diagnose --standby 'host=db2 user=monitor' --duration 30s                       # the standby alone
-  lagscope diagnose --primary 'host=db1 user=monitor' --format markdown                    # every standby db1 feeds`,
+  lagscope diagnose --primary 'host=db1 user=monitor' --format markdown                    # every standby db1 feeds
+  lagscope diagnose --from-recording /var/lib/lagscope/rec --at 03:00 --window 1m          # a past window of 'lagscope record'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
@@ -116,6 +130,9 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
 			}
 			if o.fromSamples != "" {
 				return diagnoseFromSamples(cmd, o)
+			}
+			if o.recorded.dir != "" {
+				return diagnoseFromRecording(cmd, o)
 			}
 			run := diagnose.Run
 			if o.Physical() {
@@ -162,6 +179,7 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
 	f.BoolVar(&o.json, "json", false, "same as --format json")
 	f.StringVar(&o.save, "save-samples", "", "also write the raw samples (JSON) to this file")
 	f.StringVar(&o.fromSamples, "from-samples", "", "re-classify samples saved with --save-samples, without servers")
+	o.recorded.flags(f)
 	f.Var(&o.Link.Now, "link-rate", "the link's rate today (100Mbit/s, 12MB/s), for --what-if-link: lagscope measures the WAL it carries, not the bytes on the wire")
 	f.Var(&o.Link.To, "what-if-link", "also predict the drain with a link of this rate where the link limits (with --link-rate): 1Gbit/s, 125MB/s")
 	o.Tick = time.Second

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/exporter"
 	"github.com/lagscope/lagscope/internal/monitor"
+	"github.com/lagscope/lagscope/internal/recorder"
 )
 
 type exporterOptions struct {
@@ -19,6 +20,7 @@ type exporterOptions struct {
 	pair         monitor.Options // the pair given by flags
 	config       string
 	window, step time.Duration
+	recordSize   recorder.Size
 }
 
 // Validate builds the pairs from the flags or the --config file.
@@ -62,6 +64,17 @@ func (o *exporterOptions) Validate() error {
 	}
 	if err := o.Options.Validate(); err != nil {
 		return Usage(err)
+	}
+	if o.Record.Dir != "" {
+		for _, p := range o.Pairs {
+			if _, err := recorder.PathDir(o.Record.Dir, p.Pair); err != nil {
+				return Usagef("--record: %v", err)
+			}
+		}
+		if o.Record.RetainAge < 0 || o.Record.SegmentEvery < 0 {
+			return Usagef("--record-retain-age and --record-segment must be positive")
+		}
+		o.Record.RetainSize = int64(o.recordSize)
 	}
 	return nil
 }
@@ -114,6 +127,12 @@ TLS and basic auth for /metrics come from a Prometheus web config file
 (--web.config.file; https://prometheus.io/docs/prometheus/latest/configuration/https/).
 Grafana dashboard: docs/grafana/lagscope.json; alerts: docs/prometheus/alerts.yml.
 
+--record DIR also writes the samples every step takes to DIR/<pair> (the same
+samples: no second sampler), for 'lagscope diagnose --from-recording' on any
+past window (docs/recorder.md). A write that fails (a full file system) stops
+that pair's recording with one log line and lagscope_recorder_up 0; the
+exporter keeps serving.
+
 Exit codes: 0 stopped by SIGINT/SIGTERM, 2 usage error (bad flag, config or
 listen address), 3 the HTTP server failed.`,
 		Example: `  lagscope exporter --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor'
@@ -149,6 +168,11 @@ listen address), 3 the HTTP server failed.`,
 	f.Float64Var(&o.pair.Diagnose.ProbeHz, "probe-hz", 0, "wait-event probes per second per server (default: 10 where this host's /proc shows the server's processes, which give their CPU and run-queue figures; 20 where it does not)")
 	f.DurationVar(&o.window, "window", monitor.DefaultWindow, "how much of the recent past each verdict weighs")
 	f.DurationVar(&o.step, "step", monitor.DefaultStep, "how often the verdict is re-evaluated (at least 2s, at most --window)")
+	f.StringVar(&o.Record.Dir, "record", "", "also write each step's samples to DIR/<pair> for 'lagscope diagnose --from-recording' (created 0700)")
+	f.DurationVar(&o.Record.RetainAge, "record-retain-age", recorder.DefaultRetainAge, "with --record: remove segments older than this")
+	o.recordSize = recorder.Size(recorder.DefaultRetainSize)
+	f.Var(&o.recordSize, "record-retain-size", "with --record: remove a pair's oldest segments while its recording takes more than this (512MiB, 2GB, unlimited)")
+	f.DurationVar(&o.Record.SegmentEvery, "record-segment", recorder.DefaultSegmentEvery, "with --record: how long one segment covers")
 	return c
 }
 

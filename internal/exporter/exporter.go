@@ -51,6 +51,9 @@ type Options struct {
 	// IdleTimeout closes a kept-alive connection after this long without
 	// a request (0 = DefaultIdleTimeout).
 	IdleTimeout time.Duration
+	// Record, when its Dir is set, writes the samples each step takes to
+	// disk (package recorder), each pair in its own directory.
+	Record Record
 }
 
 // Validate checks the options.
@@ -83,6 +86,15 @@ func Run(ctx context.Context, o Options) error {
 	col := NewCollector(o.Pairs)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(col)
+	var rec *recorders
+	if o.Record.Dir != "" {
+		var err error
+		if rec, err = openRecorders(o.Record, o.Pairs, o.Log); err != nil {
+			return err
+		}
+		defer rec.close()
+		reg.MustRegister(rec)
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", metricsHandler(reg, o.Log))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -122,6 +134,9 @@ func Run(ctx context.Context, o Options) error {
 			for ctx.Err() == nil {
 				watchGroup(ctx, o.Log, pairs, func(u monitor.Update) {
 					col.Update(u)
+					if rec != nil {
+						rec.write(u)
+					}
 					logChanges(o.Log, u, up[u.Pair], subscriber[u.Pair])
 					failing[u.Pair] = logFailure(o.Log, u, failing[u.Pair])
 				})
