@@ -53,7 +53,7 @@ func TestEveryPredictionIsCappedAndFitsTheSetup(t *testing.T) {
 			}
 			drain := p.DrainRate()
 			for _, w := range p.WhatIf {
-				if check := remedy(w.Change).Finding; check != "" && !found[check] {
+				if check := remedy(w.Change).Finding; check != "" && !found[string(check)] {
 					t.Errorf("%s: %s offered without a %s finding for this path", name, w.Change, check)
 				}
 				if n := changedTables(p); strings.HasPrefix(w.Change, "split=") && n < 2 {

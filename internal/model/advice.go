@@ -58,10 +58,6 @@ const (
 	KeySplitSubscriptions RemedyID = "split-subscriptions"
 	// KeyBandwidth: more bandwidth on the link.
 	KeyBandwidth RemedyID = "bandwidth"
-	// KeyDropConstraint: the CHECK constraint that calls a function dropped
-	// on the subscriber (the what-if remedy drop-constraint, and the lab
-	// change of the same name).
-	KeyDropConstraint RemedyID = "drop-constraint"
 )
 
 // Advice is one remedy, one that helps (Verdict.Helps) or one that does

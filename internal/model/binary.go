@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lagscope/lagscope/internal/audit"
 )
 
 // binaryFactor is binary=on's factor on the apply worker. Binary transfer
@@ -22,7 +24,7 @@ func binaryFactor(p Path, st Stage) (float64, string, bool) {
 	switch {
 	case w <= 0 || !st.Known() || st.Utilisation <= 0:
 		return 0, "its gain is the columns' input functions' share of the apply worker's CPU, which shows against the WAL the subscriber writes: that was not read", true
-	case p.Setup.has(checkReplicaTriggers) || p.Setup.has(checkFullIdentityNoIndex):
+	case p.Setup.has(audit.CheckReplicaTriggers) || p.Setup.has(audit.CheckFullIdentityNoIndex):
 		return 0, "the apply worker's CPU beyond the WAL it writes goes to the trigger or the scans of FULL rows too: the input functions' share of it is not known", true
 	}
 	// Busy (CPU and run queue), not Utilisation: binary transfer saves

@@ -18,7 +18,7 @@ const (
 	jsonDoc        = "../../docs/json.md"
 	evidenceBegin  = "<!-- evidence keys: begin (from internal/model/evidencekeys.go; go test ./internal/model -run KeysAreDocumented, LAGSCOPE_UPDATE_DOCS=1 rewrites it) -->"
 	evidenceEnd    = "<!-- evidence keys: end -->"
-	remediesBegin  = "<!-- remedy keys: begin (from internal/model/advice.go and advicekeys.go; go test ./internal/model -run KeysAreDocumented, LAGSCOPE_UPDATE_DOCS=1 rewrites it) -->"
+	remediesBegin  = "<!-- remedy keys: begin (from internal/model/advice.go, advicekeys.go and remedies.go; go test ./internal/model -run KeysAreDocumented, LAGSCOPE_UPDATE_DOCS=1 rewrites it) -->"
 	remediesEnd    = "<!-- remedy keys: end -->"
 	evidenceHeader = "| key | the line states (its figures) |\n|---|---|\n"
 	remedyHeader   = "| key | the remedy |\n|---|---|\n"
@@ -78,7 +78,7 @@ func TestKeysAreDocumented(t *testing.T) {
 	}
 	doc := string(b)
 	evidence, nev := keyTable(t, "EvidenceKey", evidenceHeader, "evidencekeys.go")
-	remedies, nrem := keyTable(t, "RemedyID", remedyHeader, "advice.go", "advicekeys.go")
+	remedies, nrem := keyTable(t, "RemedyID", remedyHeader, "advice.go", "advicekeys.go", "remedies.go")
 	if nev < 50 || nrem < 50 {
 		t.Fatalf("%d evidence keys and %d remedy keys found in the source: the parse missed them", nev, nrem)
 	}

@@ -54,8 +54,8 @@ func PlanPath(p PathFacts, link LinkRates, r SetupRead) Path {
 func RemedyChecks() []string {
 	var out []string
 	for _, r := range Remedies {
-		if r.Finding != "" && !slices.Contains(out, r.Finding) {
-			out = append(out, r.Finding)
+		if r.Finding != "" && !slices.Contains(out, string(r.Finding)) {
+			out = append(out, string(r.Finding))
 		}
 	}
 	return out

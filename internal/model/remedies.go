@@ -4,40 +4,86 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/units"
+)
+
+// The what-if remedies, by the name a prediction and 'lagscope lab whatif
+// --change' give them: each is a row of Remedies, and the lab change of the
+// same name (internal/lab/whatif) names it by its constant. A remedy whose
+// name carries a number is written with its placeholder (=N, =RATE).
+const (
+	// KeyLinkTwice: the link twice as fast (the what-if remedy link=2x).
+	KeyLinkTwice RemedyID = "link=2x"
+	// KeyLinkRate: a link of a given rate, link=8MB/s (the what-if remedy
+	// link=RATE, with --link-rate and --what-if-link).
+	KeyLinkRate RemedyID = "link=RATE"
+	// KeyUnstarveWalsender: a CPU the walsender does not share (the what-if
+	// remedy unstarve-walsender).
+	KeyUnstarveWalsender RemedyID = "unstarve-walsender"
+	// KeyUnstarveApply: a CPU the apply worker does not share (the what-if
+	// remedy unstarve-apply).
+	KeyUnstarveApply RemedyID = "unstarve-apply"
+	// KeyDisableTrigger: the trigger that fires in the apply worker disabled
+	// (the what-if remedy disable-trigger).
+	KeyDisableTrigger RemedyID = "disable-trigger"
+	// KeyDropExtraIndexes: the subscriber's extra indexes dropped (the
+	// what-if remedy drop-extra-indexes).
+	KeyDropExtraIndexes RemedyID = "drop-extra-indexes"
+	// KeyDropConstraint: the CHECK constraint that calls a function dropped
+	// on the subscriber (the what-if remedy drop-constraint, and the lab
+	// change of the same name).
+	KeyDropConstraint RemedyID = "drop-constraint"
+	// KeyIndexForFull: an index the apply worker can use for a REPLICA
+	// IDENTITY FULL table (the what-if remedy index-for-full).
+	KeyIndexForFull RemedyID = "index-for-full"
+	// KeyBinaryOn: binary = true on the subscription, as a what-if remedy
+	// (binary=on; the advice line is binary).
+	KeyBinaryOn RemedyID = "binary=on"
+	// KeyStreamingParallelOn: streaming = parallel for a large transaction,
+	// as a what-if remedy (streaming=parallel; the advice line is
+	// streaming-parallel).
+	KeyStreamingParallelOn RemedyID = "streaming=parallel"
+	// KeySplit: the tables split over N subscriptions (the what-if remedy
+	// split=N, predicted as split=2, split=3, ...).
+	KeySplit RemedyID = "split=N"
 )
 
 // Remedy is one change an operator can make, the stage it changes, and
 // how much faster that stage gets.
 type Remedy struct {
-	// Change is the remedy's name in 'lagscope lab whatif --change'.
-	Change string
+	// Change is the remedy's name in 'lagscope lab whatif --change', its
+	// constant declared above.
+	Change RemedyID
 	// Remedy says what is changed, in the operator's words.
 	Remedy string
 	// Stage is the stage whose capacity the remedy changes.
 	Stage StageName
 	// Finding is the check whose finding for the path's subscription or
 	// tables the remedy needs ("" none): without it, it does not apply.
-	Finding string
-	// atLeast says the factor is a lower bound for this path: the
-	// prediction is "at least" its figure while the changed stage still
-	// limits (nil: never).
-	atLeast func(p Path, st Stage) bool
-	// factor returns the factor on the stage's capacity and the model it
-	// rests on; applies false when the remedy does not apply to this path,
-	// a factor of 0 (with why) when it applies but cannot be predicted from
-	// what was measured.
-	factor func(p Path, st Stage) (f float64, model string, applies bool)
+	Finding audit.CheckID
+	// factor returns the factor on the stage's capacity and what it rests
+	// on (factorOf): its model; applies false when the remedy does not
+	// apply to this path, a factor of 0 (with why) when it applies but
+	// cannot be predicted from what was measured; bound when the factor is
+	// a lower bound for this path (the prediction is "at least" its figure
+	// while the changed stage still limits); the per-row cost sources the
+	// figure puts the apply worker's time beyond the calibrated cost of its
+	// WAL down to (Prediction.Residual; nil: the figure does not rest on
+	// it).
+	factor func(p Path, st Stage) factorOf
 	// others returns the factors the remedy puts on other stages'
 	// capacity, by stage name (nil: unchanged).
 	others func(p Path) map[StageName]float64
 	// label returns the change's name and remedy for this path when they
 	// carry a number (nil: Change and Remedy).
 	label func(p Path) (change, remedy string)
-	// residual names what the figure puts the apply worker's time beyond
-	// the calibrated cost of its WAL down to (Prediction.Residual; nil:
-	// the figure does not rest on it).
-	residual func(p Path, st Stage) []string
+}
+
+// figure is a factor that is never a bound nor rests on a residual, as
+// factorOf.
+func figure(f float64, model string, applies bool) factorOf {
+	return factorOf{f: f, model: model, applies: applies}
 }
 
 // Starved is the run-queue share from which relieving a starved process is
@@ -59,84 +105,70 @@ const minWork = 0.01
 // Remedies lists the remedies the planner knows, in the order a report
 // shows them.
 var Remedies = []Remedy{
-	{Change: LinkTwice, Remedy: "a link twice as fast", Stage: StageLink,
-		factor: func(p Path, _ Stage) (float64, string, bool) {
+	{Change: KeyLinkTwice, Remedy: "a link twice as fast", Stage: StageLink,
+		factor: func(p Path, _ Stage) factorOf {
 			if p.Limit != StageLink {
-				return 0, "", false
+				return factorOf{}
 			}
-			return 2, fmt.Sprintf("the link carried the drain, %s; twice as fast, it carries twice that", units.FormatRate(p.Drain)), true
+			return figure(2, fmt.Sprintf("the link carried the drain, %s; twice as fast, it carries twice that", units.FormatRate(p.Drain)), true)
 		}},
-	{Change: "link=RATE", Remedy: "a faster link", Stage: StageLink,
-		factor: func(p Path, _ Stage) (float64, string, bool) {
+	{Change: KeyLinkRate, Remedy: "a faster link", Stage: StageLink,
+		factor: func(p Path, _ Stage) factorOf {
 			if p.Limit != StageLink || p.Link.Now <= 0 || p.Link.To <= p.Link.Now {
-				return 0, "", false
+				return factorOf{}
 			}
 			f := float64(p.Link.To) / float64(p.Link.Now)
-			return f, fmt.Sprintf("the link carried the drain, %s of WAL, at %s; at %s it carries %.2fx that", units.FormatRate(p.Drain),
-				units.FormatRate(float64(p.Link.Now)), units.FormatRate(float64(p.Link.To)), f), true
+			return figure(f, fmt.Sprintf("the link carried the drain, %s of WAL, at %s; at %s it carries %.2fx that", units.FormatRate(p.Drain),
+				units.FormatRate(float64(p.Link.Now)), units.FormatRate(float64(p.Link.To)), f), true)
 		},
 		label: func(p Path) (string, string) {
 			return LinkChange(p.Link.To), fmt.Sprintf("a link of %s (today %s)", units.FormatRate(float64(p.Link.To)), units.FormatRate(float64(p.Link.Now)))
 		}},
-	{Change: "unstarve-walsender", Remedy: "a CPU the walsender does not share (fewer busy processes on the publisher's cores, or more cores)", Stage: StageWalsender,
-		factor: func(p Path, st Stage) (float64, string, bool) {
-			return unstarve(p, st, "walsender")
+	{Change: KeyUnstarveWalsender, Remedy: "a CPU the walsender does not share (fewer busy processes on the publisher's cores, or more cores)", Stage: StageWalsender,
+		factor: func(p Path, st Stage) factorOf {
+			return figure(unstarve(p, st, "walsender"))
 		},
 		label: func(p Path) (string, string) {
-			return "unstarve-walsender", unstarveRemedy("a CPU the walsender does not share (fewer busy processes on the publisher's cores, or more cores)", "walsender", p.PubLoad)
+			return string(KeyUnstarveWalsender), unstarveRemedy("a CPU the walsender does not share (fewer busy processes on the publisher's cores, or more cores)", "walsender", p.PubLoad)
 		}},
-	{Change: "unstarve-apply", Remedy: "a CPU the apply worker does not share (fewer busy processes on the subscriber's cores, more cores, or a higher CPU limit)", Stage: StageApply,
-		factor: func(p Path, st Stage) (float64, string, bool) {
-			return unstarve(p, st, "apply worker")
+	{Change: KeyUnstarveApply, Remedy: "a CPU the apply worker does not share (fewer busy processes on the subscriber's cores, more cores, or a higher CPU limit)", Stage: StageApply,
+		factor: func(p Path, st Stage) factorOf {
+			return figure(unstarve(p, st, "apply worker"))
 		},
 		label: func(p Path) (string, string) {
-			return "unstarve-apply", unstarveRemedy("a CPU the apply worker does not share (fewer busy processes on the subscriber's cores, more cores, or a higher CPU limit)", "apply worker", p.SubLoad)
+			return string(KeyUnstarveApply), unstarveRemedy("a CPU the apply worker does not share (fewer busy processes on the subscriber's cores, more cores, or a higher CPU limit)", "apply worker", p.SubLoad)
 		}},
 	// Without the trigger the apply worker's work is what it writes
 	// (Calibration.ApplyCostPerWAL); without that figure, a sleeping trigger's sleep
 	// gives a lower bound (triggerFactor).
-	{Change: "disable-trigger", Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: StageApply, Finding: checkReplicaTriggers,
-		factor: func(p Path, st Stage) (float64, string, bool) {
-			t := triggerFactor(p, st)
-			return t.f, t.model, t.applies
-		},
-		atLeast:  func(p Path, st Stage) bool { return triggerFactor(p, st).bound },
-		residual: func(p Path, st Stage) []string { return triggerFactor(p, st).residual }},
-	{Change: "drop-extra-indexes", Remedy: "the subscriber's extra indexes dropped", Stage: StageApply, Finding: checkExtraSubscriberIndex,
-		factor: func(p Path, st Stage) (float64, string, bool) {
-			x := indexFactor(p, st)
-			return x.f, x.model, x.applies
-		},
-		atLeast:  func(p Path, st Stage) bool { return indexFactor(p, st).bound },
-		residual: func(p Path, st Stage) []string { return indexFactor(p, st).residual }},
-	{Change: string(KeyDropConstraint), Remedy: "the CHECK constraint that calls a function dropped on the subscriber (or made cheaper)", Stage: StageApply, Finding: checkApplyRowCosts,
-		factor: func(p Path, st Stage) (float64, string, bool) {
-			x := constraintFactor(p, st)
-			return x.f, x.model, x.applies
-		},
-		residual: func(p Path, st Stage) []string { return constraintFactor(p, st).residual }},
-	{Change: "index-for-full", Remedy: "an index the apply worker can use for the REPLICA IDENTITY FULL table", Stage: StageApply, Finding: checkFullIdentityNoIndex,
-		factor: func(p Path, st Stage) (float64, string, bool) {
+	{Change: KeyDisableTrigger, Remedy: "the trigger that fires in the apply worker disabled (or made cheaper)", Stage: StageApply, Finding: audit.CheckReplicaTriggers,
+		factor: triggerFactor},
+	{Change: KeyDropExtraIndexes, Remedy: "the subscriber's extra indexes dropped", Stage: StageApply, Finding: audit.CheckExtraSubscriberIndexes,
+		factor: indexFactor},
+	{Change: KeyDropConstraint, Remedy: "the CHECK constraint that calls a function dropped on the subscriber (or made cheaper)", Stage: StageApply, Finding: audit.CheckApplyRowCosts,
+		factor: constraintFactor},
+	{Change: KeyIndexForFull, Remedy: "an index the apply worker can use for the REPLICA IDENTITY FULL table", Stage: StageApply, Finding: audit.CheckFullIdentityNoIndex,
+		factor: func(p Path, _ Stage) factorOf {
 			if p.Limit != StageApply {
-				return 0, "", false
+				return factorOf{}
 			}
 			n := p.Setup.RowsReadPerChange
 			if n < 2 {
-				return 0, "the rows each change scans were not read (pg_stat_user_tables on the subscriber)", true
+				return figure(0, "the rows each change scans were not read (pg_stat_user_tables on the subscriber)", true)
 			}
-			return n, fmt.Sprintf("each change scanned %.0f rows; with an index it reads about one", n), true
+			return figure(n, fmt.Sprintf("each change scanned %.0f rows; with an index it reads about one", n), true)
 		}},
-	{Change: "binary=on", Remedy: "binary = true on the subscription (values travel in binary: no type output and input functions)", Stage: StageApply, Finding: checkBinaryTransfer,
-		factor: binaryFactor},
+	{Change: KeyBinaryOn, Remedy: "binary = true on the subscription (values travel in binary: no type output and input functions)", Stage: StageApply, Finding: audit.CheckBinaryTransfer,
+		factor: func(p Path, st Stage) factorOf { return figure(binaryFactor(p, st)) }},
 	// A large transaction sent whole at its commit: streaming = parallel
 	// overlaps its decoding, sending and applying. Offered, not predicted:
 	// a window sees one of them at a time.
-	{Change: "streaming=parallel", Remedy: "streaming = parallel on the subscription (a large transaction is sent while it is decoded and applied by a parallel worker as it arrives)", Stage: StageApply, Finding: checkStreamingOff,
-		factor: func(p Path, _ Stage) (float64, string, bool) {
+	{Change: KeyStreamingParallelOn, Remedy: "streaming = parallel on the subscription (a large transaction is sent while it is decoded and applied by a parallel worker as it arrives)", Stage: StageApply, Finding: audit.CheckStreamingOff,
+		factor: func(p Path, _ Stage) factorOf {
 			if p.Verdict != LargeTransaction || !p.Setup.Parallel {
-				return 0, "", false
+				return factorOf{}
 			}
-			return 0, "its gain is the overlap of decoding and applying the transaction, and the spill to disk it avoids; without streaming this window sees one of them at a time (the walsender decodes it before anything is sent, the apply worker applies it after), so neither's share of the catch-up is known", true
+			return figure(0, "its gain is the overlap of decoding and applying the transaction, and the spill to disk it avoids; without streaming this window sees one of them at a time (the walsender decodes it before anything is sent, the apply worker applies it after), so neither's share of the catch-up is known", true)
 		}},
 	splitRemedy,
 }
@@ -145,13 +177,14 @@ var Remedies = []Remedy{
 // Change, or for a remedy that carries a number ("split=N", "link=RATE")
 // the same with the number ("split=2", "link=8MB/s").
 func (r Remedy) Names(change string) bool {
-	if base, ok := strings.CutSuffix(r.Change, "=N"); ok {
-		return change == r.Change || strings.HasPrefix(change, base+"=")
+	name := string(r.Change)
+	if base, ok := strings.CutSuffix(name, "=N"); ok {
+		return change == name || strings.HasPrefix(change, base+"=")
 	}
-	if base, ok := strings.CutSuffix(r.Change, "=RATE"); ok {
-		return change == r.Change || strings.HasPrefix(change, base+"=") && change != LinkTwice
+	if base, ok := strings.CutSuffix(name, "=RATE"); ok {
+		return change == name || strings.HasPrefix(change, base+"=") && change != string(KeyLinkTwice)
 	}
-	return change == r.Change
+	return change == name
 }
 
 // unstarve is the factor of a process that waited for a CPU: its work
@@ -169,6 +202,3 @@ func unstarve(p Path, st Stage, noun string) (float64, string, bool) {
 
 // LinkChange is the change's name for a link of rate r: "link=8MB/s".
 func LinkChange(r units.ByteRate) string { return "link=" + r.String() }
-
-// LinkTwice is the change of a link twice as fast.
-const LinkTwice = "link=2x"

@@ -21,37 +21,8 @@ const maxSplit = 4
 // largest group's. Every subscription's walsender decodes all the WAL, so
 // the walsender's capacity does not grow, and N walsenders on fewer
 // publisher CPUs share them.
-var splitRemedy = Remedy{Change: "split=N", Remedy: "the tables split over N subscriptions", Stage: StageApply,
-	factor: func(p Path, _ Stage) (float64, string, bool) {
-		if p.Limit != StageApply || p.Setup == nil || len(p.Setup.TableChanges) < 2 {
-			return 0, "", false
-		}
-		n := splitN(p)
-		if n < 2 {
-			if narrowed(p) {
-				return 0, fmt.Sprintf("%s: a second apply worker would share it (apply workers inherit the server's CPUs)", p.ApplyCPUs.on(p.SubCPUs)), true
-			}
-			return 0, "the subscriber has 1 CPU: a second apply worker would share it", true
-		}
-		if th := p.Apply.Throttle; th.Share >= QuotaThrottled {
-			return 0, fmt.Sprintf("the subscriber's CPU limit (cgroup %s) held the apply worker back in %s of its periods: more apply workers would share the same limit", th.Cgroup, units.Percent(th.Share)), true
-		}
-		f := splitFactor(p.Setup.TableChanges, n)
-		model := fmt.Sprintf("%d apply workers on %d cores, the tables grouped by the rows each changed in the window: the busiest subscription gets %.0f%% of them", n, n, 100/f)
-		switch {
-		case p.SubCPUs == 0 && p.ApplyCPUs.N == 0:
-			model += fmt.Sprintf(" (the subscriber's CPUs are not known: this assumes %d free)", n)
-		case narrowed(p):
-			model += fmt.Sprintf(" (%s)", p.ApplyCPUs.on(p.SubCPUs))
-		case p.ApplyCPUs.N == 0:
-			model += fmt.Sprintf(" (the CPUs the apply worker may run on were not read: this assumes the host's %d)", p.SubCPUs)
-		}
-		model += "; each subscription's walsender decodes all the WAL"
-		if p.PubCPUs > 0 && n > p.PubCPUs {
-			model += fmt.Sprintf(", %d of them on the publisher's %d CPUs", n, p.PubCPUs)
-		}
-		return f, model + "; a transaction that spans two subscriptions is no longer applied atomically", true
-	},
+var splitRemedy = Remedy{Change: KeySplit, Remedy: "the tables split over N subscriptions", Stage: StageApply,
+	factor: func(p Path, st Stage) factorOf { return figure(splitEstimate(p, st)) },
 	others: func(p Path) map[StageName]float64 {
 		if n := splitN(p); p.PubCPUs > 0 && n > p.PubCPUs {
 			return map[StageName]float64{StageWalsender: float64(p.PubCPUs) / float64(n)}
@@ -61,10 +32,43 @@ var splitRemedy = Remedy{Change: "split=N", Remedy: "the tables split over N sub
 	label: func(p Path) (string, string) {
 		n := splitN(p)
 		if n < 2 {
-			return "split=N", "the tables split over several subscriptions"
+			return string(KeySplit), "the tables split over several subscriptions"
 		}
 		return fmt.Sprintf("split=%d", n), fmt.Sprintf("the tables split over %d subscriptions", n)
 	},
+}
+
+// splitEstimate is the split's factor on the apply stage and its model
+// (Remedy.factor, as figure takes them).
+func splitEstimate(p Path, _ Stage) (float64, string, bool) {
+	if p.Limit != StageApply || p.Setup == nil || len(p.Setup.TableChanges) < 2 {
+		return 0, "", false
+	}
+	n := splitN(p)
+	if n < 2 {
+		if narrowed(p) {
+			return 0, fmt.Sprintf("%s: a second apply worker would share it (apply workers inherit the server's CPUs)", p.ApplyCPUs.on(p.SubCPUs)), true
+		}
+		return 0, "the subscriber has 1 CPU: a second apply worker would share it", true
+	}
+	if th := p.Apply.Throttle; th.Share >= QuotaThrottled {
+		return 0, fmt.Sprintf("the subscriber's CPU limit (cgroup %s) held the apply worker back in %s of its periods: more apply workers would share the same limit", th.Cgroup, units.Percent(th.Share)), true
+	}
+	f := splitFactor(p.Setup.TableChanges, n)
+	model := fmt.Sprintf("%d apply workers on %d cores, the tables grouped by the rows each changed in the window: the busiest subscription gets %.0f%% of them", n, n, 100/f)
+	switch {
+	case p.SubCPUs == 0 && p.ApplyCPUs.N == 0:
+		model += fmt.Sprintf(" (the subscriber's CPUs are not known: this assumes %d free)", n)
+	case narrowed(p):
+		model += fmt.Sprintf(" (%s)", p.ApplyCPUs.on(p.SubCPUs))
+	case p.ApplyCPUs.N == 0:
+		model += fmt.Sprintf(" (the CPUs the apply worker may run on were not read: this assumes the host's %d)", p.SubCPUs)
+	}
+	model += "; each subscription's walsender decodes all the WAL"
+	if p.PubCPUs > 0 && n > p.PubCPUs {
+		model += fmt.Sprintf(", %d of them on the publisher's %d CPUs", n, p.PubCPUs)
+	}
+	return f, model + "; a transaction that spans two subscriptions is no longer applied atomically", true
 }
 
 // splitN is how many subscriptions the tables are split into: one a table

@@ -7,8 +7,8 @@ import (
 	"github.com/lagscope/lagscope/internal/units"
 )
 
-// factorOf is a remedy's factor on a stage with what it rests on: f and
-// model as Remedy.factor returns them, bound as Remedy.atLeast, and the
+// factorOf is a remedy's factor on a stage with what it rests on
+// (Remedy.factor): f and model, applies, bound (a lower bound), and the
 // per-row cost sources the figure puts the apply worker's residual time
 // down to (Prediction.Residual; nil: none).
 type factorOf struct {

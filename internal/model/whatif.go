@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 
+	"github.com/lagscope/lagscope/internal/audit"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -80,7 +81,7 @@ type RemedySetup struct {
 }
 
 // has says the setup was read and check found something for the path.
-func (s *RemedySetup) has(check string) bool { return s != nil && s.Found[check] }
+func (s *RemedySetup) has(check audit.CheckID) bool { return s != nil && s.Found[string(check)] }
 
 // Prediction is what one remedy is predicted to buy.
 type Prediction struct {
@@ -137,11 +138,12 @@ func Plan(p Path) []Prediction {
 		if !ok || r.Finding != "" && !p.Setup.has(r.Finding) {
 			continue
 		}
-		f, model, applies := r.factor(p, st)
-		if !applies {
+		x := r.factor(p, st)
+		f, model := x.f, x.model
+		if !x.applies {
 			continue
 		}
-		pr := Prediction{Change: r.Change, Remedy: r.Remedy, Model: model}
+		pr := Prediction{Change: string(r.Change), Remedy: r.Remedy, Model: model}
 		if r.label != nil {
 			pr.Change, pr.Remedy = r.label(p)
 		}
@@ -152,9 +154,7 @@ func Plan(p Path) []Prediction {
 		}
 		pr.Factor = f
 		pr.Drain, pr.LimitedBy = capacity(p, st)*f, st.Name
-		if r.residual != nil {
-			pr.Residual = r.residual(p, st)
-		}
+		pr.Residual = x.residual
 		var others map[StageName]float64
 		if r.others != nil {
 			others = r.others(p)
@@ -185,7 +185,7 @@ func Plan(p Path) []Prediction {
 		if l, ok := stage(p, StageLink); ok && st.Name != StageLink && !l.Known() {
 			pr.Model += "; the link's capacity is not measured"
 		}
-		pr.AtLeast = r.atLeast != nil && r.atLeast(p, st) && pr.LimitedBy == st.Name
+		pr.AtLeast = x.bound && pr.LimitedBy == st.Name
 		pr.Speedup = pr.Drain / p.Drain
 		pr.CatchUpS = catchUp(p, pr.Drain)
 		out = append(out, pr)

@@ -263,7 +263,7 @@ func TestAFasterLinkOfAGivenRateIsCappedByTheNextLimit(t *testing.T) {
 	if got := changes(Plan(in)); len(got) != 1 {
 		t.Errorf("predicted %v without today's rate: want link=2x alone", got)
 	}
-	if !Remedies[1].Names("link=100Mbps") || Remedies[1].Names(LinkTwice) {
+	if !Remedies[1].Names("link=100Mbps") || Remedies[1].Names(string(KeyLinkTwice)) {
 		t.Error("link=RATE names link=100Mbps and not link=2x")
 	}
 }

@@ -16,7 +16,7 @@ var applyBound = Scenario{
 		// outlasts the window and drains sooner afterwards.
 		Steps:      []lab.Step{lab.Backlog(1.2), lab.Enable},
 		UntilBelow: lab.DrainedMB, Drains: true},
-	Expect: Expect{Verdict: model.SubscriberApplyCPU, Recorded: "3 extra indexes on the subscriber's table, backlog, publisher idle",
+	Expect: Expect{ComparedBy: updatesCompared, Verdict: model.SubscriberApplyCPU, Recorded: "3 extra indexes on the subscriber's table, backlog, publisher idle",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			checkApplyOnCPU(&p, r)

@@ -7,6 +7,15 @@ import (
 
 // Checks the scenarios share.
 
+// updatesCompared is the ComparedBy of the states whose backlog is seed
+// 000's 20-row UPDATEs of hot, applied by one apply worker with no trigger,
+// constraint, generated column, partition or streamed transaction of its
+// own: what limits it (its CPU, a CPU limit, other processes on its core,
+// its disk, the walsender's WAL reads, an extra index) changes how fast
+// the rows arrive, not which rows or how they are applied. subscriber-lock
+// compares that path after a drain of a few seconds.
+const updatesCompared = "subscriber-lock: the same UPDATE backlog of hot, applied by one apply worker the same way; only what limits its speed differs"
+
 // checkData says whether the data matched on both sides after the backlog
 // drained (nothing when the run did not verify it: a repeat).
 func checkData(p *problems, r *lab.Result) {

@@ -15,7 +15,7 @@ var expressionIndex = Scenario{
 		// MB, drained in 7 s).
 		Steps:      []lab.Step{lab.Backlog(1.2), lab.ExpressionIndex, lab.Enable},
 		UntilBelow: lab.DrainedMB, Drains: true},
-	Expect: Expect{Verdict: model.SubscriberApplyCPU, Recorded: "a GIN index over to_tsvector of the row's columns on the subscriber's hot only: the apply worker runs on a full core evaluating and tokenizing every replicated row",
+	Expect: Expect{ComparedBy: updatesCompared, Verdict: model.SubscriberApplyCPU, Recorded: "a GIN index over to_tsvector of the row's columns on the subscriber's hot only: the apply worker runs on a full core evaluating and tokenizing every replicated row",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			checkRowCost(&p, r)

@@ -15,7 +15,7 @@ var osHogSubscriber = Scenario{
 	Recipe: lab.Recipe{Name: "os-hog-subscriber", Summary: "apply-bound's backlog, while 2 busy-loop processes outside PostgreSQL (sh) run on the subscriber's pinned CPU: the apply worker waits on the run queue",
 		Layout: lab.Flat, SubIndexes: 3, Steps: []lab.Step{lab.Backlog(1.2), lab.OSHogs(false, 2), lab.Enable},
 		UntilBelow: lab.DrainedMB, Drains: true},
-	Expect: Expect{Verdict: model.SubscriberStarved, Recorded: "apply-bound's backlog while 2 busy-loop processes outside PostgreSQL run on the subscriber's pinned CPU",
+	Expect: Expect{ComparedBy: updatesCompared, Verdict: model.SubscriberStarved, Recorded: "apply-bound's backlog while 2 busy-loop processes outside PostgreSQL run on the subscriber's pinned CPU",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			if r.Apply.RunqueueShare < 0.3 {

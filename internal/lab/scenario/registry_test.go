@@ -157,3 +157,30 @@ func TestOnlyVersionDependentCasesRunOnEveryVersion(t *testing.T) {
 		t.Errorf("%d cases run on every version and %d on one: want some of each", every, one)
 	}
 }
+
+// A case whose data another case compares names a case that compares its
+// own, runs in CI on the version that runs every case and is not left to
+// runs by hand, so that the path it stands for is compared in every make
+// test.
+func TestComparedByNamesACaseThatCompares(t *testing.T) {
+	byLabel := map[string]Case{}
+	for _, c := range Cases() {
+		byLabel[c.Label] = c
+	}
+	for _, c := range Cases() {
+		if c.ComparedBy == "" {
+			continue
+		}
+		by, ok := byLabel[c.ComparedIn()]
+		switch {
+		case !ok:
+			t.Errorf("%s: ComparedBy %q names no case", c.Label, c.ComparedBy)
+		case !by.Compares(false) || by.ByHand != "" || by.Scenario.Elsewhere != "" || !by.Scenario.Drains:
+			t.Errorf("%s: ComparedBy names %s, which does not drain and compare its data in CI", c.Label, by.Label)
+		case !strings.HasPrefix(c.ComparedBy, by.Label+": ") || len(c.ComparedBy) < len(by.Label)+20:
+			t.Errorf("%s: ComparedBy %q: want \"label: why\"", c.Label, c.ComparedBy)
+		case !by.RunsOn(EveryVersionOnly) && c.RunsOn(EveryVersionOnly):
+			t.Errorf("%s runs on every version but %s, which compares its data, on one", c.Label, by.Label)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/report"
 )
 
@@ -55,12 +56,12 @@ func diagnosedRowCost(pa report.Path, what, name string, index bool) []string {
 	if !strings.Contains(pa.Cause, name) {
 		p.add("cause %q, want the %s %s named", pa.Cause, what, name)
 	}
-	noFigure := []string{"binary=on", "disable-trigger"}
+	noFigure := []model.RemedyID{model.KeyBinaryOn, model.KeyDisableTrigger}
 	if !index {
-		noFigure = append(noFigure, "drop-extra-indexes")
+		noFigure = append(noFigure, model.KeyDropExtraIndexes)
 	}
 	for _, w := range pa.WhatIf {
-		if w.Drain > 0 && slices.Contains(noFigure, w.Change) {
+		if w.Drain > 0 && slices.Contains(noFigure, model.RemedyID(w.Change)) {
 			p.add("what if %s predicts %.2fx (%s): it does not remove the %s %s's cost", w.Change, w.Speedup, w.Model, what, name)
 		}
 	}

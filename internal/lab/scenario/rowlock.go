@@ -13,7 +13,7 @@ var rowLock = Scenario{
 		Layout:     lab.Flat,
 		Steps:      []lab.Step{lab.Backlog(0.5), lab.HoldRowLocks, lab.Enable},
 		UntilBelow: lab.DrainedMB, Drains: true},
-	Expect: Expect{Verdict: model.SubscriberWaits, Recorded: "a subscriber session (lab-lock-holder) locks every row of hot with SELECT ... FOR UPDATE and keeps its transaction open: the apply worker waits on its transaction id",
+	Expect: Expect{ComparedBy: updatesCompared, Verdict: model.SubscriberWaits, Recorded: "a subscriber session (lab-lock-holder) locks every row of hot with SELECT ... FOR UPDATE and keeps its transaction open: the apply worker waits on its transaction id",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			if share := r.Apply.Share("transactionid"); share < 0.5 {

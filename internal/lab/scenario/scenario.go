@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/model"
@@ -75,6 +76,17 @@ type Expect struct {
 	// version: make test runs it on one version below 18
 	// ($LAGSCOPE_TEST_ONCE=1), and on every version from 18.
 	OnceBefore18 bool
+	// ComparedBy names the case whose drain and data comparison after the
+	// window covers this state's data path, then why, as "label: why" (""
+	// = the integration test drains this case's backlog once its window is
+	// over and compares the data on both sides itself: lab.RunOptions.Verify).
+	// The comparison checks that the lab's state, once lifted, replicates
+	// the same rows; where the rows travel the same path as in the named
+	// case (the same backlog, applied the same way, only faster or slower),
+	// the comparison there covers it, and the drain here, up to a minute
+	// at the state's own rate, is not repeated.
+	// $LAGSCOPE_TEST_COMPARE_ALL=1 compares every case.
+	ComparedBy string
 	// EveryVersion says why the state or what diagnose must say of it
 	// depends on the server's version, so that make test runs the case on
 	// every version it tests ("" = it does not: make test runs it on one
@@ -90,6 +102,17 @@ type Expect struct {
 // every case.
 func (c Case) RunsOn(sel string) bool {
 	return sel != EveryVersionOnly || c.EveryVersion != ""
+}
+
+// Compares says whether the integration test drains the case's backlog and
+// compares its data after the window: when its ComparedBy names no other
+// case, or all is set ($LAGSCOPE_TEST_COMPARE_ALL).
+func (c Case) Compares(all bool) bool { return all || c.ComparedBy == "" }
+
+// ComparedIn is the label of the case ComparedBy names ("" none).
+func (c Case) ComparedIn() string {
+	label, _, _ := strings.Cut(c.ComparedBy, ":")
+	return label
 }
 
 // EveryVersionOnly is the $LAGSCOPE_TEST_SCENARIOS value of the versions

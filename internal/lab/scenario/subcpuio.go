@@ -17,7 +17,7 @@ var subCPUIO = Scenario{
 		// to 4 kB within the window).
 		Steps:      []lab.Step{lab.Backlog(1.2), lab.Enable, lab.EvictHotData},
 		UntilBelow: lab.DrainedMB, Drains: true},
-	Expect: Expect{Verdict: model.SubscriberApplyCPU, AlsoRight: model.SubscriberWaits, Recorded: "sub-read-io with the reads capped at 200 MB/s: the apply worker ran ~60% on a CPU (the reads' kernel time included) and spent ~35% more in DataFileRead (data larger than memory, a fast disk)",
+	Expect: Expect{ComparedBy: updatesCompared, Verdict: model.SubscriberApplyCPU, AlsoRight: model.SubscriberWaits, Recorded: "sub-read-io with the reads capped at 200 MB/s: the apply worker ran ~60% on a CPU (the reads' kernel time included) and spent ~35% more in DataFileRead (data larger than memory, a fast disk)",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			if cpu, share := r.Apply.CPUShare, r.Apply.Share("DataFileRead"); cpu < 0.4 || share < 0.2 {

@@ -13,7 +13,7 @@ var subReadIO = Scenario{
 		// at 4 MB/s.
 		Steps:      []lab.Step{lab.Backlog(0.3), lab.Enable, lab.EvictHotData},
 		UntilBelow: lab.DrainedMB, Drains: true},
-	Expect: Expect{Verdict: model.SubscriberWaits, Recorded: "apply-bound's backlog; the subscriber's shared_buffers 2MB, its table and index files dropped from the page cache every 100 ms, its disk reads capped at 4 MB/s (blkio cgroup): the apply worker waits on DataFileRead",
+	Expect: Expect{ComparedBy: updatesCompared, Verdict: model.SubscriberWaits, Recorded: "apply-bound's backlog; the subscriber's shared_buffers 2MB, its table and index files dropped from the page cache every 100 ms, its disk reads capped at 4 MB/s (blkio cgroup): the apply worker waits on DataFileRead",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			if share := r.Apply.Share("DataFileRead"); share < 0.4 {

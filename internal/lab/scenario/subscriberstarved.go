@@ -11,7 +11,7 @@ var subscriberStarved = Scenario{
 	Recipe: lab.Recipe{Name: "subscriber-starved", Summary: "apply-bound's backlog, while 2 CPU-bound sessions on the subscriber share its CPU with the apply worker: it waits on the run queue",
 		Layout: lab.Flat, SubIndexes: 3, Steps: []lab.Step{lab.Backlog(1.2), lab.CPUHogs(2), lab.Enable},
 		UntilBelow: lab.DrainedMB, Drains: true},
-	Expect: Expect{Verdict: model.SubscriberStarved, Recorded: "apply-bound's backlog while 2 CPU-bound sessions (lab-cpu-hog) run on the subscriber's pinned CPU: the apply worker waits on the run queue",
+	Expect: Expect{ComparedBy: updatesCompared, Verdict: model.SubscriberStarved, Recorded: "apply-bound's backlog while 2 CPU-bound sessions (lab-cpu-hog) run on the subscriber's pinned CPU: the apply worker waits on the run queue",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			if r.Apply.RunqueueShare < 0.3 {

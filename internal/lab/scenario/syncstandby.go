@@ -16,7 +16,7 @@ var syncStandby = Scenario{
 		// short backlog outlasts the window and drains fast once lifted.
 		Steps:      []lab.Step{lab.WithSyncStandby(1_000_000), lab.Backlog(0.3), lab.Enable},
 		UntilBelow: lab.DrainedMB, Drains: true},
-	Expect: Expect{Verdict: model.SubscriberWaits, Recorded: "backlog with the publisher idle; the subscriber has a physical standby (sub_standby) behind a 1 MB/s link as its synchronous standby, and the subscription commits with synchronous_commit = on: the apply worker waits on SyncRep",
+	Expect: Expect{ComparedBy: updatesCompared, Verdict: model.SubscriberWaits, Recorded: "backlog with the publisher idle; the subscriber has a physical standby (sub_standby) behind a 1 MB/s link as its synchronous standby, and the subscription commits with synchronous_commit = on: the apply worker waits on SyncRep",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			if share := r.Apply.Share("SyncRep"); share < 0.5 {

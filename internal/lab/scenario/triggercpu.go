@@ -11,7 +11,7 @@ var triggerCPU = Scenario{
 		Layout:     lab.Flat,
 		Steps:      []lab.Step{lab.Backlog(0.4), lab.ReplicaTrigger(lab.TriggerCPU), lab.Enable},
 		UntilBelow: lab.DrainedMB, Drains: true},
-	Expect: Expect{Verdict: model.SubscriberApplyCPU, Recorded: "a row trigger on the subscriber's hot, ENABLE ALWAYS, computes per replicated row, no extra index: the apply worker runs on a full core in the trigger",
+	Expect: Expect{ComparedBy: "trigger-sleep: the same row trigger (ENABLE ALWAYS, RETURN NEW) fires in the apply worker for the same UPDATE backlog; only its body differs, computing instead of sleeping", Verdict: model.SubscriberApplyCPU, Recorded: "a row trigger on the subscriber's hot, ENABLE ALWAYS, computes per replicated row, no extra index: the apply worker runs on a full core in the trigger",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			checkApplyOnCPU(&p, r)

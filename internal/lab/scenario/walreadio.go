@@ -12,7 +12,7 @@ var walReadIO = Scenario{
 		// ~45 MB at the default 16 clients: 20 s or more to read at 2 MB/s.
 		Steps:      []lab.Step{lab.Backlog(0.5), lab.EvictWAL, lab.Enable},
 		UntilBelow: lab.DrainedMB, Drains: true},
-	Expect: Expect{Verdict: model.WalsenderReadIO, Recorded: "backlog with the publisher idle, its WAL dropped from the page cache (fadvise) and the publisher's disk reads capped at 2 MB/s by a blkio cgroup: the walsender waits on WALRead",
+	Expect: Expect{ComparedBy: updatesCompared, Verdict: model.WalsenderReadIO, Recorded: "backlog with the publisher idle, its WAL dropped from the page cache (fadvise) and the publisher's disk reads capped at 2 MB/s by a blkio cgroup: the walsender waits on WALRead",
 		Check: func(r *lab.Result) []string {
 			var p problems
 			if share := r.Walsender.Share("WALRead"); share < 0.5 {

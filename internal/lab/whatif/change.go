@@ -18,7 +18,8 @@ import (
 
 // A Change is one remedy the lab makes on a pair held in a scenario's
 // state ('lagscope lab whatif'), so that what the report predicted for it
-// can be measured. Its name is the prediction's (whatif.Remedy.Change).
+// can be measured. Its name is the prediction's (model.Remedy.Change, by
+// its constant).
 type Change struct {
 	Name    string
 	Summary string
@@ -61,24 +62,24 @@ func (c Change) For(s lab.Recipe) lab.Recipe {
 
 // Changes lists the changes the lab can make, by name.
 var Changes = []Change{
-	{Name: "link=2x", Summary: "the link's rate doubled (the proxy's rate, at once)", Scenarios: []lab.ScenarioName{"network"},
+	{Name: string(model.KeyLinkTwice), Summary: "the link's rate doubled (the proxy's rate, at once)", Scenarios: []lab.ScenarioName{"network"},
 		Apply: func(_ context.Context, p *lab.Pair, _ *lab.Load) error {
 			return setLinkRate(p, 2*p.Opts.LinkRate)
 		}},
-	{Name: "link=RATE", Summary: "the link's rate set to RATE (8MB/s, 100Mbit/s: faster than --rate); the report is told both rates (diagnose --link-rate, --what-if-link)", Scenarios: []lab.ScenarioName{"network"},
+	{Name: string(model.KeyLinkRate), Summary: "the link's rate set to RATE (8MB/s, 100Mbit/s: faster than --rate); the report is told both rates (diagnose --link-rate, --what-if-link)", Scenarios: []lab.ScenarioName{"network"},
 		Apply: func(context.Context, *lab.Pair, *lab.Load) error {
 			return errors.New("give the link's new rate: link=8MB/s")
 		}},
 	// The indexes the subscriber's hot has beyond its primary key are read
 	// from its catalog: the recipe's btree indexes (SubIndexes) and
 	// expression-index's GIN index alike.
-	{Name: "drop-extra-indexes", Summary: "the subscriber's extra indexes on hot dropped (every index but its primary key)", Scenarios: []lab.ScenarioName{"apply-bound", "sub-cpu-io", "expression-index"},
+	{Name: string(model.KeyDropExtraIndexes), Summary: "the subscriber's extra indexes on hot dropped (every index but its primary key)", Scenarios: []lab.ScenarioName{"apply-bound", "sub-cpu-io", "expression-index"},
 		Apply: dropExtraIndexes},
 	// The trigger states' backlogs (150-300 MB) drain within seconds of the
 	// trigger, the apply worker still well under saturation (39% busy on
 	// 16.14): half a window more of the load behind them makes the drain
 	// after the change the apply worker's rate.
-	{Name: "disable-trigger", Summary: "the row trigger that fires in the apply worker disabled (the 16-client load queues more backlog behind the state's, so the drain after it has a rate)", Scenarios: []lab.ScenarioName{"trigger-sleep", "trigger-cpu"},
+	{Name: string(model.KeyDisableTrigger), Summary: "the row trigger that fires in the apply worker disabled (the 16-client load queues more backlog behind the state's, so the drain after it has a rate)", Scenarios: []lab.ScenarioName{"trigger-sleep", "trigger-cpu"},
 		More: ptr(lab.MoreBacklog(0.5)),
 		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
 			return lab.Exec(ctx, p.Sub.ConnString(lab.Database), "ALTER TABLE hot DISABLE TRIGGER "+lab.TriggerName)
@@ -95,7 +96,7 @@ var Changes = []Change{
 	// single-row updates behind it (80 s at the default 40 s --duration),
 	// which the apply worker, once it finds rows by the key, takes longer
 	// than the measurement to drain.
-	{Name: "index-for-full", Summary: "a primary key on the subscriber's hot (id), which the apply worker uses to find the REPLICA IDENTITY FULL rows on every version (the 16-client load queues more backlog behind the state's, so the drain after it has a rate)", Scenarios: []lab.ScenarioName{"full-identity"},
+	{Name: string(model.KeyIndexForFull), Summary: "a primary key on the subscriber's hot (id), which the apply worker uses to find the REPLICA IDENTITY FULL rows on every version (the 16-client load queues more backlog behind the state's, so the drain after it has a rate)", Scenarios: []lab.ScenarioName{"full-identity"},
 		More: ptr(lab.MoreSingleUpdates(2)),
 		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
 			return lab.Exec(ctx, p.Sub.ConnString(lab.Database), "ALTER TABLE hot ADD PRIMARY KEY (id)")
@@ -103,7 +104,7 @@ var Changes = []Change{
 	// The starved states' changes give the process its CPU back by taking
 	// away what shares it (this machine has no third CPU to move it to):
 	// the publisher's load, the subscriber's CPU-bound sessions.
-	{Name: "unstarve-walsender", Summary: "the load that shares the publisher's CPU with the walsender stopped (the walsender gets its CPU)", Scenarios: []lab.ScenarioName{"walsender-starved"},
+	{Name: string(model.KeyUnstarveWalsender), Summary: "the load that shares the publisher's CPU with the walsender stopped (the walsender gets its CPU)", Scenarios: []lab.ScenarioName{"walsender-starved"},
 		Apply: func(_ context.Context, _ *lab.Pair, load *lab.Load) error {
 			if load == nil {
 				return errors.New("no load runs on the publisher: use walsender-starved")
@@ -111,7 +112,7 @@ var Changes = []Change{
 			load.Stop()
 			return nil
 		}},
-	{Name: "unstarve-apply", Summary: "the CPU-bound sessions that share the subscriber's CPU with the apply worker stopped", Scenarios: []lab.ScenarioName{"subscriber-starved"},
+	{Name: string(model.KeyUnstarveApply), Summary: "the CPU-bound sessions that share the subscriber's CPU with the apply worker stopped", Scenarios: []lab.ScenarioName{"subscriber-starved"},
 		Apply: func(_ context.Context, p *lab.Pair, _ *lab.Load) error {
 			if !p.HogsRunning() {
 				return errors.New("no CPU-bound session runs on the subscriber: use subscriber-starved")
@@ -119,7 +120,7 @@ var Changes = []Change{
 			p.StopHogs()
 			return nil
 		}},
-	{Name: "binary=on", Summary: "ALTER SUBSCRIPTION ... SET (binary = true) on every subscription (its apply worker restarts with it)", Scenarios: []lab.ScenarioName{"apply-text"},
+	{Name: string(model.KeyBinaryOn), Summary: "ALTER SUBSCRIPTION ... SET (binary = true) on every subscription (its apply worker restarts with it)", Scenarios: []lab.ScenarioName{"apply-text"},
 		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
 			if p.Opts.Binary {
 				return errors.New("the pair's subscriptions use binary = true already: use apply-text")
@@ -199,7 +200,7 @@ func AllChanges() []Change { return append(slices.Clip(Changes), Control) }
 func LookupChange(name, scenario string) (Change, string, error) {
 	for _, c := range AllChanges() {
 		switch {
-		case c.Name == "link=RATE" && strings.HasPrefix(name, "link=") && name != "link=2x":
+		case c.Name == string(model.KeyLinkRate) && strings.HasPrefix(name, "link=") && name != string(model.KeyLinkTwice):
 			r, err := units.ParseByteRate(strings.TrimPrefix(name, "link="))
 			if err != nil || r <= 0 {
 				return Change{}, "", fmt.Errorf("--change %s: give the rate the link is set to, as link=8MB/s or link=100Mbit/s", name)
