@@ -176,6 +176,11 @@ type Diagnosed struct {
 	// Samples are diagnose's samples (their Setup is what 'lagscope check'
 	// reads).
 	Samples *sample.Recording
+	// Physical is the physical path judged, for a physical case (nil
+	// otherwise); Lab is the lab's own measurement of the state (its
+	// ground truth: the conflict holder's pid, the catch-up times).
+	Physical *report.PhysicalPath
+	Lab      *lab.Result
 	// Logf, when set, receives what a check found worth showing beside
 	// its problems.
 	Logf func(format string, args ...any)

@@ -83,15 +83,22 @@ func diagnoseDuring(name string, s Scenario, recOut **sample.Recording) func(ctx
 		if s.Consumer != "" {
 			sub = ""
 		}
-		rep, rec, err := diagnose.Run(ctx, diagnose.Options{
+		o := diagnose.Options{
 			Publisher: p.Pub.ConnString(lab.Database), Subscriber: sub,
 			Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second,
 			AlwaysBurst: true, // checkNoProc classifies the samples without /proc
-		})
+		}
+		run, source := diagnose.Run, sample.PublisherNode
+		if s.Physical {
+			o.Publisher, o.Subscriber = "", ""
+			o.Primary, o.Standby = p.Pub.ConnString(lab.Database), p.PhysicalStandby().ConnString()
+			run, source = diagnose.RunPhysical, sample.PrimaryNode
+		}
+		rep, rec, err := run(ctx, o)
 		*recOut = rec
-		if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && rec != nil {
+		if dir := os.Getenv("LAGSCOPE_RECORD_DIR"); dir != "" && rec != nil && rec.Server(source) != nil {
 			b, _ := json.Marshal(rec)
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-%s-pg%s-%d.json", name, rec.Server(sample.PublisherNode).Version, time.Now().Unix())), b, 0o644)
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("diag-%s-pg%s-%d.json", name, rec.Server(source).Version, time.Now().Unix())), b, 0o644)
 		}
 		return rep, err
 	}
@@ -122,9 +129,6 @@ func TestIntegrationScenarios(t *testing.T) {
 		}
 		for i := 1; i <= repeats(); i++ {
 			t.Run(fmt.Sprintf("%s/run%d", label, i), func(t *testing.T) {
-				if s.Physical {
-					t.Skipf("%s: %s", label, PhysicalSkip)
-				}
 				if c.OnceBefore18 && labtest.Servers(t).Version.Major < 18 && os.Getenv("LAGSCOPE_TEST_ONCE") != "1" {
 					t.Skipf("%s: before 18 every version says the same (no conflict counters): runs on one (LAGSCOPE_TEST_ONCE=1)", label)
 				}
@@ -175,7 +179,12 @@ func TestIntegrationScenarios(t *testing.T) {
 					t.Errorf("diagnose named %s (confidence %.2f, evidence %q), want %s", got, p.Confidence, model.EvidenceTexts(p.Evidence), c.Verdict)
 				}
 				if c.Diagnosis != nil {
-					for _, problem := range c.Diagnosis(Diagnosed{Path: p, Version: v, Samples: rec, Logf: t.Logf}) {
+					d := Diagnosed{Path: p, Version: v, Samples: rec, Lab: r, Logf: t.Logf}
+					if s.Physical {
+						pp := judgedPhysical(t, rep)
+						d.Physical = &pp
+					}
+					for _, problem := range c.Diagnosis(d) {
 						t.Error(problem)
 					}
 				}
@@ -198,7 +207,11 @@ func checkNoProc(t *testing.T, c Case, rec *sample.Recording) {
 	if rec == nil {
 		t.Fatal("no samples from diagnose")
 	}
-	p := judgedPath(t, diagnose.Build(rec.WithoutProc(), nil, 20), c)
+	build := func(r *sample.Recording) report.Report { return diagnose.Build(r, nil, 20) }
+	if c.Scenario.Physical {
+		build = func(r *sample.Recording) report.Report { return diagnose.BuildPhysical(r, 20) }
+	}
+	p := judgedPath(t, build(rec.WithoutProc()), c)
 	t.Logf("without /proc: %s (confidence %.2f), evidence %q", p.Name, p.Confidence, model.EvidenceTexts(p.Evidence))
 	switch {
 	case p.Name == c.Verdict:
@@ -214,6 +227,10 @@ func checkNoProc(t *testing.T, c Case, rec *sample.Recording) {
 // beside its subscription's).
 func judgedPath(t *testing.T, rep report.Report, c Case) report.Path {
 	t.Helper()
+	if c.Scenario.Physical {
+		pp := judgedPhysical(t, rep)
+		return report.Path{Slot: pp.Standby, Verdict: pp.Verdict}
+	}
 	want := 1
 	slot := c.JudgedSlot()
 	if slot != "" {
@@ -233,6 +250,20 @@ func judgedPath(t *testing.T, rep report.Report, c Case) report.Path {
 	}
 	t.Fatalf("no slot matching %s among %d paths", slot, len(rep.Paths))
 	return report.Path{}
+}
+
+// judgedPhysical is the one physical path of a physical case's report
+// (diagnose --primary --standby judges the standby it is given).
+func judgedPhysical(t *testing.T, rep report.Report) report.PhysicalPath {
+	t.Helper()
+	if len(rep.Physical) != 1 {
+		var names []string
+		for _, p := range rep.Physical {
+			names = append(names, p.Standby+" "+string(p.Name))
+		}
+		t.Fatalf("diagnosis has %d physical path(s) %q, want 1", len(rep.Physical), names)
+	}
+	return rep.Physical[0]
 }
 
 // checkApplyErrorsFinding runs 'lagscope check's checks over the setup
