@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/lagscope/lagscope/internal/pg"
 )
@@ -68,6 +69,9 @@ func Collect(ctx context.Context, o Options) (Snapshots, error) {
 		}
 		if s.Primary.InRecovery {
 			return s, errors.New("--primary: the server is in recovery: it is a standby itself; give the primary the standby streams from")
+		}
+		if a, b := s.Standby.SystemID, s.Primary.SystemID; a != "" && b != "" && a != b {
+			return s, fmt.Errorf("--primary is not this standby's primary: its system identifier is %s, the standby's %s", b, a)
 		}
 	}
 	return s, nil

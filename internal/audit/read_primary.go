@@ -23,6 +23,7 @@ func ReadPrimary(ctx context.Context, c *pg.Conn) (*Primary, error) {
 	if err := r.readBasics(ctx, &p.Taken, &p.Database, &p.InRecovery, PrimarySettings, &p.Settings); err != nil {
 		return nil, fmt.Errorf("primary: %w", err)
 	}
+	p.SystemID = r.systemID(ctx)
 	steps := []struct {
 		s    Section
 		need string

@@ -34,6 +34,7 @@ func ReadStandby(ctx context.Context, c *pg.Conn) (*Standby, error) {
 		s.ConninfoDBName = &has
 		s.ConninfoAppName = conninfoAppName(conninfo[0])
 	}
+	s.SystemID = r.systemID(ctx)
 	if err := r.section(StandbyReceiver, "pg_read_all_stats (pg_monitor)", func() error { return r.readReceiver(ctx, s) }); err != nil {
 		return nil, fmt.Errorf("standby: %w", err)
 	}
@@ -136,3 +137,14 @@ func conninfoAppName(s string) string {
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
+
+// systemID is the server's system identifier, or "" when the role may not
+// run pg_control_system() (some services revoke it from PUBLIC): it only
+// confirms that --primary is the standby's primary.
+func (r *reader) systemID(ctx context.Context) string {
+	var id string
+	if err := r.q.QueryRow(ctx, pg.Marker+"SELECT system_identifier::text FROM pg_control_system()").Scan(&id); err != nil {
+		return ""
+	}
+	return id
+}

@@ -127,7 +127,10 @@ type Standby struct {
 	ConninfoAppName string `json:"conninfo_application_name,omitempty"`
 	// Receiver is the WAL receiver's pg_stat_wal_receiver row; nil when no
 	// receiver runs or it was not read.
-	Receiver   *Receiver          `json:"receiver,omitempty"`
+	Receiver *Receiver `json:"receiver,omitempty"`
+	// SystemID is pg_control_system().system_identifier ("" when the role
+	// may not run it): a standby has its primary's.
+	SystemID   string             `json:"system_identifier,omitempty"`
 	Unreadable map[Section]string `json:"unreadable,omitempty"`
 }
 
@@ -175,7 +178,9 @@ type Primary struct {
 	// Walsenders are the rows of pg_stat_replication.
 	Walsenders []Walsender `json:"walsenders"`
 	// WAL is pg_stat_wal (14+); nil when not read.
-	WAL        *WALStats          `json:"wal,omitempty"`
+	WAL *WALStats `json:"wal,omitempty"`
+	// SystemID is as Standby.SystemID.
+	SystemID   string             `json:"system_identifier,omitempty"`
 	Unreadable map[Section]string `json:"unreadable,omitempty"`
 }
 

@@ -21,6 +21,8 @@ type physEnv struct {
 	priDSN, sbDSN      string // superuser
 	priWatch, sbWatch  string // pg_monitor only
 	primary, standbyCl *cluster.Cluster
+	lab                *cluster.Lab
+	bin                string
 }
 
 func newPhysEnv(t *testing.T) *physEnv {
@@ -48,7 +50,7 @@ func newPhysEnv(t *testing.T) *physEnv {
 	if err := pri.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e := &physEnv{t: t, ctx: ctx, major: dir.Version.Major, primary: pri, priDSN: pri.ConnString("postgres")}
+	e := &physEnv{t: t, ctx: ctx, major: dir.Version.Major, primary: pri, priDSN: pri.ConnString("postgres"), lab: l, bin: dir.Bin}
 	e.exec(e.priDSN, "CREATE ROLE watcher LOGIN IN ROLE pg_monitor", "SELECT pg_create_physical_replication_slot('sb1')")
 	sb, err := l.Standby(ctx, pri, cluster.Options{Name: "sb1", Bin: dir.Bin, CPUs: []int{1}, Settings: map[string]string{
 		"primary_slot_name": "'sb1'"}})
@@ -204,6 +206,9 @@ func TestIntegrationStandbyChecks(t *testing.T) {
 	if w, why := s.feed(); w == nil || w.Slot != "sb1" {
 		t.Fatalf("no walsender found for the standby: %s", why)
 	}
+	if s.Standby.SystemID == "" || s.Standby.SystemID != s.Primary.SystemID {
+		t.Errorf("system identifiers as pg_monitor: standby %q, primary %q; want the same, read", s.Standby.SystemID, s.Primary.SystemID)
+	}
 
 	t.Log("the servers swapped: one-line errors")
 	if _, err := Collect(e.ctx, Options{Standby: e.priWatch}); err == nil || !strings.Contains(err.Error(), "not in recovery") || strings.Contains(err.Error(), "\n") {
@@ -211,6 +216,23 @@ func TestIntegrationStandbyChecks(t *testing.T) {
 	}
 	if _, err := Collect(e.ctx, Options{Standby: e.sbWatch, Primary: e.sbWatch}); err == nil || !strings.Contains(err.Error(), "in recovery") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("--primary on the standby: %v", err)
+	}
+
+	t.Log("a --primary that is another server: a one-line error naming both system identifiers")
+	other, err := e.lab.Create(e.ctx, cluster.Options{Name: "other", Bin: e.bin, CPUs: []int{0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Start(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.exec(other.ConnString("postgres"), "CREATE ROLE watcher LOGIN IN ROLE pg_monitor")
+	_, err = Collect(e.ctx, Options{Standby: e.sbWatch, Primary: strings.Replace(other.ConnString("postgres"), "user=postgres", "user=watcher", 1)})
+	if err == nil || !strings.Contains(err.Error(), "not this standby's primary") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("--primary on an unrelated server: %v", err)
+	}
+	if err := other.Stop(); err != nil {
+		t.Fatal(err)
 	}
 
 	t.Log("standby-delay-unbounded")
