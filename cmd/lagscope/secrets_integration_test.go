@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -97,22 +99,28 @@ func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
 		{"diagnose to a missing database", nil, []string{"diagnose", "--publisher", strings.Replace(kw(pub), "dbname="+lab.Database, "dbname=nope", 1), "--duration", "2s"}, ""},
 		{"diagnose with a URI to a missing database", nil, []string{"diagnose", "--publisher", strings.Replace(uri(pub), "/"+lab.Database, "/nope", 1), "--duration", "2s"}, ""},
 	}
+	// The runs are independent but for the two that read what an earlier
+	// one saved (--from-samples, --from-snapshots): the others run at once,
+	// those two after them. Nothing here is timed: each run is judged by
+	// what it printed.
+	outs := make([][]string, len(runs))
+	var wg sync.WaitGroup
+	for _, reads := range []bool{false, true} {
+		for i, r := range runs {
+			if slices.ContainsFunc(r.args, func(a string) bool { return strings.HasPrefix(a, "--from-") }) != reads {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[i] = runShowingNoPassword(t, bin, r.name, r.env, r.args, r.want)
+			}()
+		}
+		wg.Wait()
+	}
 	var seen []string
-	for _, r := range runs {
-		cmd := exec.Command(bin, r.args...)
-		cmd.Env = append(os.Environ(), r.env...)
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		// Exit 1 is a finding (a verdict, a check that failed): the run worked.
-		worked := err == nil || cmd.ProcessState.ExitCode() == 1
-		if r.want != "" && (!worked || !strings.Contains(out.String(), r.want)) {
-			t.Errorf("%s: %v, stdout lacks %q:\n%s\nstderr:\n%s", r.name, err, r.want, head(out.String()), errOut.String())
-		}
-		if r.want == "" && worked {
-			t.Errorf("%s: worked, want an error", r.name)
-		}
-		seen = append(seen, r.name+" stdout\n"+out.String(), r.name+" stderr\n"+errOut.String())
+	for _, o := range outs {
+		seen = append(seen, o...)
 	}
 	seen = append(seen, connectionFailures(t, bin, pub, kw(pub), bare(pub), p.Pub.SocketDir)...)
 	seen = append(seen, exporterOutput(t, bin, bare(pub), bare(sub), env)...)
@@ -133,6 +141,26 @@ func TestIntegrationNoCommandShowsThePassword(t *testing.T) {
 		}
 	}
 	t.Logf("searched %d outputs and files for the password", len(seen))
+}
+
+// runShowingNoPassword runs lagscope with args and env, fails the test
+// when it did not work (want in its stdout) or worked where want is "" (an
+// error is wanted), and returns its stdout and stderr, each headed by name.
+func runShowingNoPassword(t *testing.T, bin, name string, env, args []string, want string) []string {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	// Exit 1 is a finding (a verdict, a check that failed): the run worked.
+	worked := err == nil || cmd.ProcessState.ExitCode() == 1
+	if want != "" && (!worked || !strings.Contains(out.String(), want)) {
+		t.Errorf("%s: %v, stdout lacks %q:\n%s\nstderr:\n%s", name, err, want, head(out.String()), errOut.String())
+	}
+	if want == "" && worked {
+		t.Errorf("%s: worked, want an error", name)
+	}
+	return []string{name + " stdout\n" + out.String(), name + " stderr\n" + errOut.String()}
 }
 
 // exporterOutput runs the exporter with the password in PGPASSWORD for a
