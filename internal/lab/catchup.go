@@ -145,6 +145,16 @@ func (w *catchUpWatch) time(ctx context.Context, pub, sb *pgx.Conn, start time.T
 func (p *Pair) catchUpCycle(ctx context.Context, log io.Writer) (CatchUp, error) {
 	s := p.physical
 	c := s.cycle
+	// From no backlog, as the first: what the last catch-up left behind
+	// while the load kept writing drains first, with the load stopped.
+	head, err := Query[lsn.LSN](ctx, p.Pub.ConnString(Database), "SELECT pg_current_wal_lsn()")
+	if err != nil {
+		return CatchUp{}, fmt.Errorf("publisher: %w", err)
+	}
+	fmt.Fprintf(log, "lab: letting the standby replay up to the publisher's %s before the next cycle\n", head)
+	if err := s.waitReplayed(ctx, head, catchUpLimit); err != nil {
+		return CatchUp{}, err
+	}
 	if err := s.pause(ctx); err != nil {
 		return CatchUp{}, err
 	}
