@@ -83,6 +83,12 @@ func Read(dir string, from, to time.Time, width time.Duration) (Timeline, error)
 			}
 			return nil
 		}
+		if rec.End.Sub(rec.Start) < width/2 {
+			// A sliver (the recording's last half-window): too little to
+			// judge, and no gap either.
+			tl.Windows--
+			return nil
+		}
 		rep := diagnose.Build(rec, nil, rec.ProbeHz())
 		for _, p := range rep.Paths {
 			slots[p.Slot] = true

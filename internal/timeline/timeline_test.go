@@ -77,6 +77,14 @@ func TestARecordedBacklogIsAnIncidentOfItsVerdict(t *testing.T) {
 	if len(tl.Incidents) != 1 || tl.Incidents[0].Verdict != model.SubscriberApplyCPU || tl.Incidents[0].Ended != EndedOngoing {
 		t.Fatalf("incidents %+v: want one subscriber-apply-cpu incident still on", tl.Incidents)
 	}
+	// A sliver at the end (under half a window) is not judged.
+	tl, err = Read(dir, rec.Start, rec.End.Add(time.Millisecond), 9*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Windows != 1 || len(tl.Incidents) != 1 || tl.Incidents[0].Windows != 1 {
+		t.Fatalf("10 s in windows of 9 s: %d windows judged, incidents %+v; want the first alone (the 1-s rest is under half a window)", tl.Windows, tl.Incidents)
+	}
 	var b strings.Builder
 	if err := Text(&b, tl, time.UTC); err != nil || !strings.Contains(b.String(), "subscriber-apply-cpu") {
 		t.Fatalf("text: %v\n%s", err, b.String())
