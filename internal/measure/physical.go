@@ -49,10 +49,11 @@ type Physical struct {
 	Startup   Proc `json:"startup"`
 	// Replay is the startup process's probes by class (ReplayClass).
 	Replay map[string]float64 `json:"replay_classes"`
-	// SyncRepProbes is the number of the primary's probes in which a
-	// backend waited on SyncRep (its commit waits for a synchronous
-	// standby).
-	// PrimaryProbes is the number of the primary's probes in the window.
+	// SyncRepProbes is the number of the primary's observations in which
+	// a client backend waited on SyncRep (its commit waits for a
+	// synchronous standby), PrimaryProbes the number of observations: its
+	// ticks' active backends where they were read (their wait events), or
+	// else its probes.
 	SyncRepProbes int `json:"syncrep_probes"`
 	PrimaryProbes int `json:"primary_probes"`
 	// PrimaryHostBusy and StandbyHostBusy are the hosts' busy shares (-1
@@ -362,6 +363,24 @@ func (p *Physical) standbyCounters(ticks []sample.Tick) {
 // the path's walsender waited on SyncRep (its commit waits for a
 // synchronous standby), and all of the primary's probes.
 func syncRepProbes(rec *sample.Recording, ticks []sample.Tick, walsenders map[int]bool) (n, all int) {
+	// The primary's active client backends at each tick, with their wait
+	// events: its probes watch the walsenders only.
+	for _, t := range ticks {
+		act := t.Read(sample.PrimaryNode).Active
+		if act == nil {
+			continue
+		}
+		all++
+		for _, b := range act {
+			if b.WaitEvent == evSyncRep {
+				n++
+				break
+			}
+		}
+	}
+	if all > 0 {
+		return n, all
+	}
 	from, to := ticks[0].At, ticks[len(ticks)-1].At
 	for _, pr := range rec.Probes {
 		if pr.Side != string(sample.PrimaryNode) || outside(pr.At, from, to) {

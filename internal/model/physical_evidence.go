@@ -144,7 +144,7 @@ func verdictEvidence(p measure.Physical, v Verdict) []Evidence {
 	}
 	if v.Name == SyncStandbyWait && p.Sender != nil && p.PrimaryProbes > 0 {
 		sh := float64(p.SyncRepProbes) / float64(p.PrimaryProbes)
-		ev = append(ev, item(EvSyncRepWaits, fmt.Sprintf("sync_state %s; a backend of the primary waited for it (SyncRep) in %s of the primary's probes", p.Sender.SyncState, pct(sh)), Figures{"probe_share": sh}))
+		ev = append(ev, item(EvSyncRepWaits, fmt.Sprintf("sync_state %s; a backend of the primary waited for it (SyncRep) in %s of the observations of its active backends", p.Sender.SyncState, pct(sh)), Figures{"probe_share": sh}))
 	}
 	if lag, ok := v.LagTime.Seconds.Get(); ok && lag == 0 && last != nil && last.ReplayedXactAt != nil {
 		if age := last.Now.Sub(*last.ReplayedXactAt).Seconds(); age >= replayTimestampNote {

@@ -26,6 +26,11 @@ type ActiveBackend struct {
 	PID  int    `json:"pid"`
 	App  string `json:"application_name,omitempty"`
 	User string `json:"user,omitempty"`
+	// WaitType and WaitEvent are what it waited on at the tick ("" when
+	// on a CPU, and in recordings before version 12): a primary's
+	// backends in SyncRep wait for a synchronous standby.
+	WaitType  string `json:"wait_event_type,omitempty"`
+	WaitEvent string `json:"wait_event,omitempty"`
 }
 
 // HostLoad is the CPU the host's processes used between the window's first
@@ -48,7 +53,8 @@ type LoadProc struct {
 
 // activeSQL lists the node's active client backends, lagscope's own
 // statements left out (pg.Marker starts them).
-const activeSQL = pg.Marker + `SELECT pid, coalesce(application_name, ''), coalesce(usename::text, '')
+const activeSQL = pg.Marker + `SELECT pid, coalesce(application_name, ''), coalesce(usename::text, ''),
+	coalesce(wait_event_type, ''), coalesce(wait_event, '')
 FROM pg_stat_activity
 WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()
 	AND left(query, $1::int) <> $2
@@ -63,7 +69,7 @@ func readActive(ctx context.Context, c *pg.Conn) ([]ActiveBackend, error) {
 	out := []ActiveBackend{}
 	for rows.Next() {
 		var b ActiveBackend
-		if err := rows.Scan(&b.PID, &b.App, &b.User); err != nil {
+		if err := rows.Scan(&b.PID, &b.App, &b.User, &b.WaitType, &b.WaitEvent); err != nil {
 			return nil, fmt.Errorf("read the active backends: %w", err)
 		}
 		out = append(out, b)
