@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lagscope/lagscope/internal/pgversion"
 )
@@ -67,16 +68,27 @@ func Connect(ctx context.Context, dsn, role string) (*Conn, error) {
 	// most of its cost on the server.
 	local := isLocal(cfg.Host)
 	limit := limitOf(ctx, cfg.ConnectTimeout)
-	c, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return nil, connectFailure{fmt.Errorf("connect to %s (%s): %w", role, describe(cfg), &RedactedError{Err: err, Text: connErrText(err, dsn, cfg, limit)})}
-	}
+	var c *pgx.Conn
 	var got Session
-	qctx, cancel := WithAnswerTimeout(ctx, ReadTimeout)
-	defer cancel()
-	if err := c.QueryRow(qctx, sessionSQL).Scan(&got.VersionNum, &got.ReadOnly, &got.StandardStrings); err != nil {
+	for try := 1; ; try++ {
+		c, err = pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			if RecoveryCancelled(err) && try < recoveryTries && ctx.Err() == nil {
+				continue
+			}
+			return nil, connectFailure{fmt.Errorf("connect to %s (%s): %w", role, describe(cfg), &RedactedError{Err: err, Text: connErrText(err, dsn, cfg, limit)})}
+		}
+		qctx, cancel := WithAnswerTimeout(ctx, ReadTimeout)
+		err = c.QueryRow(qctx, sessionSQL).Scan(&got.VersionNum, &got.ReadOnly, &got.StandardStrings)
+		err = Unanswered(qctx, err)
+		cancel()
+		if err == nil {
+			break
+		}
 		c.Close(context.Background())
-		return nil, connectFailure{fmt.Errorf("read %s session (server version, read-only): %w", role, RedactErr(Unanswered(qctx, err)))}
+		if !RecoveryCancelled(err) || try >= recoveryTries || ctx.Err() != nil {
+			return nil, connectFailure{fmt.Errorf("read %s session (server version, read-only): %w", role, RedactErr(err))}
+		}
 	}
 	if err := got.Check(role); err != nil {
 		c.Close(context.Background())
@@ -130,4 +142,18 @@ func tlsErrText(err error) string {
 		return "the server does not offer TLS (ssl = off) while the connection string requires it (sslmode=require or stronger)"
 	}
 	return ""
+}
+
+// recoveryTries is how many times Connect tries a standby that cancels
+// the new session's start or first statement for a recovery conflict
+// (SQLSTATE 40001): a standby replaying a backlog older than
+// max_standby_streaming_delay cancels whatever conflicts with its replay,
+// a backend's catalog reads at start included.
+const recoveryTries = 5
+
+// RecoveryCancelled says err is a standby's cancellation of a statement
+// or a session's start for a conflict with recovery (SQLSTATE 40001).
+func RecoveryCancelled(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "40001"
 }

@@ -1,6 +1,12 @@
 package pg
 
-import "testing"
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
 
 func TestRedact(t *testing.T) {
 	cases := []struct{ name, in, want string }{
@@ -16,5 +22,23 @@ func TestRedact(t *testing.T) {
 				t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
 			}
 		})
+	}
+}
+
+func TestRecoveryCancelledIsSQLState40001Only(t *testing.T) {
+	cases := []struct {
+		err  error
+		want bool
+	}{
+		{&pgconn.PgError{Code: "40001", Severity: "FATAL", Message: "canceling statement due to conflict with recovery"}, true},
+		{fmt.Errorf("read: %w", &pgconn.PgError{Code: "40001"}), true},
+		{&pgconn.PgError{Code: "57014"}, false},
+		{errors.New("40001"), false},
+		{nil, false},
+	}
+	for _, c := range cases {
+		if got := RecoveryCancelled(c.err); got != c.want {
+			t.Errorf("RecoveryCancelled(%v) = %t, want %t", c.err, got, c.want)
+		}
 	}
 }

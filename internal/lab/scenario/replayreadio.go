@@ -14,7 +14,8 @@ var replayReadIO = Scenario{
 			lab.PausedBacklog(0.75, true), lab.ReleaseReplay},
 		Drains: true},
 	Physical: true,
-	Expect: Expect{Verdict: model.ReplayReadIO,
+	Expect: Expect{ByHand: "its catch-up on 18.4 varies from 3 to 21 s with the machine's load (18 reads through its I/O workers); in CI it would fail on a short one: run by hand (lab run replay-read-io --cycles 3)",
+		Verdict: model.ReplayReadIO,
 		Check: func(r *lab.Result) []string {
 			var p problems
 			sr := standbyMeasured(&p, r)

@@ -6,11 +6,11 @@ import (
 )
 
 // syncStandbyWait: the publisher's commits wait for its synchronous
-// standby to replay them, and replay is delayed.
+// standby to replay them (remote_apply), a round trip and a replay each.
 var syncStandbyWait = Scenario{
-	Recipe: lab.Recipe{Name: "sync-standby-wait", Summary: "the publisher's physical standby (recovery_min_apply_delay = 2s) is its synchronous standby with synchronous_commit = remote_apply under the 16-client load: every commit waits (SyncRep) until the standby replays it, 2 s later",
+	Recipe: lab.Recipe{Name: "sync-standby-wait", Summary: "the publisher's physical standby is its synchronous standby with synchronous_commit = remote_apply under the 16-client load: every commit waits (SyncRep) until the standby has received, flushed and replayed it and said so",
 		Layout: lab.Flat,
-		Steps:  []lab.Step{lab.WithStandby(lab.StandbyOptions{RecoveryMinApplyDelay: "2s"}), lab.SyncStandbyCommits, lab.FullLoad},
+		Steps:  []lab.Step{lab.WithStandby(lab.StandbyOptions{}), lab.SyncStandbyCommits, lab.FullLoad},
 		Drains: true},
 	Physical: true,
 	Expect: Expect{Verdict: model.SyncStandbyWait,
