@@ -1,6 +1,10 @@
 package scenario
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/model"
 )
@@ -29,5 +33,24 @@ var replayConflict = Scenario{
 			checkReplayBehindAndGrowing(&p, sr)
 			checkStandbyData(&p, r)
 			return p
-		}},
+		},
+		Diagnosis: namesTheHolder},
+}
+
+// namesTheHolder: the cause names the session the lab made hold the
+// snapshot, by its pid, and says when max_standby_streaming_delay cancels
+// it: never, at the scenario's -1.
+func namesTheHolder(d Diagnosed) []string {
+	if d.Physical == nil || d.Lab == nil || d.Lab.Standby == nil || d.Lab.Standby.Holder == nil {
+		return []string{"no physical path or no snapshot holder measured by the lab"}
+	}
+	var out []string
+	text := d.Physical.Cause + " " + strings.Join(model.EvidenceTexts(d.Physical.Evidence), " ")
+	if pid := strconv.Itoa(d.Lab.Standby.Holder.PID); !strings.Contains(text, "pid "+pid) {
+		out = append(out, fmt.Sprintf("the diagnosis does not name the holder's pid %s: %q", pid, text))
+	}
+	if !strings.Contains(text, "never cancels") {
+		out = append(out, fmt.Sprintf("the diagnosis does not say that replay never cancels the holder (max_standby_streaming_delay = -1): %q", text))
+	}
+	return out
 }
