@@ -47,6 +47,13 @@ func (e Expectation) Path(slots []string) int {
 // dir/expected.tsv. A recording whose name matches no state is an error:
 // every recording states its truth.
 func Load(dir string) ([]Expectation, error) {
+	return LoadIn(dir, "")
+}
+
+// LoadIn is Load of the recordings in dir's subdirectory sub (a physical
+// standby's, in testdata/physical), with their expectations from
+// dir/expected.tsv.
+func LoadIn(dir, sub string) ([]Expectation, error) {
 	f, err := os.Open(filepath.Join(dir, "expected.tsv"))
 	if err != nil {
 		return nil, err
@@ -83,7 +90,7 @@ func Load(dir string) ([]Expectation, error) {
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	files, err := filepath.Glob(filepath.Join(dir, sub, "*.json"))
 	if err != nil {
 		return nil, err
 	}
