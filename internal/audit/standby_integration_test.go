@@ -219,7 +219,10 @@ func TestIntegrationStandbyChecks(t *testing.T) {
 	}
 
 	t.Log("a --primary that is another server: a one-line error naming both system identifiers")
-	other, err := e.lab.Create(e.ctx, cluster.Options{Name: "other", Bin: e.bin, CPUs: []int{0}})
+	// Its own initdb: a copy of the lab's template data directory (make
+	// test sets LAGSCOPE_LAB_TEMPLATES) would carry the primary's system
+	// identifier.
+	other, err := e.lab.Create(e.ctx, cluster.Options{Name: "other", Bin: e.bin, CPUs: []int{0}, OwnInitdb: true})
 	if err != nil {
 		t.Fatal(err)
 	}

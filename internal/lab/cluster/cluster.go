@@ -24,6 +24,9 @@ const Superuser = "postgres"
 type Options struct {
 	// Name is the cluster's directory name in the lab, e.g. "publisher".
 	Name string
+	// OwnInitdb runs initdb even where a template data directory is set
+	// (TemplatesEnv): a server with a system identifier of its own.
+	OwnInitdb bool
 	// Bin is the directory holding initdb and postgres.
 	Bin string
 	// CPUs pins the server and every process it forks to these CPUs
@@ -95,7 +98,7 @@ func (l *Lab) Create(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if root := os.Getenv(TemplatesEnv); root != "" {
+	if root := os.Getenv(TemplatesEnv); root != "" && !o.OwnInitdb {
 		err = l.fromTemplate(ctx, root, c, o)
 	} else {
 		err = l.initdb(ctx, o.Bin, c.DataDir, c.Dir, o.Name)
