@@ -99,10 +99,12 @@ func PhysicalLagTime(p measure.Physical) LagTime {
 // replay's rate less the primary's (model: both rates stay as they were in
 // the window), in a sentence and in seconds; "never at this rate" when
 // replay is not faster than the primary writes. Empty and 0 when nothing
-// is behind, or its size is unknown.
+// is behind beyond what a path keeps on its way (IdleLag: a synchronous
+// standby 4 kB behind with rates a few percent apart is not "never"), or
+// its size is unknown.
 func CatchUpForecast(p measure.Physical) (string, float64) {
 	behind := p.Behind()
-	if behind <= 0 {
+	if behind <= IdleLag {
 		return "", 0
 	}
 	net := p.Replayed - p.Generated

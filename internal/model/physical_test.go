@@ -303,3 +303,18 @@ func TestThePrimaryAloneListsEveryStandbyItFeeds(t *testing.T) {
 		t.Errorf("%s at %.2f, caveats %v", v.Name, v.Confidence, v.Caveats)
 	}
 }
+
+// A synchronous standby a few kB behind, replaying as fast as the primary
+// writes (18.4's sync-standby-wait: 4.2 kB behind, replayed 8.6 against
+// 8.8 MB/s, which read "never at this rate"): no forecast.
+func TestASyncStandbyAFewKBBehindHasNoForecast(t *testing.T) {
+	c := replayBound
+	c.gen, c.sent, c.rep, c.unreplayed = 8.8e6, 8.8e6, 8.8e6, 4200
+	in := PhysicalInputs(c.recording())[0]
+	if b := in.Path.Behind(); b > IdleLag {
+		t.Fatalf("the case is %d bytes behind, want at most IdleLag", b)
+	}
+	if text, secs := CatchUpForecast(in.Path); text != "" || secs != 0 {
+		t.Errorf("forecast %q (%g s), want none", text, secs)
+	}
+}
