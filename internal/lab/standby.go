@@ -9,6 +9,7 @@ import (
 
 	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/lab/proxy"
+	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/sleep"
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -131,7 +132,7 @@ func (p *Pair) AddStandby(ctx context.Context, o StandbyOptions, log io.Writer) 
 	s := &Standby{Opts: o, linkDir: filepath.Join(p.Lab.Dir, "standby-link")}
 	p.physical = s
 	// The slot first: it keeps the WAL from before the copy's checkpoint.
-	if err := Exec(ctx, p.Pub.ConnString(Database), fmt.Sprintf("SELECT pg_create_physical_replication_slot('%s', true)", PhysicalSlot)); err != nil {
+	if err := Exec(ctx, p.Pub.ConnString(Database), quote.SQL("SELECT pg_create_physical_replication_slot(%L, true)", PhysicalSlot).Text); err != nil {
 		return nil, fmt.Errorf("publisher: %w", err)
 	}
 	upstream := fmt.Sprintf("%s/.s.PGSQL.%d", p.Pub.SocketDir, p.Pub.Port)

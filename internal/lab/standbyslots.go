@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lagscope/lagscope/internal/lab/cluster"
+	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/sleep"
 )
 
@@ -22,7 +23,7 @@ const PubStandbySlot = "pub_standby_slot"
 // (WaitForStandbyConfirmation), as during a standby's maintenance.
 func (p *Pair) AddAbsentStandbySlot(ctx context.Context, log io.Writer) error {
 	fmt.Fprintf(log, "lab: the publisher gets a physical standby on slot %s, listed in synchronized_standby_slots; the subscription's slot fails over\n", PubStandbySlot)
-	if err := Exec(ctx, p.Pub.ConnString(Database), "SELECT pg_create_physical_replication_slot('"+PubStandbySlot+"', true)"); err != nil {
+	if err := Exec(ctx, p.Pub.ConnString(Database), quote.SQL("SELECT pg_create_physical_replication_slot(%L, true)", PubStandbySlot).Text); err != nil {
 		return fmt.Errorf("publisher: %w", err)
 	}
 	sb, err := p.Lab.Standby(ctx, p.Pub, cluster.Options{Name: "pub-standby", Bin: p.Opts.Bin, CPUs: p.Opts.SubCPUs, Settings: map[string]string{
