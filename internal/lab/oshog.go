@@ -19,7 +19,7 @@ const OSHogComm = "sh"
 const osHogScript = "while :; do :; done"
 
 // osHogs are busy-loop processes outside PostgreSQL pinned to one side's
-// CPUs, each in its own process group.
+// CPUs, each in a session (and process group) of its own.
 type osHogs struct {
 	cmds []*exec.Cmd
 }
@@ -29,6 +29,15 @@ type osHogs struct {
 // runs as root (the servers' owner), killed by StopOSHogs, Close, or when
 // lagscope dies (Pdeathsig). The server's processes on those CPUs then
 // share them with the loops, as with other programs on a database host.
+//
+// Each loop is a session of its own, as the server is (the postmaster
+// calls setsid), as separate services on a host are: with the kernel's
+// autogroup scheduling (sched_autogroup_enabled, Debian's default) the CPU
+// is shared between sessions, so n loops leave the server's processes
+// about 1/(n+1) of it. In one session with the lab (as before 2026-12-05)
+// the loops together took half of it whatever their number, and the
+// walsender's half a core raced the apply worker's full one (6 of 10 runs
+// of os-hog-publisher on 18.4 made the state).
 func (p *Pair) StartOSHogs(cpus []int, n int) error {
 	if p.osHogs != nil {
 		return fmt.Errorf("the lab already runs %d busy-loop process(es)", len(p.osHogs.cmds))
@@ -43,7 +52,7 @@ func (p *Pair) StartOSHogs(cpus []int, n int) error {
 	h := &osHogs{}
 	for range n {
 		cmd := exec.Command("/bin/sh", "-c", osHogScript)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setsid: true}
 		if o := p.Lab.Owner; !o.IsZero() {
 			cmd.SysProcAttr.Credential = &syscall.Credential{Uid: o.UID, Gid: o.GID, Groups: []uint32{}}
 		}
@@ -85,7 +94,8 @@ func (p *Pair) StopOSHogs() {
 
 func (h *osHogs) stop() {
 	for _, c := range h.cmds {
-		// Its own process group: the shell and anything it started.
+		// Its own session and process group: the shell and anything it
+		// started.
 		if err := syscall.Kill(-c.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 			c.Process.Kill()
 		}
