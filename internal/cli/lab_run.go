@@ -83,7 +83,7 @@ Scenarios:
 			ro.Log = cmd.ErrOrStderr()
 			var diagRec *sample.Recording
 			if o.diagnose {
-				ro.During = diagnoseDuring(o.diagDur, o.noProc, &diagRec)
+				ro.During = diagnoseDuring(o.diagDur, o.noProc, s.Physical, &diagRec)
 			}
 			res, err := lab.Run(cmd.Context(), s.Recipe, ro)
 			if err != nil {
@@ -93,6 +93,9 @@ Scenarios:
 				return err
 			}
 			noteStateCheck(res, s)
+			if o.diagnose && res.Standby != nil && len(res.Standby.CatchUps) > 0 {
+				noteForecast(res)
+			}
 			if o.save != "" {
 				rec := res.Recording
 				if o.diagnose {
@@ -135,14 +138,23 @@ Scenarios:
 
 // diagnoseDuring runs diagnose against a lab pair, as a user would, and
 // keeps its samples in *rec.
-func diagnoseDuring(d time.Duration, noProc bool, rec **sample.Recording) func(context.Context, *lab.Pair) (any, error) {
+// A physical scenario's standby is diagnosed with its primary, the
+// publisher.
+func diagnoseDuring(d time.Duration, noProc, physical bool, rec **sample.Recording) func(context.Context, *lab.Pair) (any, error) {
 	return func(ctx context.Context, p *lab.Pair) (any, error) {
-		rep, r, err := diagnose.Run(ctx, diagnose.Options{
+		o := diagnose.Options{
 			Publisher:  p.ConnString(p.Pub),
 			Subscriber: p.ConnString(p.Sub),
 			Duration:   d, ProbeHz: 20, Tick: time.Second, NoProc: noProc,
 			AlwaysBurst: true, // the lab's samples calibrate the burst beside /proc
-		})
+		}
+		run := diagnose.Run
+		if physical {
+			o.Publisher, o.Subscriber = "", ""
+			o.Primary, o.Standby = p.ConnString(p.Pub), p.PhysicalStandby().ConnString()
+			run = diagnose.RunPhysical
+		}
+		rep, r, err := run(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("diagnose: %w", err)
 		}
@@ -167,6 +179,18 @@ func labRunHTML(w io.Writer, scenario string, res *lab.Result, probeHz float64) 
 		rep = diagnose.Build(res.Recording, nil, probeHz)
 	}
 	return report.HTMLPage(w, rep, report.Preface{Title: "lab run " + scenario, Text: text.String()})
+}
+
+// noteForecast adds to the result's notes the catch-up forecast diagnose
+// made beside the catch-up the lab timed (docs/whatif.md), or why there is
+// none to compare.
+func noteForecast(res *lab.Result) {
+	f, err := scenario.CheckForecast(res)
+	if err != nil {
+		res.Notes = append(res.Notes, "catch-up forecast not compared: "+err.Error())
+		return
+	}
+	res.Notes = append(res.Notes, f.String())
 }
 
 // noteStateCheck adds to the result's notes whether the lab made the

@@ -18,10 +18,17 @@ type CatchUp struct {
 	// between the standby's replay position then and Target, bytes.
 	Target       lsn.LSN `json:"target_lsn"`
 	BacklogBytes int64   `json:"backlog_bytes"`
-	// Seconds is the time from the release until the standby replayed
-	// Target (0 with TimedOut).
-	Seconds  float64 `json:"seconds"`
-	TimedOut bool    `json:"timed_out,omitempty"`
+	// ReleasedAt is when replay was resumed. Seconds is the time from the
+	// release until the standby replayed Target (0 with TimedOut).
+	ReleasedAt time.Time `json:"released_at"`
+	Seconds    float64   `json:"seconds"`
+	TimedOut   bool      `json:"timed_out,omitempty"`
+	// CaughtUpSeconds is the time from the release until the standby's
+	// replay position was first within CaughtUpSlack of the publisher's
+	// position of that moment (0: not within the timing): what a catch-up
+	// forecast, which chases the primary's moving position, predicts. It
+	// equals Seconds, or nearly, when the load stopped at the release.
+	CaughtUpSeconds float64 `json:"caught_up_seconds,omitempty"`
 	// PrimaryAtCatchUp is the publisher's position when replay reached
 	// Target.
 	PrimaryAtCatchUp lsn.LSN `json:"primary_lsn_at_catch_up"`
@@ -38,6 +45,18 @@ type CatchUp struct {
 // catchUpStart is the stretch after a release whose rates a forecast made
 // then would see.
 const catchUpStart = 2 * time.Second
+
+// CaughtUpSlack is how close to the publisher's moving position the
+// standby's replay counts as caught up: the larger of 64 kB (model.IdleLag,
+// an idle server's last records) and half a second of the publisher's WAL
+// at the rate after the release (what a running load keeps in flight).
+func CaughtUpSlack(walBps float64) int64 {
+	return max(64<<10, int64(walBps/2))
+}
+
+// caughtUpWatch is how long past the release's target the publisher's
+// moving position is chased for CaughtUpSeconds.
+const caughtUpWatch = 30 * time.Second
 
 // catchUpLimit bounds a catch-up's timing.
 const catchUpLimit = 5 * time.Minute
@@ -88,7 +107,7 @@ func (p *Pair) release(ctx context.Context) (*catchUpWatch, error) {
 		return nil, fmt.Errorf("standby: resume replay: %w", err)
 	}
 	s.paused = false
-	w := &catchUpWatch{done: make(chan struct{}), res: CatchUp{Target: target, BacklogBytes: target.Sub(from)}}
+	w := &catchUpWatch{done: make(chan struct{}), res: CatchUp{Target: target, BacklogBytes: target.Sub(from), ReleasedAt: start}}
 	go func() {
 		defer close(w.done)
 		defer closeBoth()
@@ -109,6 +128,15 @@ func (w *catchUpWatch) time(ctx context.Context, pub, sb *pgx.Conn, start time.T
 		}
 		el := time.Since(start)
 		reached := at >= r.Target
+		if r.CaughtUpSeconds == 0 {
+			var cur lsn.LSN
+			if err := pub.QueryRow(ctx, "SELECT pg_current_wal_lsn()").Scan(&cur); err != nil {
+				return fmt.Errorf("publisher: %w", err)
+			}
+			if cur.Sub(at) <= CaughtUpSlack(r.WALMBpsAtStart*1e6) {
+				r.CaughtUpSeconds = max(el.Seconds(), 1e-3)
+			}
+		}
 		if (el >= catchUpStart || reached) && !startRates {
 			var cur lsn.LSN
 			if err := pub.QueryRow(ctx, "SELECT pg_current_wal_lsn()").Scan(&cur); err != nil {
@@ -119,7 +147,7 @@ func (w *catchUpWatch) time(ctx context.Context, pub, sb *pgx.Conn, start time.T
 			r.WALMBpsAtStart = float64(cur.Sub(primaryFrom)) / sec / 1e6
 			startRates = true
 		}
-		if reached {
+		if reached && r.Seconds == 0 {
 			r.Seconds = el.Seconds()
 			var cur lsn.LSN
 			if err := pub.QueryRow(ctx, "SELECT pg_current_wal_lsn()").Scan(&cur); err != nil {
@@ -128,6 +156,10 @@ func (w *catchUpWatch) time(ctx context.Context, pub, sb *pgx.Conn, start time.T
 			r.PrimaryAtCatchUp = cur
 			r.ReplayMBps = float64(at.Sub(from)) / r.Seconds / 1e6
 			r.WALMBps = float64(cur.Sub(primaryFrom)) / r.Seconds / 1e6
+		}
+		// Past the target, the moving position is watched a while longer
+		// (a load that kept running is chased, not reached).
+		if r.Seconds > 0 && (r.CaughtUpSeconds > 0 || el.Seconds() > r.Seconds+caughtUpWatch.Seconds()) {
 			return nil
 		}
 		if el > catchUpLimit {

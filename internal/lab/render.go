@@ -128,6 +128,9 @@ func renderStandby(w io.Writer, r *Result) {
 		}
 		fmt.Fprintf(w, "catch-up %d: %s in %.1f s; replay %.1f MB/s, WAL %.1f MB/s (first %s: replay %.1f, WAL %.1f MB/s)\n", i+1,
 			units.FormatBytes(float64(c.BacklogBytes)), c.Seconds, c.ReplayMBps, c.WALMBps, catchUpStart, c.ReplayMBpsAtStart, c.WALMBpsAtStart)
+		if c.CaughtUpSeconds > 0 {
+			fmt.Fprintf(w, "catch-up %d: within %s of the publisher's moving position after %.1f s\n", i+1, units.FormatBytes(float64(CaughtUpSlack(c.WALMBpsAtStart*1e6))), c.CaughtUpSeconds)
+		}
 	}
 	if r.DataMatches != nil {
 		verdict := "MATCH"

@@ -227,6 +227,10 @@ type probes struct {
 	nStartup, nBehind, nClients int
 }
 
+// maxLostProbeSessions is how many standby sessions in a row the probe
+// may lose to the server before it gives up.
+const maxLostProbeSessions = 20
+
 // probeWaits reads the wait events of the standby's startup process and
 // of the load's sessions on the publisher at hz until ctx ends.
 func (p *Pair) probeWaits(ctx context.Context, hz float64, pr *probes) error {
@@ -239,8 +243,9 @@ func (p *Pair) probeWaits(ctx context.Context, hz float64, pr *probes) error {
 	if err != nil {
 		return fmt.Errorf("probe: connect to the standby: %w", err)
 	}
-	defer sb.Close(context.Background())
+	defer func() { sb.Close(context.Background()) }()
 	every := time.Duration(float64(time.Second) / hz)
+	lost := 0 // standby sessions ended by the server in a row
 	for ctx.Err() == nil {
 		at := time.Now()
 		behind := pr.isBehind.Load()
@@ -255,11 +260,25 @@ func (p *Pair) probeWaits(ctx context.Context, hz float64, pr *probes) error {
 			if recoveryCancelled(err) {
 				continue // a probe lost to recovery
 			}
+			if err != nil && x.conn == sb && sb.IsClosed() && ctx.Err() == nil && lost < maxLostProbeSessions {
+				// The standby ended the session (a recovery conflict
+				// terminates it, FATAL, when replay of a backlog older
+				// than max_standby_streaming_delay meets it): the probe
+				// is lost, a new session takes the next.
+				lost++
+				if sb, err = pgx.Connect(ctx, p.physical.ConnString()); err != nil {
+					return fmt.Errorf("probe: connect to the standby again: %w", err)
+				}
+				continue
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
 				return fmt.Errorf("probe: %w", err)
+			}
+			if x.conn == sb {
+				lost = 0
 			}
 			for _, ev := range evs {
 				x.into[ev]++
@@ -384,8 +403,8 @@ func (p *Pair) timeCatchUps(ctx context.Context, res *Result, o RunOptions) erro
 }
 
 func logCatchUp(o RunOptions, i int, c CatchUp) {
-	fmt.Fprintf(o.Log, "lab: catch-up %d: %s in %.1f s (replay %.1f MB/s, WAL %.1f MB/s; at the start %.1f and %.1f MB/s)\n",
-		i, formatMB(c.BacklogBytes), c.Seconds, c.ReplayMBps, c.WALMBps, c.ReplayMBpsAtStart, c.WALMBpsAtStart)
+	fmt.Fprintf(o.Log, "lab: catch-up %d: %s in %.1f s (replay %.1f MB/s, WAL %.1f MB/s; at the start %.1f and %.1f MB/s); within reach of the moving position after %.1f s\n",
+		i, formatMB(c.BacklogBytes), c.Seconds, c.ReplayMBps, c.WALMBps, c.ReplayMBpsAtStart, c.WALMBpsAtStart, c.CaughtUpSeconds)
 }
 
 // queryStandby runs a one-row query on a standby again when recovery
