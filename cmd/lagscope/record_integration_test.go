@@ -349,6 +349,15 @@ func TestIntegrationARecordedWindowGetsTheVerdictTheExporterServedLive(t *testin
 		t.Errorf("the timeline does not name the %s incident:\n%s", live, tl)
 	}
 	t.Logf("timeline:\n%s", tl)
+	// The HTML page of the same recording: the chart, and the live
+	// verdict's incident with its report in the page.
+	page, err := exec.Command(bin, "timeline", "--from-recording", root, "--window", window.String(), "--format", "html").Output()
+	switch {
+	case err != nil || !strings.HasPrefix(string(page), "<!DOCTYPE html>") || !strings.Contains(string(page), "Lag and the limiting stage"):
+		t.Errorf("timeline --format html: %v\n%.400s", err, page)
+	case live != "caught-up" && (!strings.Contains(string(page), `id="incident-1"`) || !strings.Contains(string(page), `<div class="name">`+live+` `)):
+		t.Errorf("the HTML timeline has no incident with a report of %s", live)
+	}
 }
 
 // liveVerdict is the exporter's current verdict of pair orders, when the

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lagscope/lagscope/internal/model"
+	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/render"
 	"github.com/lagscope/lagscope/internal/units"
 )
@@ -63,21 +65,50 @@ type Preface struct {
 // HTML writes the report as one self-contained HTML page with charts.
 func HTML(w io.Writer, r Report) error { return HTMLPage(w, r) }
 
-// HTMLPage is HTML with prefaces above the diagnosis.
-func HTMLPage(w io.Writer, r Report, prefaces ...Preface) error {
-	data := struct {
-		Report
-		Paths    []htmlPath
-		Prefaces []Preface
-	}{Report: r, Prefaces: prefaces}
+// htmlData is what the report's template reads: the report, its paths
+// with their charts drawn, the prefaces.
+type htmlData struct {
+	Report
+	Paths    []htmlPath
+	Prefaces []Preface
+}
+
+func newHTMLData(r Report, prefaces []Preface) (htmlData, error) {
+	data := htmlData{Report: r, Prefaces: prefaces}
 	for _, p := range r.Paths {
 		ch, err := Charts(p)
 		if err != nil {
-			return err
+			return data, err
 		}
 		data.Paths = append(data.Paths, htmlPath{Path: p, Charts: ch})
 	}
+	return data, nil
+}
+
+// HTMLPage is HTML with prefaces above the diagnosis.
+func HTMLPage(w io.Writer, r Report, prefaces ...Preface) error {
+	data, err := newHTMLData(r, prefaces)
+	if err != nil {
+		return err
+	}
 	return render.ExecutePage(w, htmlTmpl, data)
+}
+
+// HTMLFragment is the report as the HTML page's body shows it below its
+// title (the servers' line, each path with its charts, the notes), for a
+// page that holds several reports: 'lagscope timeline --format html'
+// shows each incident's. It is escaped and sanitized as the page is; the
+// page holding it brings the stylesheet (render.Style).
+func HTMLFragment(r Report) (template.HTML, error) {
+	data, err := newHTMLData(r, nil)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := htmlTmpl.ExecuteTemplate(&b, "content", data); err != nil {
+		return "", err
+	}
+	return template.HTML(quote.Sanitize(b.String(), "\n\t")), nil
 }
 
 // pipeBox is one stage of the HTML pipeline picture.

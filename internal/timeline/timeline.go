@@ -23,6 +23,12 @@ type Window struct {
 	Verdict    model.VerdictName
 	Confidence float64
 	LagBytes   int64
+	// Limit is the stage that limited the path in the window ("" when
+	// none did: caught up, stalled, inconclusive), and Cause the
+	// verdict's headline and cause: what the HTML page's band and
+	// incident table show.
+	Limit model.StageName
+	Cause string
 	// Gap is why nothing was sampled ("" when the window was classified).
 	Gap string
 }
@@ -41,8 +47,12 @@ const (
 type Incident struct {
 	Slot    string            `json:"slot"`
 	Verdict model.VerdictName `json:"verdict"`
-	Start   time.Time         `json:"start"`
-	End     time.Time         `json:"end"`
+	// Limit is the limiting stage and Cause the headline (and cause) of
+	// the incident's first window.
+	Limit model.StageName `json:"limit,omitempty"`
+	Cause string          `json:"cause,omitempty"`
+	Start time.Time       `json:"start"`
+	End   time.Time       `json:"end"`
 	// PeakLagBytes is the largest unconfirmed WAL at a window's end.
 	PeakLagBytes int64 `json:"peak_lag_bytes"`
 	// Confidence is the highest of its windows'.
@@ -63,6 +73,9 @@ type Timeline struct {
 	Windows   int        `json:"windows"`
 	NotSample int        `json:"windows_not_sampled"`
 	Incidents []Incident `json:"incidents"`
+	// Series is every window of every path (gaps too), in order: the lag
+	// and the limiting stage over the span, drawn by HTML.
+	Series []Window `json:"-"`
 }
 
 // Read classifies the recording in dir over [from, to) in windows of width
@@ -92,7 +105,11 @@ func Read(dir string, from, to time.Time, width time.Duration) (Timeline, error)
 		rep := diagnose.Build(rec, nil, rec.ProbeHz())
 		for _, p := range rep.Paths {
 			slots[p.Slot] = true
-			ws = append(ws, Window{From: wf, To: wt, Slot: p.Slot, Verdict: p.Name, Confidence: p.Confidence, LagBytes: p.LagBytes})
+			cause := p.Headline
+			if p.Cause != "" {
+				cause += ": " + p.Cause
+			}
+			ws = append(ws, Window{From: wf, To: wt, Slot: p.Slot, Verdict: p.Name, Confidence: p.Confidence, LagBytes: p.LagBytes, Limit: p.Limit, Cause: cause})
 		}
 		return nil
 	})
@@ -100,6 +117,7 @@ func Read(dir string, from, to time.Time, width time.Duration) (Timeline, error)
 		return tl, err
 	}
 	tl.Incidents = Incidents(ws)
+	tl.Series = ws
 	return tl, nil
 }
 
@@ -139,7 +157,7 @@ func Incidents(ws []Window) []Incident {
 				continue
 			}
 			if cur == nil {
-				cur = &Incident{Slot: s, Verdict: w.Verdict, Start: w.From}
+				cur = &Incident{Slot: s, Verdict: w.Verdict, Limit: w.Limit, Cause: w.Cause, Start: w.From}
 			}
 			cur.End, cur.Windows = w.To, cur.Windows+1
 			cur.PeakLagBytes = max(cur.PeakLagBytes, w.LagBytes)
