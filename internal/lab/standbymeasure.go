@@ -13,6 +13,7 @@ import (
 	"github.com/lagscope/lagscope/internal/lsn"
 	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/proc"
+	"github.com/lagscope/lagscope/internal/sleep"
 )
 
 // StandbyResult is the lab's own measurement of its physical standby over
@@ -231,6 +232,21 @@ type probes struct {
 // may lose to the server before it gives up.
 const maxLostProbeSessions = 20
 
+// connectStandby opens a session on a standby, again when the standby
+// cancels its start for a recovery conflict (its catalog reads meet the
+// replay of a backlog older than max_standby_streaming_delay).
+func connectStandby(ctx context.Context, dsn string) (*pgx.Conn, error) {
+	for try := 1; ; try++ {
+		c, err := pgx.Connect(ctx, dsn)
+		if err == nil || !recoveryCancelled(err) || try == maxLostProbeSessions {
+			return c, err
+		}
+		if err := sleep.For(ctx, 50*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
+}
+
 // probeWaits reads the wait events of the standby's startup process and
 // of the load's sessions on the publisher at hz until ctx ends.
 func (p *Pair) probeWaits(ctx context.Context, hz float64, pr *probes) error {
@@ -239,7 +255,7 @@ func (p *Pair) probeWaits(ctx context.Context, hz float64, pr *probes) error {
 		return fmt.Errorf("probe: connect to the publisher: %w", err)
 	}
 	defer pub.Close(context.Background())
-	sb, err := pgx.Connect(ctx, p.physical.ConnString())
+	sb, err := connectStandby(ctx, p.physical.ConnString())
 	if err != nil {
 		return fmt.Errorf("probe: connect to the standby: %w", err)
 	}
@@ -266,7 +282,7 @@ func (p *Pair) probeWaits(ctx context.Context, hz float64, pr *probes) error {
 				// than max_standby_streaming_delay meets it): the probe
 				// is lost, a new session takes the next.
 				lost++
-				if sb, err = pgx.Connect(ctx, p.physical.ConnString()); err != nil {
+				if sb, err = connectStandby(ctx, p.physical.ConnString()); err != nil {
 					return fmt.Errorf("probe: connect to the standby again: %w", err)
 				}
 				continue

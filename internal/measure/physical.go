@@ -179,7 +179,10 @@ func PhysicalOf(rec *sample.Recording, standby string) Physical {
 				}
 			}
 		}
-		if !p.HasStandby {
+		if !p.HasStandby || !sb.OK || sb.Standby == nil {
+			// The standby not observed, or not at this tick (its read
+			// failed: a recovery conflict cancels reads on a standby
+			// replaying old WAL): what it last told the primary.
 			e.received, e.replayed = e.senderFlush, e.senderReply
 		}
 		if !p.HasPrimary {

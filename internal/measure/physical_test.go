@@ -103,3 +103,22 @@ func TestReplayWaitsAreClassedByVersion(t *testing.T) {
 		}
 	}
 }
+
+// A standby whose reads all failed (recovery cancelled them: 15.18,
+// replay-cpu's 2 GB backlog) is measured from what it told the primary,
+// not counted as caught up.
+func TestAStandbyNotReadIsMeasuredFromWhatItToldThePrimary(t *testing.T) {
+	rec := physRec(0, 100e6, 2000e6, "", "")
+	for i := range rec.Ticks {
+		rec.Ticks[i].Reads[1] = sample.Read{Node: sample.StandbyNode}
+	}
+	p := PhysicalOf(rec, "")
+	if p.Unreplayed != 2000e6-900e6 || p.Behind() != 1100e6 || p.Replayed != 100e6 {
+		t.Errorf("unreplayed %d behind %d replayed %g: want the sender's flush and replay positions (1.1 GB behind, 100 MB/s)", p.Unreplayed, p.Behind(), p.Replayed)
+	}
+	// One tick read, the others not: the same positions.
+	rec.Ticks[4].Reads[1] = physRec(0, 100e6, 2000e6, "", "").Ticks[4].Reads[1]
+	if q := PhysicalOf(rec, ""); q.Behind() != 1100e6 || q.Replayed != 100e6 {
+		t.Errorf("mixed ticks: behind %d replayed %g", q.Behind(), q.Replayed)
+	}
+}

@@ -59,13 +59,34 @@ var roleSources = []struct {
 	// A standby reads its receive and replay positions, then what replay
 	// reads (prefetch 15+, pg_stat_io 16+), who holds it back when it
 	// waits on a recovery conflict, and its queries running.
-	{Role: topology.Standby, Positions: readStandby,
+	{Role: topology.Standby, Positions: againOnRecoveryConflict(readStandby),
 		Sources: []source{
 			{Name: SourcePrefetch, Read: readPrefetchSource},
 			{Name: SourceStartupIO, Read: readStartupIOSource},
 			{Name: SourceHolders, Read: readHoldersSource},
 			{Name: SourceActive, Read: readActiveSource},
 		}},
+}
+
+// recoveryRereads is how many more times a tick reads a standby's
+// positions when recovery cancels the read (SQLSTATE 40001).
+const recoveryRereads = 5
+
+// againOnRecoveryConflict reads a standby's positions again, at once, when
+// recovery cancels the read: a standby replaying WAL older than
+// max_standby_streaming_delay cancels any statement whose snapshot meets
+// a cleanup record, so a read of a few milliseconds loses now and then
+// and a miss a tick is a gap (15.18, replay-cpu's 2 GB backlog replayed
+// at 150-220 MB/s: every tick of a 4 s window was lost before this).
+func againOnRecoveryConflict(read positionsReader) positionsReader {
+	return func(ctx context.Context, c *pg.Conn, r *Read) (map[int]procKey, error) {
+		for try := 0; ; try++ {
+			keys, err := read(ctx, c, r)
+			if err == nil || !pg.RecoveryCancelled(err) || try == recoveryRereads || ctx.Err() != nil || (c.Conn != nil && c.IsClosed()) {
+				return keys, err
+			}
+		}
+	}
 }
 
 // sourcesOf returns the readers of role (false when no entry lists it:
