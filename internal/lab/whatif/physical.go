@@ -42,6 +42,16 @@ var PhysicalChanges = []Change{
 		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
 			return standbyExec(ctx, p, "SELECT pg_wal_replay_resume()")
 		}},
+	// The same backlog held by recovery_min_apply_delay: an hour holds
+	// every commit of a backlog a minute old.
+	{Name: string(model.KeyRemoveApplyDelay), Summary: "recovery_min_apply_delay set to 0 on the standby, delayed by 1h with replay-cpu's backlog (replay runs 3 s of the first window, then the delay is set)",
+		Scenarios: []lab.ScenarioName{"replay-cpu"}, Physical: true, Without: []string{lab.ReleaseReplay.Name},
+		During: func(ctx context.Context, p *lab.Pair) error {
+			return resumeThenHold(ctx, p, "ALTER SYSTEM SET recovery_min_apply_delay = '1h'", "SELECT pg_reload_conf()")
+		},
+		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
+			return standbyExec(ctx, p, "ALTER SYSTEM SET recovery_min_apply_delay = 0", "SELECT pg_reload_conf()")
+		}},
 }
 
 // standbyExec runs statements on the pair's physical standby, again when
@@ -83,8 +93,9 @@ func recoveryCancelled(err error) bool {
 }
 
 // resumeThenHold resumes the standby's paused replay a second into the
-// window, lets it run Unheld, then holds it again with hold.
-func resumeThenHold(ctx context.Context, p *lab.Pair, hold string) error {
+// window, lets it run Unheld, then holds it again with the statements
+// hold.
+func resumeThenHold(ctx context.Context, p *lab.Pair, hold ...string) error {
 	if err := sleep.For(ctx, time.Second); err != nil {
 		return err
 	}
@@ -94,7 +105,7 @@ func resumeThenHold(ctx context.Context, p *lab.Pair, hold string) error {
 	if err := sleep.For(ctx, Unheld); err != nil {
 		return err
 	}
-	return standbyExec(ctx, p, hold)
+	return standbyExec(ctx, p, hold...)
 }
 
 // positionsSQL are the primary's WAL position and the standby's replay
