@@ -32,6 +32,10 @@ import (
 // it.
 const Unheld = 3 * time.Second
 
+// minCatchUpS is the shortest catch-up, at the predicted rate, a run
+// measures: 10 reads of the replay position.
+const minCatchUpS = 1.0
+
 // PhysicalChanges are the changes the lab makes on a physical standby.
 var PhysicalChanges = []Change{
 	{Name: string(model.KeyResumeReplay), Summary: "pg_wal_replay_resume() on the standby, paused with replay-cpu's backlog (replay runs 3 s of the first window, then is paused again)",
@@ -242,6 +246,11 @@ func PhysicalRun(ctx context.Context, p *lab.Pair, load *lab.Load, ch Change, sc
 		return model.Check{}, err
 	}
 	fmt.Fprintf(log, "lab whatif: %.1f MB replayed in %.2f s (%.1f MB/s; caught up: %t); predicted %.2f s\n", float64(c.Backlog)/1e6, c.Seconds, c.Rate()/1e6, c.Done, pred.CatchUpS)
+	if float64(c.Backlog) < pred.Drain*minCatchUpS {
+		// Replay drained nearly all of the backlog in its unheld stretch:
+		// a catch-up this short is mostly the polling's granularity.
+		return model.Check{}, fmt.Errorf("the backlog ran out: %.1f MB were left to replay at the change, under %.0f s at the predicted %.1f MB/s (give a larger backlog: --duration)", float64(c.Backlog)/1e6, minCatchUpS, pred.Drain/1e6)
+	}
 	if st := p1.Stages; len(st) > 0 {
 		for _, x := range st {
 			if x.Name == model.StageReplay {
