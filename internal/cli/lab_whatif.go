@@ -95,7 +95,11 @@ Changes:
 			var failed []string
 			for i := range w.runs {
 				fmt.Fprintf(cmd.ErrOrStderr(), "lab whatif: run %d of %d: %s, then %s\n", i+1, w.runs, s.Name, ch.Name)
-				c, err := whatifRun(cmd.Context(), s.Recipe, ro, ch, w)
+				run := whatifRun
+				if ch.Physical {
+					run = physicalWhatifRun
+				}
+				c, err := run(cmd.Context(), s.Recipe, ro, ch, w)
 				if err != nil {
 					if cmd.Context().Err() != nil {
 						return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; the lab's clusters were removed")}

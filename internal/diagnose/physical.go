@@ -50,6 +50,7 @@ func BuildPhysical(rec *sample.Recording, probeHz float64) report.Report {
 		if p.Name != model.CaughtUp {
 			p.CatchUp, p.CatchUpS = model.CatchUpForecast(ph)
 		}
+		p.WhatIf = model.PlanPhysical(in, p.Verdict)
 		if p.Evidence == nil {
 			p.Evidence = []model.Evidence{}
 		}

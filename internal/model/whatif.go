@@ -258,7 +258,12 @@ func (pr Prediction) String() string {
 	if pr.AtLeast {
 		about, within = "at least", "at most"
 	}
-	s := fmt.Sprintf("%s: drains %s %s (%.1fx today)", head, about, units.FormatRate(pr.Drain), pr.Speedup)
+	s := fmt.Sprintf("%s: drains %s %s", head, about, units.FormatRate(pr.Drain))
+	if pr.Speedup > 0 {
+		// A held standby's replay drains nothing today (a physical path's
+		// prediction leaves its Speedup 0).
+		s += fmt.Sprintf(" (%.1fx today)", pr.Speedup)
+	}
 	switch {
 	case pr.CatchUpS > 0:
 		s += fmt.Sprintf(", caught up in %s %s", within, units.FormatSeconds(pr.CatchUpS))
@@ -278,6 +283,8 @@ func processNoun(stage StageName) string {
 		return "apply worker"
 	case StageParallel:
 		return "parallel apply worker"
+	case StageReplay:
+		return "startup process (replay)"
 	}
 	return string(stage)
 }

@@ -46,6 +46,10 @@ type PhysicalPath struct {
 	// Slot is the physical slot's time to trouble (nil: no slot, or read
 	// fewer than twice).
 	Slot *model.PhysicalSlot `json:"time_to_trouble,omitempty"`
+	// WhatIf predicts what each remedy of the verdict buys: the catch-up
+	// once a hold ends, a faster link (model.PlanPhysical; docs/whatif.md,
+	// "Physical standbys").
+	WhatIf []model.Prediction `json:"what_if,omitempty"`
 	// Walsender, Receiver and Startup are the processes' figures.
 	Walsender measure.Proc `json:"walsender"`
 	Receiver  measure.Proc `json:"walreceiver"`
@@ -135,6 +139,9 @@ func textPhysical(b *strings.Builder, p PhysicalPath) {
 	}
 	adviceSection(b, "  helps", p.Helps)
 	adviceSection(b, "  does not help", p.NotHelps)
+	if len(p.WhatIf) > 0 {
+		section(b, "  what if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))
+	}
 	section(b, "  caveats", p.Caveats)
 }
 
@@ -170,6 +177,9 @@ func markdownPhysical(b *strings.Builder, p PhysicalPath) {
 	list(b, "Evidence", model.EvidenceTexts(p.Evidence))
 	adviceList(b, "What helps", p.Helps)
 	adviceList(b, "What does not help", p.NotHelps)
+	if len(p.WhatIf) > 0 {
+		list(b, "What if (predicted from this window: docs/whatif.md)", whatIfLines(p.WhatIf))
+	}
 	list(b, "Caveats", p.Caveats)
 }
 

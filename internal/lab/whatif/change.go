@@ -36,12 +36,22 @@ type Change struct {
 	// bytes (a slow apply of few changes) would drain in a fraction of a
 	// second once the change is made, too soon for a rate (For).
 	More *lab.Step
+	// Physical says the change is made on a physical standby
+	// (PhysicalChanges): the state's steps named in Without are left out
+	// (the release of a paused replay), During runs during the first
+	// diagnose window, and the catch-up after Apply is timed (PhysicalRun).
+	Physical bool
+	Without  []string
+	During   func(ctx context.Context, p *lab.Pair) error
 }
 
 // For returns the scenario as the change measures it: with More queued
 // behind the state's own backlog, before the step that enables the
 // subscriptions.
 func (c Change) For(s lab.Recipe) lab.Recipe {
+	if len(c.Without) > 0 {
+		s.Steps = slices.DeleteFunc(slices.Clone(s.Steps), func(st lab.Step) bool { return slices.Contains(c.Without, st.Name) })
+	}
 	if c.More == nil {
 		return s
 	}
@@ -191,9 +201,9 @@ func dropExtraIndexes(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
 	return lab.Exec(ctx, dsn, stmts...)
 }
 
-// AllChanges is Changes and, last, Control: what 'lab whatif --change'
+// AllChanges is Changes, PhysicalChanges and, last, Control: what 'lab whatif --change'
 // accepts.
-func AllChanges() []Change { return append(slices.Clip(Changes), Control) }
+func AllChanges() []Change { return slices.Concat(Changes, PhysicalChanges, []Change{Control}) }
 
 // LookupChange finds a change by name (Control too) and checks that it
 // fits the scenario ("" picks the change's default scenario).

@@ -68,3 +68,24 @@ func TestThePerRowCostStatesHaveTheirChanges(t *testing.T) {
 		}
 	}
 }
+
+// resume-replay is measured from replay-cpu's paused backlog: the state's
+// release of replay is left out (the change releases it), and the change
+// is physical.
+func TestResumeReplayLeavesTheReleaseToTheChange(t *testing.T) {
+	ch, scen, err := LookupChange("resume-replay", "")
+	if err != nil || scen != "replay-cpu" || !ch.Physical || ch.During == nil {
+		t.Fatalf("LookupChange(resume-replay) = %q, %q, %v", ch.Name, scen, err)
+	}
+	r := ch.For(lab.Recipe{Steps: []lab.Step{{Name: "standby"}, lab.ReleaseReplay, {Name: "after"}}})
+	var names []string
+	for _, s := range r.Steps {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, ",") != "standby,after" {
+		t.Errorf("steps %v: want the release left out", names)
+	}
+	if _, _, err := LookupChange("resume-replay", "apply-bound"); err == nil {
+		t.Error("resume-replay was accepted for apply-bound")
+	}
+}

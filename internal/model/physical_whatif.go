@@ -1,0 +1,242 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/lagscope/lagscope/internal/measure"
+	"github.com/lagscope/lagscope/internal/units"
+)
+
+// A physical path's "what if": each remedy of a physical verdict that
+// changes how fast the standby catches up is a row of PhysicalRemedies,
+// named by the advice's own key (the what-if line and the advice line are
+// one remedy), with the model its figure rests on. They are a table of
+// their own rather than rows of Remedies: a logical remedy multiplies one
+// stage's capacity on a path that drains (Plan needs a drain), while most
+// physical remedies end a hold (a pause, an apply delay, a conflicting
+// query) on a path that drains nothing, and their figure is replay's
+// capacity when not held, which the window shows only where replay ran
+// part of it. docs/whatif.md, "Physical standbys".
+
+// PhysicalRemedy is one change to a physical path an operator can make,
+// the verdicts it answers, and its prediction.
+type PhysicalRemedy struct {
+	// Change names the remedy (the advice's key).
+	Change RemedyID
+	// Remedy says what is changed, in the operator's words.
+	Remedy string
+	// Verdicts are the verdicts the remedy answers.
+	Verdicts []VerdictName
+	// predict returns the prediction for this path (ok false: the remedy
+	// does not apply to it).
+	predict func(in PhysicalInput, v Verdict) (Prediction, bool)
+}
+
+// minFree is the least share of the window replay must have run unheld
+// (its probes not paused, delayed or in a conflict) for the window to say
+// how fast it replays when not held: a tenth of a 10 s window is 1 s of
+// replay.
+const minFree = 0.10
+
+// PhysicalRemedies lists the physical path's remedies the planner knows,
+// in the order a report shows them.
+var PhysicalRemedies = []PhysicalRemedy{
+	{Change: KeyResumeReplay, Remedy: "replay resumed (pg_wal_replay_resume())", Verdicts: []VerdictName{ReplayPaused},
+		predict: func(in PhysicalInput, v Verdict) (Prediction, bool) {
+			return heldCatchUp(in, v, "the pause ends", 0), true
+		}},
+	{Change: KeyRemoveApplyDelay, Remedy: "recovery_min_apply_delay removed (set to 0)", Verdicts: []VerdictName{ReplayDelayed},
+		predict: func(in PhysicalInput, v Verdict) (Prediction, bool) {
+			pr := heldCatchUp(in, v, "the delay ends", 0)
+			if pr.NotPredicted == "" && in.Path.Generated >= StillRate {
+				pr.Model += fmt.Sprintf("; with a shorter delay D instead, the standby stays about D x %s behind once caught up", units.FormatRate(in.Path.Generated))
+			}
+			return pr, true
+		}},
+	{Change: KeyCancelConflictHolder, Remedy: "the conflicting query gone (cancelled, or ended)", Verdicts: []VerdictName{ReplayConflict},
+		predict: func(in PhysicalInput, v Verdict) (Prediction, bool) {
+			pr := heldCatchUp(in, v, "the conflicting query is gone", 0)
+			if pr.NotPredicted == "" {
+				pr.Model += "; no other standby query conflicting meanwhile"
+			}
+			return pr, true
+		}},
+	{Change: KeyBoundStandbyDelay, Remedy: "max_standby_streaming_delay bounded (30s instead of -1)", Verdicts: []VerdictName{ReplayConflict},
+		predict: func(in PhysicalInput, v Verdict) (Prediction, bool) {
+			p := in.Path
+			if p.Last == nil || p.Last.Settings.MaxStreamingDelayMS >= 0 {
+				return Prediction{}, false
+			}
+			return heldCatchUp(in, v, "replay cancels the conflicting query", boundedDelayS), true
+		}},
+	{Change: KeyLinkTwice, Remedy: "a link twice as fast", Verdicts: []VerdictName{Network},
+		predict: physLinkTwice},
+	{Change: KeyWALCompression, Remedy: "wal_compression on the primary (lz4, or pglz before 15)", Verdicts: []VerdictName{Network},
+		predict: func(in PhysicalInput, _ Verdict) (Prediction, bool) {
+			// The share of full-page images in the WAL the link carries
+			// is not sampled in the window: what a figure needs.
+			return Prediction{NotPredicted: "its gain is the full-page images' share of the WAL the link carries times what compression saves of them; the window did not read the primary's pg_stat_wal (wal_fpi, wal_bytes) twice: measure both over a minute of the load (SELECT wal_fpi, wal_bytes FROM pg_stat_wal, read twice), an image being at most 8 kB, and the link then carries about (1 - that share x the saving) of the WAL it carries today"}, true
+		}},
+	{Change: KeyReplayPrefetch, Remedy: "a higher maintenance_io_concurrency with recovery_prefetch on (15+)", Verdicts: []VerdictName{ReplayReadIO},
+		predict: func(in PhysicalInput, v Verdict) (Prediction, bool) {
+			return Prediction{NotPredicted: readBoundWhy(in, v, true)}, true
+		}},
+	{Change: KeyStandbyMemory, Remedy: "more memory for the standby (shared_buffers, page cache)", Verdicts: []VerdictName{ReplayReadIO},
+		predict: func(in PhysicalInput, v Verdict) (Prediction, bool) {
+			return Prediction{NotPredicted: readBoundWhy(in, v, false)}, true
+		}},
+}
+
+// boundedDelayS is the max_standby_streaming_delay bound-standby-delay
+// predicts for: PostgreSQL's default, the advice's statement.
+const boundedDelayS = 30.0
+
+// PlanPhysical predicts each physical remedy that applies to the verdict,
+// in PhysicalRemedies' order (nil: none applies).
+func PlanPhysical(in PhysicalInput, v Verdict) []Prediction {
+	var out []Prediction
+	for _, r := range PhysicalRemedies {
+		if !slices.Contains(r.Verdicts, v.Name) {
+			continue
+		}
+		pr, ok := r.predict(in, v)
+		if !ok {
+			continue
+		}
+		pr.Change, pr.Remedy = string(r.Change), r.Remedy
+		out = append(out, pr)
+	}
+	return out
+}
+
+// heldShare is the share of the startup process's probes held on purpose
+// or by a query: paused, waiting out recovery_min_apply_delay, or in a
+// recovery conflict.
+func heldShare(p measure.Physical) float64 {
+	return p.Replay[measure.ReplayPausedWait] + p.Replay[measure.ReplayDelayWait] + p.ConflictShare()
+}
+
+// ReplayCapacity is how fast replay goes when nothing holds it, from the
+// window: the WAL it replayed over the share of the window it was not held
+// (paused, delayed, in a conflict). When it waited for WAL in more than
+// Idle of that time, the rate is a lower bound (bound true: it kept up
+// with what arrived); otherwise it is its capacity. 0 with why when the
+// window does not show it: replay held nearly all of it (over 1 -
+// minFree), or replaying under StillRate.
+func ReplayCapacity(in PhysicalInput) (rate float64, bound bool, model, why string) {
+	p := in.Path
+	held := min(heldShare(p), 1)
+	free := 1 - held
+	if p.Replayed < StillRate || free < minFree {
+		return 0, false, "", fmt.Sprintf("replay was held in %s of the startup process's probes and replayed %s over the window: how fast it replays when not held was not measured (its CPU share while held, %s, says nothing of it); diagnose again once the change is made: the catch-up forecast of that window is the figure",
+			pct(held), units.FormatRate(p.Replayed), pct(max(in.Path.Startup.CPUShare, 0)))
+	}
+	rate = p.Replayed / free
+	waited := p.Replay[measure.ReplayWaitingForWAL] / free
+	if waited >= Idle {
+		return rate, true, fmt.Sprintf("replay ran at %s in the %s of the window it was not held, waiting for WAL %s of that time: it replays at least that fast", units.FormatRate(rate), pct(free), pct(waited)), ""
+	}
+	return rate, false, fmt.Sprintf("replay ran at %s in the %s of the window it was not held, working all that time: its capacity", units.FormatRate(rate), pct(free)), ""
+}
+
+// heldCatchUp is the catch-up once a hold ends (what names it): the WAL
+// behind over replay's capacity less the WAL rate, plus waitS, the most
+// the hold may last before the change takes effect (a bounded delay's
+// wait, less what it has waited already).
+func heldCatchUp(in PhysicalInput, v Verdict, what string, delayS float64) Prediction {
+	p := in.Path
+	behind := p.Behind()
+	wait, waitText := 0.0, ""
+	if delayS > 0 {
+		wait = max(delayS-p.HeldS, 0)
+		waitText = fmt.Sprintf("%s within %s (the delay, %s, counted from the WAL's arrival, less the %s it has held replay), then ", what, secs(wait), secs(delayS), secs(p.HeldS))
+	}
+	if behind < 0 {
+		return Prediction{NotPredicted: "the WAL behind is not known (neither end's positions were read twice)"}
+	}
+	rate, bound, how, why := ReplayCapacity(in)
+	if rate <= 0 {
+		return Prediction{NotPredicted: waitText + why}
+	}
+	pr := Prediction{Drain: rate, AtLeast: bound, LimitedBy: StageReplay}
+	if p.Replayed >= StillRate {
+		pr.Speedup = rate / p.Replayed
+	}
+	net := rate - p.Generated
+	switch {
+	case behind <= IdleLag:
+		pr.CatchUpS = 0
+	case net <= StillRate && bound:
+		return Prediction{NotPredicted: waitText + how + fmt.Sprintf(", which is not faster than the primary writes (%s): that bound says nothing of a catch-up", units.FormatRate(p.Generated))}
+	case net <= StillRate:
+		pr.CatchUpS = -1
+	default:
+		pr.CatchUpS = wait + float64(behind)/net
+	}
+	pr.Model = fmt.Sprintf("%s%s behind / (replay's rate when not held - the WAL rate, %s): %s", waitText, bytesText(behind), units.FormatRate(p.Generated), how)
+	if delayS > 0 {
+		pr.Model += fmt.Sprintf("; a further conflict holds replay at most %s, none for WAL that arrived more than that ago", secs(delayS))
+	}
+	return pr
+}
+
+// physLinkTwice is link=2x on a physical path whose link limits: the
+// link carried what the standby received; twice as fast it carries twice
+// that, capped by the startup process's and the walsender's capacity
+// (today's rate over their work, the stage model of docs/whatif.md).
+func physLinkTwice(in PhysicalInput, v Verdict) (Prediction, bool) {
+	p := in.Path
+	if v.Limit != StageLink || p.Received < StillRate {
+		return Prediction{}, false
+	}
+	pr := Prediction{Factor: 2, Drain: 2 * p.Received, LimitedBy: StageLink,
+		Model: fmt.Sprintf("the link carried what the standby received, %s; twice as fast, it carries twice that", units.FormatRate(p.Received))}
+	for _, c := range []struct {
+		name StageName
+		rate float64
+	}{{StageReplay, p.Replayed}, {StageWalsender, p.Sent}} {
+		s := Stages(v.Stages).Of(c.name)
+		if !s.Known() || s.Work() <= 0 || c.rate < StillRate {
+			continue
+		}
+		if capy := c.rate / s.Work(); capy < pr.Drain {
+			pr.Drain, pr.LimitedBy = capy, c.name
+			pr.Model += fmt.Sprintf("; capped by the %s, %s busy today at %s: it saturates at that rate / its work", processNoun(c.name), pct(s.Utilisation), units.FormatRate(c.rate))
+			if s.Utilisation < minUtil {
+				pr.Model += " (a rough bound: so idle a stage says little about its capacity)"
+			}
+		}
+	}
+	pr.Speedup = pr.Drain / p.Received
+	switch net, behind := pr.Drain-p.Generated, p.Behind(); {
+	case behind <= IdleLag:
+	case net <= StillRate:
+		pr.CatchUpS = -1
+	default:
+		pr.CatchUpS = float64(behind) / net
+	}
+	return pr, true
+}
+
+// readBoundWhy says why read-bound replay's remedies get no figure, what
+// the window does show (the ceiling: replay with none of its read waits),
+// and what to measure for one.
+func readBoundWhy(in PhysicalInput, v Verdict, prefetch bool) string {
+	p := in.Path
+	reads := p.Replay[measure.ReplayDataRead] + p.Replay[measure.ReplayWALRead]
+	s := "how many of replay's reads more I/O depth or memory would spare is not measured"
+	st := Stages(v.Stages).Of(StageReplay)
+	if st.Known() && p.Replayed >= StillRate && st.Utilisation-reads > 0 {
+		s += fmt.Sprintf("; with none of its read waits (%s of its probes) replay would run at most %s (today %s over its %s of work less the reads)",
+			pct(reads), units.FormatRate(p.Replayed/(st.Utilisation-reads)), units.FormatRate(p.Replayed), pct(st.Utilisation))
+	}
+	if prefetch {
+		if f := p.Prefetch; f != nil && f.Prefetch+f.Hit > 0 {
+			s += fmt.Sprintf("; the prefetcher issued %d reads and found %d blocks already cached in the window (pg_stat_recovery_prefetch)", f.Prefetch, f.Hit)
+		}
+		s += "; a figure needs the I/O depth it reached against maintenance_io_concurrency (pg_stat_recovery_prefetch.io_depth) and the time per read (pg_stat_io.read_time with track_io_timing)"
+		return s
+	}
+	return s + "; a figure needs the startup process's reads and hits (pg_stat_io, 16+) with the size of the data it reads against the standby's memory"
+}
