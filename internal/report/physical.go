@@ -46,6 +46,10 @@ type PhysicalPath struct {
 	// Slot is the physical slot's time to trouble (nil: no slot, or read
 	// fewer than twice).
 	Slot *model.PhysicalSlot `json:"time_to_trouble,omitempty"`
+	// Cascades are the cascaded standbys this standby feeds from its own
+	// walsenders, each behind the real primary hop by hop, with the hop
+	// that limits it (none: it feeds none, or was not observed).
+	Cascades []model.Cascade `json:"cascades,omitempty"`
 	// Walsender, Receiver and Startup are the processes' figures.
 	Walsender measure.Proc `json:"walsender"`
 	Receiver  measure.Proc `json:"walreceiver"`
@@ -125,6 +129,9 @@ func textPhysical(b *strings.Builder, p PhysicalPath) {
 	if p.Slot != nil {
 		wrap(b, "  slot     ", p.Slot.Text)
 	}
+	for _, c := range p.Cascades {
+		wrap(b, "  cascade  ", c.Text)
+	}
 	if len(p.Stages) > 0 {
 		b.WriteString("  stages\n")
 		textTable(b, "    ", stageHeader, stageRows(p.Stages))
@@ -159,6 +166,9 @@ func markdownPhysical(b *strings.Builder, p PhysicalPath) {
 	}
 	if p.Slot != nil {
 		fmt.Fprintf(b, "| slot | %s |\n", render.MarkdownCell(p.Slot.Text))
+	}
+	for _, c := range p.Cascades {
+		fmt.Fprintf(b, "| cascade | %s |\n", render.MarkdownCell(c.Text))
 	}
 	if p.Limit != "" {
 		fmt.Fprintf(b, "| limit | %s |\n", render.MarkdownCell(string(p.Limit)))

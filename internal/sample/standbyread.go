@@ -396,3 +396,39 @@ func readHolders(ctx context.Context, c *pg.Conn, pid int, lock, snapshot bool) 
 	}
 	return out, nil
 }
+
+// SourceSenders is the standby's own walsenders (pg_stat_replication on a
+// standby: a cascaded standby's, or 16+ a logical slot's on the standby).
+const SourceSenders = "standby_senders"
+
+// readStandbySendersSource reads the standby's own walsenders into
+// r.Senders, every one (physical: a cascaded standby streaming from it;
+// logical: a slot on the standby, 16+), and adds them to backends as
+// RoleWalsender processes: /proc and the wait probes cover them as a
+// primary's.
+func readStandbySendersSource(ctx context.Context, s *session, r *Read, backends map[int]procKey) error {
+	if r.Standby == nil {
+		return nil
+	}
+	var senders []Sender
+	keys, err := bestEffort(ctx, func(ctx context.Context) (map[int]procKey, error) {
+		var t Read
+		rows, err := s.conn.Query(ctx, sendersSQL(true))
+		if err != nil {
+			return nil, fmt.Errorf("read pg_stat_replication: %w", err)
+		}
+		keys, err := scanSenders(rows, &t)
+		senders = t.Senders
+		return keys, err
+	})
+	if err != nil {
+		return err
+	}
+	r.Senders = senders
+	for pid, k := range keys {
+		if _, ok := backends[pid]; !ok && backends != nil {
+			backends[pid] = k
+		}
+	}
+	return nil
+}
