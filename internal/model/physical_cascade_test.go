@@ -101,3 +101,24 @@ func TestCascadeWithoutThePrimary(t *testing.T) {
 		t.Errorf("text %q", c.Text)
 	}
 }
+
+// TestCascadeOnTheRecordedRun reads the cascade the 18.4 run recorded from
+// the standby's own walsender (lab_cascade 16 B behind the standby, the
+// standby 185 MB behind a 19.5 MB/s primary through its 1 MB/s link): the
+// first hop limits, at the link.
+func TestCascadeOnTheRecordedRun(t *testing.T) {
+	rec := load(t, "../classify/testdata/physical/cascade-pg18-diag.json")
+	in := PhysicalInputs(rec)
+	v := JudgePhysical(in[0])
+	cs := Cascades(in[0].Path, v.Limit)
+	if len(cs) != 1 || cs[0].Standby != "lab_cascade" || len(cs[0].Hops) != 2 {
+		t.Fatalf("cascades %+v, want lab_cascade over two hops", cs)
+	}
+	c := cs[0]
+	if c.LimitHop != 0 || c.Hops[0].Limit != StageLink || c.Hops[0].Bytes < 4<<20 || c.Hops[1].Bytes > IdleLag {
+		t.Errorf("%s: want the first hop (>= 4 MB) limiting at the link, the second within IdleLag", c.Text)
+	}
+	if l, ok := c.ReplayLagS.Get(); !ok || l > 1 {
+		t.Errorf("replay_lag relative to the standby %v, want under a second", c.ReplayLagS)
+	}
+}
