@@ -88,6 +88,9 @@ type Physical struct {
 	// from walsenders of its own (none: it feeds none, or is not
 	// observed).
 	Downstreams []Downstream `json:"downstreams,omitempty"`
+	// StandbySlots are the logical slots on the observed standby (16+),
+	// each with the walsender decoding it there.
+	StandbySlots []StandbySlot `json:"standby_slots,omitempty"`
 }
 
 // PhysSlot is a physical slot at the first and the last tick that listed
@@ -215,6 +218,7 @@ func PhysicalOf(rec *sample.Recording, standby string) Physical {
 		p.StandbyCPU = contention(rec, ticks, standbyNode)
 		p.standbyCounters(ticks)
 		p.Downstreams = downstreams(rec, ticks)
+		p.StandbySlots = standbySlots(rec, ticks)
 	}
 	return p
 }
