@@ -66,3 +66,21 @@ func TestStandbyReplayLimitsDecoding(t *testing.T) {
 		t.Errorf("%+v: a walsender on a CPU is not held by replay", d)
 	}
 }
+
+// TestStandbyDecodingOnTheRecordedRun reads the standby-decoding run on
+// 18.4: the slot on the standby, its walsender waiting for WAL while
+// replay is paused with 153 MB received not replayed, names replay.
+func TestStandbyDecodingOnTheRecordedRun(t *testing.T) {
+	rec := load(t, "../classify/testdata/physical/standby-decoding-pg18-diag.json")
+	in := PhysicalInputs(rec)
+	if v := JudgePhysical(in[0]); v.Name != ReplayPaused {
+		t.Errorf("verdict %s, want %s", v.Name, ReplayPaused)
+	}
+	ds := StandbyDecodings(in[0].Path)
+	if len(ds) != 1 || ds[0].Slot != "lab_standby_decoding" || !ds[0].Active {
+		t.Fatalf("slots on the standby %+v, want lab_standby_decoding decoded", ds)
+	}
+	if d := ds[0]; d.Limit != StageReplay || d.WaitForWALShare < MostProbes || d.Unreplayed < 4<<20 || d.Invalidation != "" {
+		t.Errorf("%+v: want replay named, the walsender waiting for WAL", d)
+	}
+}
