@@ -102,12 +102,20 @@ func TestCascadeWithoutThePrimary(t *testing.T) {
 	}
 }
 
-// TestCascadeOnTheRecordedRun reads the cascade the 18.4 run recorded from
-// the standby's own walsender (lab_cascade 16 B behind the standby, the
-// standby 185 MB behind a 19.5 MB/s primary through its 1 MB/s link): the
-// first hop limits, at the link.
+// TestCascadeOnTheRecordedRun reads the cascade the 15.18 and 18.4 runs
+// recorded from the standby's own walsender (lab_cascade 152 B / 16 B
+// behind the standby, the standby 147 MB / 185 MB behind the primary
+// through its 1 MB/s link): the first hop limits, at the link.
 func TestCascadeOnTheRecordedRun(t *testing.T) {
-	rec := load(t, "../classify/testdata/physical/cascade-pg18-diag.json")
+	for _, v := range []string{"15", "18"} {
+		t.Run(v, func(t *testing.T) {
+			cascadeOnTheRecordedRun(t, "../classify/testdata/physical/cascade-pg"+v+"-diag.json")
+		})
+	}
+}
+
+func cascadeOnTheRecordedRun(t *testing.T, path string) {
+	rec := load(t, path)
 	in := PhysicalInputs(rec)
 	v := JudgePhysical(in[0])
 	cs := Cascades(in[0].Path, v.Limit)
