@@ -108,6 +108,17 @@ receiver and replay; --primary alone lists every standby it feeds, with its
 positions, and judges what the primary sees. --standby must point at a server
 in recovery, --primary at one that is not.
 
+A cascade (a standby fed by another standby): give --primary the real primary
+and --standby the middle standby, the one that feeds the cascade. Its own
+walsenders (its pg_stat_replication) give each cascaded standby's positions:
+the report lists each one's lag behind the real primary, hop by hop in bytes
+and time (primary -> middle: the WAL the middle has not received; middle ->
+cascade: what the cascade has not replayed of what the middle received, which
+is what a cascading walsender sends, replayed or not), and names the hop that
+limits and its stage (on the first hop the one the verdict names). The
+cascaded standby's own processes are not sampled: --standby on it alone judges
+its WAL receiver and replay.
+
 Connection strings are libpq keyword/value strings or URIs; PG* environment
 variables and ~/.pgpass apply. Passwords never appear in the output.
 
@@ -121,6 +132,7 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
   lagscope diagnose --from-samples run-samples.json --no-proc            # as if /proc had been out of reach
   lagscope diagnose --primary 'host=db1 user=monitor' --standby 'host=db2 user=monitor'   # a physical standby
   lagscope diagnose --standby 'host=db2 user=monitor' --duration 30s                       # the standby alone
+  lagscope diagnose --primary 'host=db1 user=monitor' --standby 'host=db2 user=monitor'   # db2 feeding db3: db3 behind db1, per hop
   lagscope diagnose --primary 'host=db1 user=monitor' --format markdown                    # every standby db1 feeds
   lagscope diagnose --from-recording /var/lib/lagscope/rec --at 03:00 --window 1m          # a past window of 'lagscope record'`,
 		Args: cobra.NoArgs,
@@ -167,7 +179,7 @@ variables and ~/.pgpass apply. Passwords never appear in the output.
 	f.StringVar(&o.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
 	f.StringVar(&o.Subscriber, "subscriber", "", "subscriber connection string; omit for consumers that are not PostgreSQL subscribers")
 	f.StringVar(&o.Primary, "primary", "", "a physical standby's primary (connection string, keyword/value or URI): alone, every standby it feeds")
-	f.StringVar(&o.Standby, "standby", "", "a physical standby (connection string; a server in recovery): alone, its WAL receiver and replay")
+	f.StringVar(&o.Standby, "standby", "", "a physical standby (connection string; a server in recovery): alone, its WAL receiver and replay; a middle standby: also the cascaded standbys it feeds, per hop")
 	f.DurationVar(&o.Duration, "duration", 10*time.Second, "how long to sample")
 	f.Float64Var(&o.ProbeHz, "probe-hz", 0, "wait-event probes per second per server (default: 10 where this host's /proc shows the server's processes, which give their CPU and run-queue figures; 20 where it does not)")
 	f.StringVar(&o.Slot, "slot", "", "diagnose only this slot")

@@ -44,6 +44,8 @@ func BuildPhysical(rec *sample.Recording, probeHz float64) report.Report {
 			GeneratedMBps: units.MBPerSecond(ph.Generated), SentMBps: units.MBPerSecond(ph.Sent),
 			ReceivedMBps: units.MBPerSecond(ph.Received), ReplayedMBps: units.MBPerSecond(ph.Replayed),
 			Sender: ph.Sender, Slot: model.PhysicalSlotTrouble(ph), Walsender: ph.Walsender, Receiver: ph.Receiver, Startup: ph.Startup}
+		p.Cascades = model.Cascades(ph, p.Limit)
+		p.Decoding = model.StandbyDecodings(ph)
 		if b := ph.Behind(); b >= 0 {
 			p.LagBytes = model.Known(b)
 		}

@@ -90,6 +90,8 @@ type Standby struct {
 	// watch times the catch-up from the release (nil = not released).
 	cycle *cycleSpec
 	watch *catchUpWatch
+	// decoder decodes a logical slot on the standby (nil = none).
+	decoder *standbyDecoder
 }
 
 // ConnString reaches the lab's database on the standby.

@@ -84,6 +84,13 @@ type Physical struct {
 	// Slot is the walsender's physical slot (nil: none, or listed at one
 	// tick only).
 	Slot *PhysSlot `json:"slot,omitempty"`
+	// Downstreams are the cascaded standbys the observed standby feeds
+	// from walsenders of its own (none: it feeds none, or is not
+	// observed).
+	Downstreams []Downstream `json:"downstreams,omitempty"`
+	// StandbySlots are the logical slots on the observed standby (16+),
+	// each with the walsender decoding it there.
+	StandbySlots []StandbySlot `json:"standby_slots,omitempty"`
 }
 
 // PhysSlot is a physical slot at the first and the last tick that listed
@@ -213,6 +220,8 @@ func PhysicalOf(rec *sample.Recording, standby string) Physical {
 	if p.HasStandby {
 		p.StandbyCPU = contention(rec, ticks, standbyNode)
 		p.standbyCounters(ticks)
+		p.Downstreams = downstreams(rec, ticks)
+		p.StandbySlots = standbySlots(rec, ticks)
 	}
 	return p
 }

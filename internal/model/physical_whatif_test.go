@@ -140,7 +140,7 @@ func TestPhysicalWhatIfOnTheRecordings(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no physical recordings: %v", err)
 	}
-	want := map[string][]RemedyID{"replay-paused": {KeyResumeReplay}, "replay-delayed": {KeyRemoveApplyDelay},
+	want := map[string][]RemedyID{"replay-paused": {KeyResumeReplay}, "standby-decoding": {KeyResumeReplay}, "replay-delayed": {KeyRemoveApplyDelay},
 		"replay-conflict": {KeyCancelConflictHolder, KeyBoundStandbyDelay}, "standby-link": {KeyLinkTwice, KeyWALCompression}, "cascade": {KeyLinkTwice, KeyWALCompression}}
 	for _, f := range files {
 		label := strings.Split(filepath.Base(f), "-pg")[0]

@@ -50,6 +50,13 @@ type PhysicalPath struct {
 	// once a hold ends, a faster link (model.PlanPhysical; docs/whatif.md,
 	// "Physical standbys").
 	WhatIf []model.Prediction `json:"what_if,omitempty"`
+	// Cascades are the cascaded standbys this standby feeds from its own
+	// walsenders, each behind the real primary hop by hop, with the hop
+	// that limits it (none: it feeds none, or was not observed).
+	Cascades []model.Cascade `json:"cascades,omitempty"`
+	// Decoding are the logical slots on this standby (16+), each with
+	// whether the standby's replay limits its decoding.
+	Decoding []model.StandbyDecoding `json:"standby_decoding,omitempty"`
 	// Walsender, Receiver and Startup are the processes' figures.
 	Walsender measure.Proc `json:"walsender"`
 	Receiver  measure.Proc `json:"walreceiver"`
@@ -129,6 +136,12 @@ func textPhysical(b *strings.Builder, p PhysicalPath) {
 	if p.Slot != nil {
 		wrap(b, "  slot     ", p.Slot.Text)
 	}
+	for _, c := range p.Cascades {
+		wrap(b, "  cascade  ", c.Text)
+	}
+	for _, d := range p.Decoding {
+		wrap(b, "  decoding ", d.Text)
+	}
 	if len(p.Stages) > 0 {
 		b.WriteString("  stages\n")
 		textTable(b, "    ", stageHeader, stageRows(p.Stages))
@@ -166,6 +179,12 @@ func markdownPhysical(b *strings.Builder, p PhysicalPath) {
 	}
 	if p.Slot != nil {
 		fmt.Fprintf(b, "| slot | %s |\n", render.MarkdownCell(p.Slot.Text))
+	}
+	for _, c := range p.Cascades {
+		fmt.Fprintf(b, "| cascade | %s |\n", render.MarkdownCell(c.Text))
+	}
+	for _, d := range p.Decoding {
+		fmt.Fprintf(b, "| decoding | %s |\n", render.MarkdownCell(d.Text))
 	}
 	if p.Limit != "" {
 		fmt.Fprintf(b, "| limit | %s |\n", render.MarkdownCell(string(p.Limit)))

@@ -64,7 +64,8 @@ type Read struct {
 	// A primary's reads: its walsenders are in Senders (the physical
 	// ones, Sender.Physical), its physical slots here.
 	PhysicalSlots []Slot `json:"physical_slots,omitempty"`
-	// A standby's reads.
+	// A standby's reads (its own walsenders, a cascaded standby's or a
+	// logical slot's on it, in Senders).
 	Standby *StandbyRead `json:"standby,omitempty"`
 }
 
@@ -172,7 +173,9 @@ func (t *Tick) Edit(id topology.NodeID) *Read {
 // node does not have (a publisher's slots on a subscriber node, a
 // subscriber's subscriptions on a publisher node, a standby's read on a
 // primary node...), or a node the recording does not list. Walsenders are
-// a publisher's or a primary's; the space of pg_wal as well.
+// a publisher's, a primary's or a standby's (its own: a cascaded standby's,
+// a logical slot's on it); the space of pg_wal a publisher's or a
+// primary's.
 func (r *Recording) checkRoles(t *Tick) error {
 	for _, rd := range t.Reads {
 		var role topology.Role
@@ -185,7 +188,8 @@ func (r *Recording) checkRoles(t *Tick) error {
 		case role == "":
 			return fmt.Errorf("a tick reads node %q, which the recording does not list", rd.Node)
 		case role != topology.Publisher && (rd.Slots != nil || rd.Xacts != nil),
-			role != topology.Publisher && role != topology.Primary && (rd.WALDisk != nil || rd.Senders != nil),
+			role != topology.Publisher && role != topology.Primary && rd.WALDisk != nil,
+			role != topology.Publisher && role != topology.Primary && role != topology.Standby && rd.Senders != nil,
 			role != topology.Subscriber && (rd.Subs != nil || rd.Blockers != nil || rd.Copies != nil || rd.Applied != nil),
 			role != topology.Primary && rd.PhysicalSlots != nil,
 			role != topology.Standby && rd.Standby != nil:

@@ -58,9 +58,11 @@ var roleSources = []struct {
 		OnHost:  []source{{Name: SourceWALDisk, Read: readWALDiskSource}}},
 	// A standby reads its receive and replay positions, then what replay
 	// reads (prefetch 15+, pg_stat_io 16+), who holds it back when it
-	// waits on a recovery conflict, and its queries running.
+	// waits on a recovery conflict, its own walsenders (a cascade's, a
+	// logical slot's on the standby) and its queries running.
 	{Role: topology.Standby, Positions: againOnRecoveryConflict(readStandby),
 		Sources: []source{
+			{Name: SourceSenders, Read: readStandbySendersSource},
 			{Name: SourcePrefetch, Read: readPrefetchSource},
 			{Name: SourceStartupIO, Read: readStartupIOSource},
 			{Name: SourceHolders, Read: readHoldersSource},

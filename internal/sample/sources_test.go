@@ -14,7 +14,7 @@ import (
 // role lagscope does not sample yet has no entry.
 func TestRoleSources(t *testing.T) {
 	known := map[string]bool{SourceBlockers: true, SourceCopyProgress: true, SourceCPUBurst: true, SourceWALDisk: true, SourceApplyWork: true, SourceActive: true,
-		SourcePrefetch: true, SourceStartupIO: true, SourceHolders: true}
+		SourcePrefetch: true, SourceStartupIO: true, SourceHolders: true, SourceSenders: true}
 	cases := []struct {
 		name     string
 		role     topology.Role
@@ -27,8 +27,8 @@ func TestRoleSources(t *testing.T) {
 			[]string{SourceBlockers, SourceCopyProgress, SourceApplyWork, SourceActive}, nil},
 		{"a primary reads its positions (physical walsenders and slots), its active backends, and its WAL disk where its /proc is", topology.Primary, true,
 			[]string{SourceActive}, []string{SourceWALDisk}},
-		{"a standby reads its positions, then the prefetcher, the startup process's I/O, the conflict holders and its active backends", topology.Standby, true,
-			[]string{SourcePrefetch, SourceStartupIO, SourceHolders, SourceActive}, nil},
+		{"a standby reads its positions, then its own walsenders, the prefetcher, the startup process's I/O, the conflict holders and its active backends", topology.Standby, true,
+			[]string{SourceSenders, SourcePrefetch, SourceStartupIO, SourceHolders, SourceActive}, nil},
 		{"a consumer is not sampled", topology.Consumer, false, nil, nil},
 	}
 	for _, c := range cases {

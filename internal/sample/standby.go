@@ -65,6 +65,10 @@ type StandbyRead struct {
 	// startup process waits on a recovery conflict (read only then; a
 	// best-effort source).
 	Holders []ConflictHolder `json:"holders,omitempty"`
+	// LogicalSlots are the standby's logical slots (16+: logical decoding
+	// on a standby), Slot.Invalidation from 16's conflicting or 17's
+	// invalidation_reason; nil before 16 or when not read.
+	LogicalSlots []Slot `json:"logical_slots,omitempty"`
 }
 
 // WALReceiver is the standby's row of pg_stat_wal_receiver.

@@ -396,3 +396,56 @@ func readHolders(ctx context.Context, c *pg.Conn, pid int, lock, snapshot bool) 
 	}
 	return out, nil
 }
+
+// SourceSenders is the standby's own walsenders (pg_stat_replication on a
+// standby: a cascaded standby's, or 16+ a logical slot's on the standby)
+// and 16+ its logical slots.
+const SourceSenders = "standby_senders"
+
+// readStandbySendersSource reads the standby's own walsenders into
+// r.Senders, every one (physical: a cascaded standby streaming from it;
+// logical: a slot on the standby, 16+), and adds them to backends as
+// RoleWalsender processes: /proc and the wait probes cover them as a
+// primary's. On 16+ it reads the standby's logical slots too
+// (StandbyRead.LogicalSlots).
+func readStandbySendersSource(ctx context.Context, s *session, r *Read, backends map[int]procKey) error {
+	if r.Standby == nil {
+		return nil
+	}
+	var senders []Sender
+	keys, err := bestEffort(ctx, func(ctx context.Context) (map[int]procKey, error) {
+		var t Read
+		rows, err := s.conn.Query(ctx, sendersSQL(true))
+		if err != nil {
+			return nil, fmt.Errorf("read pg_stat_replication: %w", err)
+		}
+		keys, err := scanSenders(rows, &t)
+		senders = t.Senders
+		return keys, err
+	})
+	if err != nil {
+		return err
+	}
+	r.Senders = senders
+	if s.conn.Version.AtLeast(16) {
+		// Logical decoding on a standby (16+): its logical slots, with
+		// 16's conflicting / 17's invalidation_reason.
+		slots, err := bestEffort(ctx, func(ctx context.Context) ([]Slot, error) {
+			rows, err := s.conn.Query(ctx, slotsSQL(s.conn, "logical"))
+			if err != nil {
+				return nil, fmt.Errorf("read pg_replication_slots: %w", err)
+			}
+			return scanSlots(rows)
+		})
+		if err != nil {
+			return err
+		}
+		r.Standby.LogicalSlots = slots
+	}
+	for pid, k := range keys {
+		if _, ok := backends[pid]; !ok && backends != nil {
+			backends[pid] = k
+		}
+	}
+	return nil
+}

@@ -36,5 +36,36 @@ var cascade = Scenario{
 			}
 			checkStandbyData(&p, r)
 			return p
-		}},
+		},
+		Diagnosis: namesTheFirstHop},
+}
+
+// namesTheFirstHop: diagnose, given the publisher and the middle standby,
+// lists the cascade (lab_cascade, read from the standby's own walsender)
+// behind the publisher by at least the lab's first-hop backlog, and names
+// the first hop, at the link, as the one that limits.
+func namesTheFirstHop(d Diagnosed) []string {
+	if d.Physical == nil {
+		return []string{"no physical path judged"}
+	}
+	var p problems
+	var c *model.Cascade
+	for i := range d.Physical.Cascades {
+		if d.Physical.Cascades[i].Standby == lab.CascadeApp {
+			c = &d.Physical.Cascades[i]
+		}
+	}
+	if c == nil {
+		p.add("no cascade %s listed on the standby's path (%d cascades)", lab.CascadeApp, len(d.Physical.Cascades))
+		return p
+	}
+	d.logf("%s", c.Text)
+	behind, ok := c.BehindPrimary.Get()
+	if !ok || behind < 4<<20 {
+		p.add("the cascade is %v bytes behind the publisher; want the first hop's backlog (>= 4 MB)", c.BehindPrimary)
+	}
+	if c.LimitHop != 0 || len(c.Hops) != 2 || c.Hops[0].Limit != model.StageLink {
+		p.add("limit hop %d of %d; want the first (publisher -> standby) at the link: %s", c.LimitHop, len(c.Hops), c.Text)
+	}
+	return p
 }

@@ -57,6 +57,7 @@ var All = []Scenario{
 	standbyLink,
 	syncStandbyWait,
 	cascade,
+	standbyDecoding,
 	standbyIdle,
 	flat,
 	hash41,
