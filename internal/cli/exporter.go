@@ -102,9 +102,11 @@ path's verdict every --step over the last --window, serving it at /metrics:
   lagscope_up{server}, lagscope_path_info, lagscope_build_info
 
 A physical standby's path (--primary and/or --standby, or primary:/standby:
-in the file) has the path series above with standby="<application_name>"
-(stages walsender, link, walreceiver, startup; lag parts not_sent, in_flight,
-received_not_replayed), and:
+in the file) has the path series above with standby set to its walsender's
+application_name (or "standby" when that walsender is not known: the primary
+not watched, or several standbys without slots), stages walsender, link,
+walreceiver, startup, lag parts not_sent, in_flight, received_not_replayed;
+and:
 
   lagscope_standby_replay_lag_bytes      WAL not replayed: 0 when all is replayed
   lagscope_standby_replay_lag_seconds    that in time (never now() - last replay timestamp)

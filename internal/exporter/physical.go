@@ -15,8 +15,10 @@ import (
 // lagscope_verdict_confidence_ratio, lagscope_stage_utilisation_ratio,
 // lagscope_lag_bytes, lagscope_lag_seconds) with slot and subscription
 // empty and standby naming it, and under the lagscope_standby_* series
-// below (pair, standby). The standby's name is the walsender's
-// application_name, or "standby" when the primary is not watched.
+// below (pair, standby). The standby's name is the report's: the
+// walsender's application_name when the primary is watched and the
+// standby's walsender is known (on its slot, or the only physical one),
+// else "standby".
 var (
 	standbyLabels = []string{"pair", "standby"}
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,6 +154,14 @@ func TestIntegrationAPausedStandbysBacklogMakesTheStuckAlertTrueAndAnIdleOnesDoe
 	}
 	if s := query(t, base, fmt.Sprintf(`count_over_time((%s)[5m:1s])`, stuck)); len(s) != 1 || s[0].labels["pair"] != "paused" {
 		t.Errorf("the stuck expression was true for %v since the start, want the paused standby alone", s)
+	}
+	// The dashboard's physical standby panels have data.
+	for _, q := range dashboardQueries(t) {
+		if strings.Contains(q, "lagscope_standby_") {
+			if s := query(t, base, q); len(s) < 2 {
+				t.Errorf("dashboard query %s: %d series, want both standbys'", q, len(s))
+			}
+		}
 	}
 	checkExposition(t, addr, "lagscope_standby_replay_lag_bytes", "lagscope_standby_catch_up_seconds", "lagscope_standby_replay_paused",
 		"lagscope_standby_wal_bytes_per_second", "lagscope_standby_conflict_cancels_total")
