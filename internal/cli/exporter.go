@@ -30,8 +30,8 @@ func (o *exporterOptions) Validate() error {
 		return err
 	}
 	switch {
-	case o.config != "" && (d.Publisher != "" || d.Subscriber != ""):
-		return Usagef("--config lists the pairs: drop --publisher and --subscriber (or drop --config)")
+	case o.config != "" && (d.Publisher != "" || d.Subscriber != "" || d.Physical()):
+		return Usagef("--config lists the pairs: drop --publisher and --subscriber, --primary and --standby (or drop --config)")
 	case o.config != "":
 		c, err := exporter.ReadConfig(o.config)
 		if err != nil {
@@ -52,8 +52,8 @@ func (o *exporterOptions) Validate() error {
 		for i := range o.Pairs {
 			o.Pairs[i].Diagnose.KeepQueryLiterals = d.KeepQueryLiterals
 		}
-	case d.Publisher == "":
-		return Usagef("give --publisher (and --subscriber) for one pair, or --config FILE for several")
+	case d.Publisher == "" && !d.Physical():
+		return Usagef("give --publisher (and --subscriber) for one pair, --primary and/or --standby for a physical standby, or --config FILE for several")
 	default:
 		p := o.pair
 		p.Window, p.Step = o.window, o.step
@@ -101,6 +101,20 @@ path's verdict every --step over the last --window, serving it at /metrics:
   lagscope_tablesync_slots{subscription,verdict}  tablesync slots, counted
   lagscope_up{server}, lagscope_path_info, lagscope_build_info
 
+A physical standby's path (--primary and/or --standby, or primary:/standby:
+in the file) has the path series above with standby set to its walsender's
+application_name (or "standby" when that walsender is not known: the primary
+not watched, or several standbys without slots), stages walsender, link,
+walreceiver, startup, lag parts not_sent, in_flight, received_not_replayed;
+and:
+
+  lagscope_standby_replay_lag_bytes      WAL not replayed: 0 when all is replayed
+  lagscope_standby_replay_lag_seconds    that in time (never now() - last replay timestamp)
+  lagscope_standby_wal_bytes_per_second{position}  generated, sent, received, replayed
+  lagscope_standby_catch_up_seconds      forecast; 0 nothing behind, +Inf never at this rate
+  lagscope_standby_replay_paused, lagscope_standby_replay_delayed (0/1)
+  lagscope_standby_conflict_cancels_total{kind}   queries cancelled by replay
+
 Tablesync slots (one per table being copied) share one slot label,
 slot="pg_*_sync_*"; a slot gone for 3 steps leaves the exposition. A name
 that is not valid UTF-8 is exported with its odd bytes as \xNN.
@@ -121,6 +135,14 @@ Several pairs come from a YAML file (--config):
       subscription: orders_sub                # optional: only this path
     - name: cdc
       publisher: host=db3 dbname=app user=lagscope   # a consumer that is not PostgreSQL
+    - name: orders-eu-replica                 # a physical standby
+      primary: host=db1 dbname=postgres user=lagscope
+      standby: host=db1r dbname=postgres user=lagscope
+      standby_password_env: DB1R_PASSWORD     # optional; primary_password_env too
+
+A pair is logical (publisher, subscriber, slot, subscription) or physical
+(primary and/or standby: the standby alone shows its receiver and replay, the
+primary alone every standby it feeds), never both.
 
 Passwords are never read from the file, and never appear in labels or logs.
 TLS and basic auth for /metrics come from a Prometheus web config file
@@ -161,6 +183,8 @@ listen address), 3 the HTTP server failed.`,
 	f.StringVar(&o.pair.Pair, "name", "default", "the pair's name (label pair) when given by flags")
 	f.StringVar(&o.pair.Diagnose.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
 	f.StringVar(&o.pair.Diagnose.Subscriber, "subscriber", "", "subscriber connection string; omit for consumers that are not PostgreSQL subscribers")
+	f.StringVar(&o.pair.Diagnose.Primary, "primary", "", "a physical standby's primary (connection string); alone, every standby it feeds")
+	f.StringVar(&o.pair.Diagnose.Standby, "standby", "", "a physical standby (connection string): its WAL receiver and replay")
 	f.StringVar(&o.pair.Diagnose.Slot, "slot", "", "watch only this slot")
 	f.StringVar(&o.pair.Diagnose.Subscription, "subscription", "", "watch only this subscription's slot")
 	f.BoolVar(&o.pair.Diagnose.KeepQueryLiterals, "keep-query-literals", false, "keep the constants in the captured query text of lock blockers and open transactions (by default they are replaced with $1, $2, ... before anything is shown or saved; passwords are hidden either way)")

@@ -26,8 +26,8 @@ type recordOptions struct {
 
 // Validate checks the flags and fills the pair's defaults.
 func (o *recordOptions) Validate() error {
-	if o.pair.Diagnose.Publisher == "" {
-		return Usagef("--publisher is required (a connection string such as 'host=db1 dbname=app' or postgres://db1/app)")
+	if o.pair.Diagnose.Publisher == "" && !o.pair.Diagnose.Physical() {
+		return Usagef("--publisher is required (a connection string such as 'host=db1 dbname=app' or postgres://db1/app), or --primary and/or --standby for a physical standby")
 	}
 	if o.dir == "" {
 		return Usagef("--dir is required: the directory to record in (each pair in DIR/<name>)")
@@ -69,9 +69,14 @@ A server that goes away is recorded as a gap with why, and retried with a
 growing backoff (at most 30 s). Ctrl-C (or SIGTERM) ends the segment cleanly.
 
 Exit codes: 0 stopped by SIGINT/SIGTERM, 2 usage error, 3 the recording
-stopped (a write failed: a full file system, say).`,
+stopped (a write failed: a full file system, say).
+
+A physical standby is recorded with --primary and/or --standby instead of
+--publisher/--subscriber; 'diagnose --from-recording' then gives its physical
+report (verdict, lag per stage, catch-up forecast).`,
 		Example: `  lagscope record --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor' --dir /var/lib/lagscope/rec
   lagscope record --publisher ... --subscriber ... --dir rec --retain-age 72h --retain-size 1GiB
+  lagscope record --primary 'host=db1 dbname=postgres' --standby 'host=db1r dbname=postgres' --name replica --dir rec
   lagscope diagnose --from-recording rec --at 03:00 --window 30s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -113,6 +118,8 @@ stopped (a write failed: a full file system, say).`,
 	f.StringVar(&p.Pair, "name", "default", "the pair's name: its directory under --dir")
 	f.StringVar(&p.Diagnose.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
 	f.StringVar(&p.Diagnose.Subscriber, "subscriber", "", "subscriber connection string; omit for consumers that are not PostgreSQL subscribers")
+	f.StringVar(&p.Diagnose.Primary, "primary", "", "a physical standby's primary (connection string); alone, every standby it feeds")
+	f.StringVar(&p.Diagnose.Standby, "standby", "", "a physical standby (connection string): its WAL receiver and replay")
 	f.StringVar(&p.Diagnose.Slot, "slot", "", "record only this slot's path")
 	f.StringVar(&p.Diagnose.Subscription, "subscription", "", "record only this subscription's path")
 	f.BoolVar(&p.Diagnose.NoProc, "no-proc", false, "do not read /proc (servers on another host or in a container)")
@@ -151,6 +158,8 @@ func (s *recordStatus) show(st recorder.Status, u monitor.Update) {
 		what = "not sampled: " + quote.Escape(u.Err.Error())
 	} else if u.Report != nil && len(u.Report.Paths) > 0 {
 		what = string(u.Report.Paths[0].Verdict.Name)
+	} else if u.Report != nil && len(u.Report.Physical) > 0 {
+		what = string(u.Report.Physical[0].Verdict.Name)
 	}
 	down := u.Err != nil
 	line := fmt.Sprintf("%s  %d steps, %s written, %s on disk in %d segment(s); last %s",

@@ -36,6 +36,12 @@ draws, per path, refreshed every second:
 Keys: q quit, p pause the display, s save the window's samples to a file that
 'lagscope diagnose --from-samples' re-classifies, ? help.
 
+A physical standby (--primary and/or --standby) shows, per standby and step,
+its verdict, the WAL not replayed split per stage (not sent, in flight,
+received not replayed; 0 when everything is replayed, whatever
+pg_last_xact_replay_timestamp() says), its WAL rates and the catch-up
+forecast.
+
 When stdout is not a terminal (or with --plain) it prints one line per path
 and step instead, without colour: for logs and scripts.
 
@@ -43,11 +49,12 @@ It only observes: the same read-only sessions and probes as diagnose; a role
 with pg_monitor is enough. Exit codes: 0 quit (q, Ctrl-C), 2 usage error.`,
 		Example: `  lagscope watch --publisher 'host=pub dbname=app user=monitor' --subscriber 'host=sub dbname=app user=monitor'
   lagscope watch --publisher 'host=pub dbname=app' --window 1m --step 15s
-  lagscope watch --publisher ... --subscriber ... --plain | tee watch.log`,
+  lagscope watch --publisher ... --subscriber ... --plain | tee watch.log
+  lagscope watch --primary 'host=db1 dbname=postgres' --standby 'host=db1r dbname=postgres' --plain`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if m.Diagnose.Publisher == "" {
-				return Usagef("--publisher is required (a connection string such as 'host=db1 dbname=app' or postgres://db1/app)")
+			if m.Diagnose.Publisher == "" && !m.Diagnose.Physical() {
+				return Usagef("--publisher is required (a connection string such as 'host=db1 dbname=app' or postgres://db1/app), or --primary and/or --standby for a physical standby")
 			}
 			if err := m.Validate(); err != nil {
 				return Usage(err)
@@ -66,6 +73,8 @@ with pg_monitor is enough. Exit codes: 0 quit (q, Ctrl-C), 2 usage error.`,
 	f := c.Flags()
 	f.StringVar(&m.Diagnose.Publisher, "publisher", "", "publisher connection string (keyword/value or URI)")
 	f.StringVar(&m.Diagnose.Subscriber, "subscriber", "", "subscriber connection string; omit for consumers that are not PostgreSQL subscribers")
+	f.StringVar(&m.Diagnose.Primary, "primary", "", "a physical standby's primary (connection string); alone, every standby it feeds")
+	f.StringVar(&m.Diagnose.Standby, "standby", "", "a physical standby (connection string): its WAL receiver and replay")
 	f.StringVar(&m.Diagnose.Slot, "slot", "", "watch only this slot")
 	f.StringVar(&m.Diagnose.Subscription, "subscription", "", "watch only this subscription's slot")
 	f.BoolVar(&m.Diagnose.KeepQueryLiterals, "keep-query-literals", false, "keep the constants in the captured query text of lock blockers and open transactions (by default they are replaced with $1, $2, ... before anything is shown or saved; passwords are hidden either way)")

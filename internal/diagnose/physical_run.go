@@ -75,6 +75,10 @@ func RunPhysical(ctx context.Context, o Options) (report.Report, *sample.Recordi
 	return BuildPhysical(rec, o.ProbeHz), rec, nil
 }
 
+// PhysicalRecording is the window of a physical run as a recording (the
+// monitor's steps: see windowRecording).
+func PhysicalRecording(w *sample.NodeWindow) (*sample.Recording, error) { return windowRecording(w) }
+
 // windowRecording is the window of a physical run as a recording: its
 // nodes are already the primary and standby nodes. A node that could not
 // be opened fails it.

@@ -26,6 +26,10 @@ type Collector struct {
 func NewCollector(opts []monitor.Options) *Collector {
 	c := &Collector{pairs: map[string]*PairState{}}
 	for _, o := range opts {
+		if o.Diagnose.Physical() {
+			c.pairs[o.Pair] = NewPhysicalPairState(o.Pair, o.Diagnose.Primary != "", o.Diagnose.Standby != "")
+			continue
+		}
 		c.pairs[o.Pair] = NewPairState(o.Pair, o.Diagnose.Subscriber != "")
 	}
 	return c
@@ -100,7 +104,7 @@ func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 	counter := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- constMetric(d, prometheus.CounterValue, v, labels...)
 	}
-	for _, side := range []string{sample.Publisher, sample.Subscriber} {
+	for _, side := range []string{sample.Publisher, sample.Subscriber, string(sample.PrimaryNode), string(sample.StandbyNode)} {
 		if up, ok := s.Up[side]; ok {
 			gauge(descUp, b2f(up), s.Pair, side)
 		}
@@ -132,6 +136,13 @@ func collectPair(ch chan<- prometheus.Metric, s *PairState) {
 		collectPath(gauge, s, p)
 	}
 	syncs.collect(gauge, s.Pair)
+	var standby *sample.StandbyRead
+	if s.Report.Standby != nil && len(s.Report.Physical) == 1 {
+		standby = lastStandbyRead(s.Window)
+	}
+	for _, p := range s.Report.Physical {
+		collectPhysical(gauge, counter, s, p, standby)
+	}
 	if t := lastTick(s.Window); t != nil {
 		retained := newAggregate()
 		for _, sl := range t.Read(sample.PublisherNode).Slots {
@@ -180,7 +191,7 @@ func lastSubTick(w *sample.Recording) *sample.Tick {
 
 // collectPath sends one path's verdict, stages and lag.
 func collectPath(gauge func(*prometheus.Desc, float64, ...string), s *PairState, p report.Path) {
-	l := []string{s.Pair, p.Slot, p.Subscription}
+	l := []string{s.Pair, p.Slot, p.Subscription, ""}
 	with := func(v ...string) []string { return append(append([]string{}, l...), v...) }
 	limit := stageLabel(p.Limit)
 	for _, st := range Stages {

@@ -27,6 +27,14 @@ import (
 //	    subscriber: host=db2 dbname=app user=lagscope
 //	    subscriber_password_env: DB2_PASSWORD   # optional
 //	    subscription: orders_sub                # optional
+//	  - name: orders-eu-replica                 # a physical standby
+//	    primary: host=db1 dbname=postgres user=lagscope
+//	    standby: host=db1r dbname=postgres user=lagscope
+//	    standby_password_env: DB1R_PASSWORD     # optional
+//
+// A pair is logical (publisher, subscriber) or physical (primary and/or
+// standby: the standby alone sees its receiver and replay, the primary
+// alone every standby it feeds), never both.
 //
 // Passwords come from .pgpass, PGPASSWORD, or the variable a
 // *_password_env field names, never from the file itself.
@@ -39,13 +47,18 @@ type Config struct {
 	Pairs   []PairConfig `yaml:"pairs"`
 }
 
-// PairConfig is one publisher/subscriber pair (or a publisher alone).
+// PairConfig is one publisher/subscriber pair (or a publisher alone), or
+// one physical standby's path (a primary and/or a standby).
 type PairConfig struct {
 	Name                  string        `yaml:"name"`
 	Publisher             string        `yaml:"publisher"`
 	Subscriber            string        `yaml:"subscriber"`
 	PublisherPasswordEnv  string        `yaml:"publisher_password_env"`
 	SubscriberPasswordEnv string        `yaml:"subscriber_password_env"`
+	Primary               string        `yaml:"primary"`
+	Standby               string        `yaml:"standby"`
+	PrimaryPasswordEnv    string        `yaml:"primary_password_env"`
+	StandbyPasswordEnv    string        `yaml:"standby_password_env"`
 	Slot                  string        `yaml:"slot"`
 	Subscription          string        `yaml:"subscription"`
 	NoProc                bool          `yaml:"no_proc"`
@@ -112,15 +125,42 @@ func (c Config) monitors(getenv func(string) string) ([]monitor.Options, error) 
 		if err != nil {
 			return nil, err
 		}
+		if err := p.checkKind(); err != nil {
+			return nil, err
+		}
+		prim, err := withPassword(p.Name, "primary", p.Primary, p.PrimaryPasswordEnv, getenv)
+		if err != nil {
+			return nil, err
+		}
+		stby, err := withPassword(p.Name, "standby", p.Standby, p.StandbyPasswordEnv, getenv)
+		if err != nil {
+			return nil, err
+		}
 		o := monitor.Options{Pair: p.Name, Window: first(p.Window, c.Window), Step: first(p.Step, c.Step),
 			Diagnose: diagnose.Options{Publisher: pub, Subscriber: sub, Slot: p.Slot, Subscription: p.Subscription,
-				NoProc: p.NoProc, ProbeHz: c.ProbeHz}}
+				Primary: prim, Standby: stby, NoProc: p.NoProc, ProbeHz: c.ProbeHz}}
 		if err := o.Validate(); err != nil {
 			return nil, err
 		}
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// checkKind says, in one line, what is wrong with a pair that is neither
+// logical nor physical, or both.
+func (p PairConfig) checkKind() error {
+	logical := p.Publisher != "" || p.Subscriber != "" || p.Slot != "" || p.Subscription != ""
+	physical := p.Primary != "" || p.Standby != ""
+	switch {
+	case logical && physical:
+		return fmt.Errorf("pair %s: give publisher/subscriber (a logical pair) or primary/standby (a physical standby), not both: make them two pairs", p.Name)
+	case !physical && (p.PrimaryPasswordEnv != "" || p.StandbyPasswordEnv != ""):
+		return fmt.Errorf("pair %s: primary_password_env or standby_password_env without primary or standby", p.Name)
+	case physical && (p.PublisherPasswordEnv != "" || p.SubscriberPasswordEnv != ""):
+		return fmt.Errorf("pair %s: publisher_password_env or subscriber_password_env on a physical pair: use primary_password_env and standby_password_env", p.Name)
+	}
+	return nil
 }
 
 // withPassword checks that dsn holds no password and adds the one from the

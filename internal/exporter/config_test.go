@@ -31,6 +31,20 @@ pairs:
 		{"a password variable that is not set is an error", "pairs:\n  - name: a\n    publisher: host=x\n    publisher_password_env: NOPE\n", "NOPE"},
 		{"two pairs cannot share a name", "pairs:\n  - name: a\n    publisher: host=x\n  - name: a\n    publisher: host=y\n", "used twice"},
 		{"a name with spaces is refused", "pairs:\n  - name: a b\n    publisher: host=x\n", "name"},
+		{"a physical standby's pair parses, with the standby's password from the environment", `
+pairs:
+  - name: replica
+    primary: host=db1 dbname=postgres user=lagscope
+    standby: host=db1r dbname=postgres user=lagscope
+    standby_password_env: DB2_PW
+  - name: replicas-of-db1
+    primary: host=db1 dbname=postgres
+`, ""},
+		{"a pair that is both logical and physical is refused in one line", "pairs:\n  - name: a\n    publisher: host=x\n    standby: host=y\n", "not both"},
+		{"a physical pair with a slot is refused", "pairs:\n  - name: a\n    standby: host=y\n    slot: s\n", "not both"},
+		{"a password in a standby's connection string is refused", "pairs:\n  - name: a\n    standby: host=y password=hunter2\n", "the standby connection string holds a password"},
+		{"a primary's password variable that is not set is an error", "pairs:\n  - name: a\n    primary: host=x\n    primary_password_env: NOPE\n", "NOPE"},
+		{"a publisher's password variable on a physical pair is refused", "pairs:\n  - name: a\n    primary: host=x\n    publisher_password_env: DB2_PW\n", "primary_password_env"},
 		{"a step longer than the window is refused", "pairs:\n  - name: a\n    publisher: host=x\n    window: 10s\n    step: 20s\n", "step"},
 	}
 	for _, c := range cases {

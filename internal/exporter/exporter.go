@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/pg"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -125,9 +126,9 @@ func Run(ctx context.Context, o Options) error {
 		go func() {
 			defer wg.Done()
 			up, failing := map[string]map[string]bool{}, map[string]string{}
-			subscriber := map[string]bool{}
+			sides := map[string][]string{}
 			for _, p := range pairs {
-				up[p.Pair], subscriber[p.Pair] = map[string]bool{}, p.Diagnose.Subscriber != ""
+				up[p.Pair], sides[p.Pair] = map[string]bool{}, pairSides(p.Diagnose)
 			}
 			// A group whose watching fails in a way lagscope did not foresee
 			// is started again after a pause: the others keep being served.
@@ -137,7 +138,7 @@ func Run(ctx context.Context, o Options) error {
 					if rec != nil {
 						rec.write(u)
 					}
-					logChanges(o.Log, u, up[u.Pair], subscriber[u.Pair])
+					logChanges(o.Log, u, up[u.Pair], sides[u.Pair])
 					failing[u.Pair] = logFailure(o.Log, u, failing[u.Pair])
 				})
 				select {
@@ -248,12 +249,24 @@ func logFailure(log *slog.Logger, u monitor.Update, failing string) string {
 	return ""
 }
 
-// logChanges logs a server reached or lost, once per change.
-func logChanges(log *slog.Logger, u monitor.Update, up map[string]bool, subscriber bool) {
-	for _, side := range []string{sample.Publisher, sample.Subscriber} {
-		if side == sample.Subscriber && !subscriber {
-			continue
+// pairSides are the servers a pair reads, by the names Update.Down uses:
+// publisher (and subscriber), or a physical standby's primary and/or
+// standby.
+func pairSides(d diagnose.Options) []string {
+	var out []string
+	for _, s := range []struct {
+		dsn, side string
+	}{{d.Publisher, sample.Publisher}, {d.Subscriber, sample.Subscriber}, {d.Primary, string(sample.PrimaryNode)}, {d.Standby, string(sample.StandbyNode)}} {
+		if s.dsn != "" {
+			out = append(out, s.side)
 		}
+	}
+	return out
+}
+
+// logChanges logs a server reached or lost, once per change.
+func logChanges(log *slog.Logger, u monitor.Update, up map[string]bool, sides []string) {
+	for _, side := range sides {
 		why, down := u.Down[side]
 		was, seen := up[side]
 		if u.Err != nil && !down {

@@ -3,12 +3,13 @@ package exporter
 import "github.com/prometheus/client_golang/prometheus"
 
 // The exported metrics. Path series carry pair, slot and subscription
-// (empty when only the publisher is watched); per-process series carry the
+// (empty when only the publisher is watched), and standby (empty for a
+// logical path, the standby's name for a physical one: physical.go); per-process series carry the
 // process's role (walsender, apply_leader, parallel_apply, tablesync).
 // Every label value read from a server passes labelValue (valid UTF-8, two
 // names never one series); tablesync slots share slot=TablesyncSlots.
 var (
-	pathLabels = []string{"pair", "slot", "subscription"}
+	pathLabels = []string{"pair", "slot", "subscription", "standby"}
 
 	descUp = prometheus.NewDesc("lagscope_up",
 		"Whether the last step reached the server (1) or not (0).", []string{"pair", "server"}, nil)
@@ -92,6 +93,6 @@ var (
 		"Length of the window behind the pair's current verdict.", []string{"pair"}, nil)
 )
 
-var allDescs = []*prometheus.Desc{descUp, descBuild, descPathInfo, descBottleneck, descVerdict, descConfidence,
+var allDescs = append([]*prometheus.Desc{descUp, descBuild, descPathInfo, descBottleneck, descVerdict, descConfidence,
 	descHeadroom, descUtil, descLag, descLagSeconds, descRetained, descGrowth, descSafeWAL, descUnreservedIn, descIdleIn, descWALDiskFree, descDiskFullIn, descConflicts, descLimit, descLimitUsed, descReadErrors, descGenerated, descDecoded, descConfirmed, descTablesync,
-	descCPU, descRunq, descWaits, descSteps, descUpdated, descWindow}
+	descCPU, descRunq, descWaits, descSteps, descUpdated, descWindow}, standbyDescs...)

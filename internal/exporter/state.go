@@ -125,6 +125,20 @@ func NewPairState(pair string, subscriber bool) *PairState {
 		Seen: map[string]int{}}
 }
 
+// NewPhysicalPairState starts the state of a physical standby's path: its
+// servers are the primary and/or the standby.
+func NewPhysicalPairState(pair string, primary, standby bool) *PairState {
+	s := NewPairState(pair, false)
+	s.Up = map[string]bool{}
+	if primary {
+		s.Up[string(sample.PrimaryNode)] = false
+	}
+	if standby {
+		s.Up[string(sample.StandbyNode)] = false
+	}
+	return s
+}
+
 // Apply folds one step into the state.
 func (s *PairState) Apply(u monitor.Update) {
 	s.Updated = u.At
@@ -285,6 +299,16 @@ func PathPIDs(window *sample.Recording, slot string) (walsender, apply string) {
 		return walsender, apply
 	}
 	return "", ""
+}
+
+// sortedKinds returns m's keys in order.
+func sortedKinds(m map[string]int64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // sortedKeys returns m's keys in order, for a stable exposition.

@@ -15,10 +15,11 @@ import (
 
 // SharesSampler says whether pairs a and b can be sampled together: the
 // same publisher (connection string), and the same sampling (step, tick,
-// probe rate, /proc, wait-event source, bursts, query text).
+// probe rate, /proc, wait-event source, bursts, query text). A physical
+// standby's path (--primary/--standby) is sampled on its own.
 func SharesSampler(a, b Options) bool {
 	da, db := a.Diagnose, b.Diagnose
-	return da.Publisher == db.Publisher && a.Step == b.Step && a.OnTick == nil && b.OnTick == nil &&
+	return !da.Physical() && !db.Physical() && da.Publisher == db.Publisher && a.Step == b.Step && a.OnTick == nil && b.OnTick == nil &&
 		da.Tick == db.Tick && da.ProbeHz == db.ProbeHz && da.NoProc == db.NoProc && da.NoWaitSampling == db.NoWaitSampling &&
 		da.AlwaysBurst == db.AlwaysBurst && da.KeepQueryLiterals == db.KeepQueryLiterals
 }

@@ -23,6 +23,8 @@ func TestPairsOfOnePublisherShareItsSampler(t *testing.T) {
 	slower := pairOf("slower", "host=db1", "host=asia", 20*time.Second)
 	noProc := pairOf("noproc", "host=db1", "host=asia", 10*time.Second)
 	noProc.Diagnose.NoProc = true
+	replica := Options{Pair: "replica", Step: 10 * time.Second, Window: 30 * time.Second, Diagnose: diagnose.Options{Standby: "host=r1", ProbeHz: 10}}
+	replica2 := Options{Pair: "replica2", Step: 10 * time.Second, Window: 30 * time.Second, Diagnose: diagnose.Options{Standby: "host=r2", ProbeHz: 10}}
 	cases := []struct {
 		name  string
 		pairs []Options
@@ -33,6 +35,7 @@ func TestPairsOfOnePublisherShareItsSampler(t *testing.T) {
 		{"another publisher is another group", []Options{eu, other, us}, [][]string{{"eu", "us"}, {"other"}}},
 		{"another step is another sampler", []Options{eu, slower}, [][]string{{"eu"}, {"slower"}}},
 		{"another use of /proc is another sampler", []Options{eu, noProc}, [][]string{{"eu"}, {"noproc"}}},
+		{"a physical standby's path is sampled alone", []Options{eu, replica, replica2}, [][]string{{"eu"}, {"replica"}, {"replica2"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -154,11 +154,28 @@ func (w *watcher) step(ctx context.Context) Update {
 	so := w.o.Diagnose.SampleOptions(w.o.Step)
 	so.Release = w.sessions().Keep
 	so.OnTick = w.o.OnTick
-	rec, err := sample.Run(ctx, w.connect, so)
+	var rec *sample.Recording
+	var err error
+	if w.o.Diagnose.Physical() {
+		rec, err = w.physicalStep(ctx, so)
+	} else {
+		rec, err = sample.Run(ctx, w.connect, so)
+	}
 	if err != nil {
 		return w.failed(Update{Pair: w.o.Pair}, err)
 	}
 	return w.finish(rec)
+}
+
+// physicalStep samples a physical standby's path for one step: the
+// primary and/or the standby the options name (diagnose.RunPhysical's
+// sampling).
+func (w *watcher) physicalStep(ctx context.Context, so sample.Options) (*sample.Recording, error) {
+	nw, err := sample.RunNodes(ctx, w.connect, w.o.Diagnose.PhysicalNodes(), so)
+	if err != nil {
+		return nil, err
+	}
+	return diagnose.PhysicalRecording(nw)
 }
 
 // prepare starts a step: the preflight when the pair is not prepared (the
@@ -168,6 +185,18 @@ func (w *watcher) prepare(ctx context.Context) error {
 	w.mu.Lock()
 	clear(w.down)
 	w.mu.Unlock()
+	if !w.prepared && w.o.Diagnose.Physical() {
+		// A physical path has no slot to select nor a logical setup to
+		// read: its preflight checks which server is which.
+		if err := diagnose.PhysicalPreflight(ctx, w.connect, w.sessions().Keep, w.o.Diagnose); err != nil {
+			return err
+		}
+		w.prepared = true
+		return nil
+	}
+	if w.o.Diagnose.Physical() {
+		return nil
+	}
 	if !w.prepared {
 		slots, err := diagnose.Preflight(ctx, w.connect, w.sessions().Keep, w.o.Diagnose)
 		if err != nil {
@@ -194,7 +223,12 @@ func (w *watcher) finish(rec *sample.Recording) Update {
 	w.steps = Trim(w.steps, w.o.Window)
 	u.Window = sample.Merge(w.steps...)
 	u.Window.Setup, u.Window.SetupError = w.setup, w.setupErr
-	rep := diagnose.Build(u.Window, w.slots, w.o.Diagnose.ProbeHz)
+	var rep report.Report
+	if w.o.Diagnose.Physical() {
+		rep = diagnose.BuildPhysical(u.Window, w.o.Diagnose.ProbeHz)
+	} else {
+		rep = diagnose.Build(u.Window, w.slots, w.o.Diagnose.ProbeHz)
+	}
 	u.Report = &rep
 	u.Down = stepDown(rec)
 	return u
@@ -230,6 +264,14 @@ func (w *watcher) failed(u Update, err error) Update {
 	case errors.As(err, &side):
 		// Connected, then could not read (privileges, no answer).
 		u.Down[side.Side] = pg.Redact(err.Error())
+	case w.o.Diagnose.Physical():
+		// Connected but could not read: the first server the preflight
+		// reads.
+		side := string(sample.StandbyNode)
+		if w.o.Diagnose.Primary != "" {
+			side = string(sample.PrimaryNode)
+		}
+		u.Down[side] = pg.Redact(err.Error())
 	default:
 		// Connected but could not read (wal_level, a preflight query):
 		// blame the publisher, where preflight and sampling start.

@@ -57,11 +57,18 @@ func Render(s *State, v View) string {
 		b.WriteString(bad.Render("last step failed: ") + quote.Escape(s.Err) + "\n")
 	}
 	slots := s.Slots()
-	if len(slots) == 0 {
+	var physical []report.PhysicalPath
+	if s.Report != nil {
+		physical = s.Report.Physical
+	}
+	if len(slots) == 0 && len(physical) == 0 {
 		b.WriteString(dim.Render("waiting for the first samples...") + "\n")
 	}
 	for _, sl := range slots {
 		pathView(&b, s, sl, w)
+	}
+	for _, p := range physical {
+		physicalView(&b, p, w)
 	}
 	if v.Help {
 		b.WriteString("\n" + helpText + "\n")
@@ -79,7 +86,16 @@ func Render(s *State, v View) string {
 
 func header(s *State, v View) string {
 	parts := []string{"pair " + quote.Escape(s.Pair)}
-	if r := s.Report; r != nil {
+	if r := s.Report; r != nil && (r.Primary != nil || r.Standby != nil) {
+		for _, sv := range []struct {
+			role string
+			s    *report.Server
+		}{{"primary", r.Primary}, {"standby", r.Standby}} {
+			if sv.s != nil {
+				parts = append(parts, sv.role+" "+quote.Escape(sv.s.Version))
+			}
+		}
+	} else if r != nil {
 		parts = append(parts, "publisher "+quote.Escape(r.Publisher.Version))
 		if r.Subscriber != nil {
 			parts = append(parts, "subscriber "+quote.Escape(r.Subscriber.Version))
@@ -137,6 +153,40 @@ func pathView(b *strings.Builder, s *State, slot string, w int) {
 	if p == nil {
 		return
 	}
+	if p.Cause != "" {
+		fmt.Fprintf(b, "  cause      %s\n", quote.Escape(p.Cause))
+	}
+	for i, e := range p.Evidence {
+		if i == 3 {
+			break
+		}
+		lead := "  evidence   "
+		if i > 0 {
+			lead = "             "
+		}
+		b.WriteString(lead + "• " + clip(quote.Escape(e.Text), w-15) + "\n")
+	}
+	if len(p.Stages) > 0 {
+		head, rows := report.StageTable(p.Stages)
+		b.WriteString("\n")
+		table(b, "  ", head, rows)
+	}
+}
+
+// physicalView draws one physical standby: verdict, lag per stage, rates,
+// catch-up forecast, evidence, stages (per step: the live ticks are a
+// logical pair's).
+func physicalView(b *strings.Builder, p report.PhysicalPath, w int) {
+	b.WriteString("\n" + bold.Render("standby "+quote.Escape(p.Standby)+" (physical)") + "\n")
+	look := bad
+	if p.Limit == "" && p.Name != decision.Stalled {
+		look = good
+	}
+	fmt.Fprintf(b, "  verdict    %s (%.2f)  %s\n", look.Render(quote.Escape(string(p.Name))), p.Confidence, quote.Escape(p.Headline))
+	fmt.Fprintf(b, "  lag        %s\n", physicalLag(p))
+	fmt.Fprintf(b, "  rates      generated %s · sent %s · received %s · replayed %s\n", units.FormatRate(p.GeneratedMBps*1e6),
+		units.FormatRate(p.SentMBps*1e6), units.FormatRate(p.ReceivedMBps*1e6), units.FormatRate(p.ReplayedMBps*1e6))
+	fmt.Fprintf(b, "  catch-up   %s\n", catchUp(p))
 	if p.Cause != "" {
 		fmt.Fprintf(b, "  cause      %s\n", quote.Escape(p.Cause))
 	}
