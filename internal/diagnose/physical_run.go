@@ -115,7 +115,9 @@ func PhysicalPreflight(ctx context.Context, connect sample.Connector, keep func(
 	}
 	if f.standby {
 		if err := readSide(ctx, connect, keep, string(sample.StandbyNode), func(ctx context.Context, c *pg.Conn) error {
-			return c.QueryRow(ctx, pg.Marker+"SELECT pg_is_in_recovery()").Scan(&f.standbyInRecovery)
+			return pg.AgainOnRecoveryConflict(ctx, c, func() error {
+				return c.QueryRow(ctx, pg.Marker+"SELECT pg_is_in_recovery()").Scan(&f.standbyInRecovery)
+			})
 		}); err != nil {
 			return err
 		}

@@ -157,3 +157,18 @@ func RecoveryCancelled(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "40001"
 }
+
+// AgainOnRecoveryConflict runs read, and again at once while a standby
+// cancels it for a recovery conflict (SQLSTATE 40001) and the session
+// stays open, recoveryTries times in all. A standby replaying WAL older
+// than max_standby_streaming_delay cancels any statement whose snapshot
+// meets a cleanup record: a short read loses now and then, and its next
+// try mostly does not.
+func AgainOnRecoveryConflict(ctx context.Context, c *Conn, read func() error) error {
+	for try := 1; ; try++ {
+		err := read()
+		if err == nil || !RecoveryCancelled(err) || try >= recoveryTries || ctx.Err() != nil || (c != nil && c.Conn != nil && c.IsClosed()) {
+			return err
+		}
+	}
+}

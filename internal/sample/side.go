@@ -95,7 +95,11 @@ func (s *session) open(ctx context.Context, o Options) (Server, error) {
 	}
 	ctx, cancel := pg.WithAnswerTimeout(ctx, pg.SetupTimeout)
 	defer cancel()
-	ok, err := checkVisibility(ctx, s.conn)
+	var ok bool
+	err = pg.AgainOnRecoveryConflict(ctx, s.conn, func() (err error) {
+		ok, err = checkVisibility(ctx, s.conn)
+		return err
+	})
 	if err != nil {
 		return Server{}, &SideError{Side: s.name, Err: fmt.Errorf("check the role's privileges: %w", pg.Unanswered(ctx, err))}
 	}

@@ -70,24 +70,18 @@ var roleSources = []struct {
 		}},
 }
 
-// recoveryRereads is how many more times a tick reads a standby's
-// positions when recovery cancels the read (SQLSTATE 40001).
-const recoveryRereads = 5
-
-// againOnRecoveryConflict reads a standby's positions again, at once, when
-// recovery cancels the read: a standby replaying WAL older than
-// max_standby_streaming_delay cancels any statement whose snapshot meets
-// a cleanup record, so a read of a few milliseconds loses now and then
-// and a miss a tick is a gap (15.18, replay-cpu's 2 GB backlog replayed
-// at 150-220 MB/s: every tick of a 4 s window was lost before this).
+// againOnRecoveryConflict reads a standby's positions again, at once,
+// when recovery cancels the read (pg.AgainOnRecoveryConflict): a miss a
+// tick is a gap (15.18, replay-cpu's 2 GB backlog replayed at 150-220
+// MB/s: every tick of a 4 s window was lost before this).
 func againOnRecoveryConflict(read positionsReader) positionsReader {
 	return func(ctx context.Context, c *pg.Conn, r *Read) (map[int]procKey, error) {
-		for try := 0; ; try++ {
-			keys, err := read(ctx, c, r)
-			if err == nil || !pg.RecoveryCancelled(err) || try == recoveryRereads || ctx.Err() != nil || (c.Conn != nil && c.IsClosed()) {
-				return keys, err
-			}
-		}
+		var keys map[int]procKey
+		err := pg.AgainOnRecoveryConflict(ctx, c, func() (err error) {
+			keys, err = read(ctx, c, r)
+			return err
+		})
+		return keys, err
 	}
 }
 
