@@ -86,23 +86,23 @@ func (p *Pair) release(ctx context.Context) (*catchUpWatch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to the publisher: %w", err)
 	}
-	sb, err := pgx.Connect(ctx, s.ConnString())
+	sb, err := openStandby(ctx, s.ConnString())
 	if err != nil {
 		pub.Close(context.Background())
 		return nil, fmt.Errorf("connect to the standby: %w", err)
 	}
-	closeBoth := func() { pub.Close(context.Background()); sb.Close(context.Background()) }
+	closeBoth := func() { pub.Close(context.Background()); sb.close() }
 	var target, from lsn.LSN
 	if err := pub.QueryRow(ctx, "SELECT pg_current_wal_lsn()").Scan(&target); err != nil {
 		closeBoth()
 		return nil, fmt.Errorf("publisher: %w", err)
 	}
-	if err := queryStandby(ctx, sb, "SELECT pg_last_wal_replay_lsn()", &from); err != nil {
+	if err := sb.query(ctx, "SELECT pg_last_wal_replay_lsn()", &from); err != nil {
 		closeBoth()
 		return nil, fmt.Errorf("standby: %w", err)
 	}
 	start := time.Now()
-	if _, err := sb.Exec(ctx, "SELECT pg_wal_replay_resume()"); err != nil {
+	if _, err := sb.conn.Exec(ctx, "SELECT pg_wal_replay_resume()"); err != nil {
 		closeBoth()
 		return nil, fmt.Errorf("standby: resume replay: %w", err)
 	}
@@ -117,13 +117,13 @@ func (p *Pair) release(ctx context.Context) (*catchUpWatch, error) {
 }
 
 // time polls the standby's replay position until it reaches the target.
-func (w *catchUpWatch) time(ctx context.Context, pub, sb *pgx.Conn, start time.Time, from lsn.LSN) error {
+func (w *catchUpWatch) time(ctx context.Context, pub *pgx.Conn, sb *standbyConn, start time.Time, from lsn.LSN) error {
 	r := &w.res
 	primaryFrom := r.Target
 	startRates := false
 	for {
 		var at lsn.LSN
-		if err := queryStandby(ctx, sb, "SELECT pg_last_wal_replay_lsn()", &at); err != nil {
+		if err := sb.query(ctx, "SELECT pg_last_wal_replay_lsn()", &at); err != nil {
 			return fmt.Errorf("standby: %w", err)
 		}
 		el := time.Since(start)

@@ -106,17 +106,17 @@ func (p *Pair) measureStandby(ctx context.Context, o RunOptions) (*StandbyResult
 		return nil, fmt.Errorf("connect to the publisher: %w", err)
 	}
 	defer pub.Close(context.Background())
-	sb, err := pgx.Connect(ctx, s.ConnString())
+	sb, err := openStandby(ctx, s.ConnString())
 	if err != nil {
 		return nil, fmt.Errorf("connect to the standby: %w", err)
 	}
-	defer sb.Close(context.Background())
-	var cas *pgx.Conn
+	defer sb.close()
+	var cas *standbyConn
 	if s.Cascade != nil {
-		if cas, err = pgx.Connect(ctx, s.CascadeConnString()); err != nil {
+		if cas, err = openStandby(ctx, s.CascadeConnString()); err != nil {
 			return nil, fmt.Errorf("connect to the cascade: %w", err)
 		}
-		defer cas.Close(context.Background())
+		defer cas.close()
 	}
 	pctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -186,7 +186,7 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 
 // readPhysTick reads the publisher first, so no standby position is ahead
 // of the publisher's in the tick.
-func readPhysTick(ctx context.Context, pub, sb, cas *pgx.Conn, fs proc.FS) (physTick, error) {
+func readPhysTick(ctx context.Context, pub *pgx.Conn, sb, cas *standbyConn, fs proc.FS) (physTick, error) {
 	t := physTick{at: time.Now()}
 	if err := pub.QueryRow(ctx, `SELECT pg_current_wal_lsn(), coalesce((SELECT max(sync_state) FROM pg_stat_replication WHERE application_name = $1), '')`, StandbyApp).
 		Scan(&t.current, &t.syncState); err != nil {
@@ -194,7 +194,7 @@ func readPhysTick(ctx context.Context, pub, sb, cas *pgx.Conn, fs proc.FS) (phys
 	}
 	var recv, replay *lsn.LSN
 	var startup *int
-	if err := queryStandby(ctx, sb, `SELECT pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn(), pg_get_wal_replay_pause_state() = 'paused',
+	if err := sb.query(ctx, `SELECT pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn(), pg_get_wal_replay_pause_state() = 'paused',
 coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8, -1),
 (SELECT pid FROM pg_stat_activity WHERE backend_type = 'startup')`, &recv, &replay, &t.paused, &t.replayAge, &startup); err != nil {
 		return t, fmt.Errorf("standby: %w", err)
@@ -207,7 +207,7 @@ coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8, -1
 	}
 	t.recv = max(t.recv, t.replay)
 	if cas != nil {
-		if err := queryStandby(ctx, cas, "SELECT coalesce(pg_last_wal_replay_lsn(), '0/0')", &t.cascade); err != nil {
+		if err := cas.query(ctx, "SELECT coalesce(pg_last_wal_replay_lsn(), '0/0')", &t.cascade); err != nil {
 			return t, fmt.Errorf("cascade: %w", err)
 		}
 	}
@@ -435,6 +435,46 @@ func queryStandby(ctx context.Context, conn *pgx.Conn, q string, dest ...any) er
 		}
 	}
 	return err
+}
+
+// standbyConn is a lab session on a standby that opens itself again when
+// the standby ends it (a recovery conflict terminates a session, FATAL,
+// while replay of WAL older than max_standby_streaming_delay meets it).
+type standbyConn struct {
+	dsn  string
+	conn *pgx.Conn
+}
+
+// openStandby opens a standbyConn.
+func openStandby(ctx context.Context, dsn string) (*standbyConn, error) {
+	c, err := connectStandby(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &standbyConn{dsn: dsn, conn: c}, nil
+}
+
+// query runs a one-row query (queryStandby), in a new session when the
+// standby ended the last, maxLostProbeSessions times at most.
+func (s *standbyConn) query(ctx context.Context, q string, dest ...any) error {
+	for lost := 0; ; lost++ {
+		err := queryStandby(ctx, s.conn, q, dest...)
+		if err == nil || !s.conn.IsClosed() || ctx.Err() != nil || lost == maxLostProbeSessions {
+			return err
+		}
+		c, cerr := connectStandby(ctx, s.dsn)
+		if cerr != nil {
+			return fmt.Errorf("%w; connecting again: %w", err, cerr)
+		}
+		s.conn = c
+	}
+}
+
+// close ends the session.
+func (s *standbyConn) close() {
+	if s != nil {
+		s.conn.Close(context.Background())
+	}
 }
 
 // recoveryCancelled says err is a query cancelled by a recovery conflict.
