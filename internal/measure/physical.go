@@ -186,10 +186,7 @@ func PhysicalOf(rec *sample.Recording, standby string) Physical {
 				}
 			}
 		}
-		if !p.HasStandby || !sb.OK || sb.Standby == nil {
-			// The standby not observed, or not at this tick (its read
-			// failed: a recovery conflict cancels reads on a standby
-			// replaying old WAL): what it last told the primary.
+		if !p.HasStandby {
 			e.received, e.replayed = e.senderFlush, e.senderReply
 		}
 		if !p.HasPrimary {
@@ -202,6 +199,15 @@ func PhysicalOf(rec *sample.Recording, standby string) Physical {
 	}
 	if slotFirst != nil && slotFirst.SpanS > 0 {
 		p.Slot = slotFirst
+	}
+	if p.HasStandby && p.Last == nil {
+		// The standby observed but never read in the window (a recovery
+		// conflict cancels reads on a standby replaying old WAL): what it
+		// told the primary, which an idle primary hears only every
+		// wal_receiver_status_interval.
+		for i := range es {
+			es[i].received, es[i].replayed = es[i].senderFlush, es[i].senderReply
+		}
 	}
 	p.rates(es)
 	p.backlogs(es)
@@ -286,17 +292,30 @@ func (p *Physical) rates(es []ends) {
 	}
 }
 
-// backlogs splits the WAL behind at the last tick by stage.
+// backlogs splits the WAL behind by stage, each at the last tick that read
+// both its ends (a tick whose standby read failed knows only the primary's).
 func (p *Physical) backlogs(es []ends) {
-	last, first := es[len(es)-1], es[0]
-	if last.current != 0 && last.sent != 0 {
-		p.Unsent, p.Known[PosUnsent] = clamp(last.current.Sub(last.sent)), true
+	first := es[0]
+	lastWith := func(a, b func(ends) lsn.LSN) (ends, bool) {
+		for i := len(es) - 1; i >= 0; i-- {
+			if a(es[i]) != 0 && b(es[i]) != 0 {
+				return es[i], true
+			}
+		}
+		return ends{}, false
 	}
-	if last.sent != 0 && last.received != 0 {
-		p.InFlight, p.Known[PosInFlight] = clamp(last.sent.Sub(last.received)), true
+	cur := func(e ends) lsn.LSN { return e.current }
+	sent := func(e ends) lsn.LSN { return e.sent }
+	recv := func(e ends) lsn.LSN { return e.received }
+	repl := func(e ends) lsn.LSN { return e.replayed }
+	if e, ok := lastWith(cur, sent); ok {
+		p.Unsent, p.Known[PosUnsent] = clamp(e.current.Sub(e.sent)), true
 	}
-	if last.received != 0 && last.replayed != 0 {
-		p.Unreplayed, p.Known[PosUnreplay] = clamp(last.received.Sub(last.replayed)), true
+	if e, ok := lastWith(sent, recv); ok {
+		p.InFlight, p.Known[PosInFlight] = clamp(e.sent.Sub(e.received)), true
+	}
+	if e, ok := lastWith(recv, repl); ok {
+		p.Unreplayed, p.Known[PosUnreplay] = clamp(e.received.Sub(e.replayed)), true
 	}
 	if first.received != 0 && first.replayed != 0 {
 		p.UnreplayedStart = clamp(first.received.Sub(first.replayed))

@@ -116,9 +116,12 @@ func TestAStandbyNotReadIsMeasuredFromWhatItToldThePrimary(t *testing.T) {
 	if p.Unreplayed != 2000e6-900e6 || p.Behind() != 1100e6 || p.Replayed != 100e6 {
 		t.Errorf("unreplayed %d behind %d replayed %g: want the sender's flush and replay positions (1.1 GB behind, 100 MB/s)", p.Unreplayed, p.Behind(), p.Replayed)
 	}
-	// One tick read, the others not: the same positions.
-	rec.Ticks[4].Reads[1] = physRec(0, 100e6, 2000e6, "", "").Ticks[4].Reads[1]
-	if q := PhysicalOf(rec, ""); q.Behind() != 1100e6 || q.Replayed != 100e6 {
-		t.Errorf("mixed ticks: behind %d replayed %g", q.Behind(), q.Replayed)
+	// Ticks 4 and 6 read, the others not: the standby's own positions at
+	// tick 6 (1.4 GB behind), its replay rate between them.
+	for _, i := range []int{4, 6} {
+		rec.Ticks[i].Reads[1] = physRec(0, 100e6, 2000e6, "", "").Ticks[i].Reads[1]
+	}
+	if q := PhysicalOf(rec, ""); q.Behind() != 1400e6 || q.Replayed != 100e6 {
+		t.Errorf("mixed ticks: behind %d replayed %g, want 1.4 GB at tick 6 and 100 MB/s", q.Behind(), q.Replayed)
 	}
 }

@@ -2,129 +2,17 @@ package report_test
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/chromedp"
 
 	"github.com/lagscope/lagscope/internal/diagnose"
 	"github.com/lagscope/lagscope/internal/lab/reproduce"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
+	"github.com/lagscope/lagscope/internal/testkit/browser"
 )
-
-// browser starts headless Debian Chromium for the test, offline.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("browser test: runs without -short")
-	}
-	if os.Getenv("LAGSCOPE_TEST_ONCE") != "1" {
-		t.Skip("runs once per suite: set LAGSCOPE_TEST_ONCE=1")
-	}
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium is not installed: make deps installs Debian's chromium package")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1200, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancel2 := chromedp.NewContext(actx)
-	t.Cleanup(cancel2)
-	ctx, cancel3 := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(cancel3)
-	return ctx
-}
-
-// page is what the browser saw of one report.
-type page struct {
-	errors   []string // console errors, uncaught exceptions, the browser's own errors (a CSP violation)
-	requests []string // every request other than the file itself
-	paths    []int    // per <svg>, its <path> elements with data
-	shot     []byte
-	// csp says the page declares its Content-Security-Policy and its
-	// stylesheet applies under it.
-	csp bool
-}
-
-// open loads file in a new tab with the network off, and reads the page.
-func open(t *testing.T, bctx context.Context, file string) page {
-	t.Helper()
-	ctx, cancel := chromedp.NewContext(bctx)
-	defer cancel()
-	var mu sync.Mutex
-	var p page
-	self := (&url.URL{Scheme: "file", Path: file}).String()
-	listen := func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError {
-				b, _ := json.Marshal(e.Args)
-				p.errors = append(p.errors, string(b))
-			}
-		case *runtime.EventExceptionThrown:
-			p.errors = append(p.errors, e.ExceptionDetails.Text)
-		case *cdplog.EventEntryAdded:
-			if e.Entry.Level == cdplog.EntryLevelError {
-				p.errors = append(p.errors, e.Entry.Text)
-			}
-		case *network.EventRequestWillBeSent:
-			if e.Request.URL != self {
-				p.requests = append(p.requests, e.Request.URL)
-			}
-		}
-	}
-	if err := chromedp.Listen(ctx, listen); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	setup := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, tg, runtime.Enable, cdp.Empty{}); err != nil {
-			return err
-		}
-		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
-			return err
-		}
-		if _, err := cdp.Call(ctx, tg, cdplog.Enable, cdp.Empty{}); err != nil {
-			return err
-		}
-		// The network off: the page must not need it.
-		_, err := cdp.Call(ctx, tg, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: true, DownloadThroughput: -1, UploadThroughput: -1})
-		return err
-	})
-	err := chromedp.Do(ctx, setup, chromedp.Navigate(self), chromedp.WaitReady("body"))
-	if err == nil {
-		p.paths, err = chromedp.Run(ctx, chromedp.Evaluate[[]int](`Array.from(document.querySelectorAll('svg')).map(s => Array.from(s.querySelectorAll('path')).filter(x => (x.getAttribute('d') || '').length > 10).length)`))
-	}
-	if err == nil {
-		p.csp, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('meta[http-equiv="Content-Security-Policy"]') !== null && document.styleSheets.length > 0 && document.styleSheets[0].cssRules.length > 0`))
-	}
-	if err == nil {
-		p.shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	}
-	if err != nil {
-		t.Fatalf("open %s in chromium: %v", file, err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	return p
-}
 
 // reproducePage writes a 'lab reproduce --html' page of a table holding a
 // real 16.14 run's link ratios (docs/reproduction.md).
@@ -166,7 +54,7 @@ func diagnosis(t *testing.T, name string) report.Report {
 // data. Screenshots (PNG) go to $LAGSCOPE_SCREENSHOT_DIR (docs/img for the
 // README) or the test's temporary directory.
 func TestIntegrationHTMLReportsOpenInChromiumOffline(t *testing.T) {
-	bctx := browser(t)
+	bctx := browser.Start(t)
 	shots := os.Getenv("LAGSCOPE_SCREENSHOT_DIR")
 	if shots == "" {
 		shots = t.TempDir()
@@ -211,25 +99,25 @@ func TestIntegrationHTMLReportsOpenInChromiumOffline(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			p := open(t, bctx, file)
-			if len(p.errors) > 0 {
-				t.Errorf("console errors: %s", strings.Join(p.errors, "; "))
+			p := browser.Open(t, bctx, file, nil)
+			if len(p.Errors) > 0 {
+				t.Errorf("console errors: %s", strings.Join(p.Errors, "; "))
 			}
-			if !p.csp {
+			if !p.CSP {
 				t.Errorf("the page declares no CSP, or its stylesheet does not apply under it")
 			}
-			if len(p.requests) > 0 {
-				t.Errorf("requests leaving the file: %s", strings.Join(p.requests, ", "))
+			if len(p.Requests) > 0 {
+				t.Errorf("requests leaving the file: %s", strings.Join(p.Requests, ", "))
 			}
-			if len(p.paths) != c.charts {
-				t.Errorf("%d charts, want %d", len(p.paths), c.charts)
+			if len(p.Paths) != c.charts {
+				t.Errorf("%d charts, want %d", len(p.Paths), c.charts)
 			}
-			for i, n := range p.paths {
+			for i, n := range p.Paths {
 				if n < 2 {
 					t.Errorf("chart %d has %d data paths", i+1, n)
 				}
 			}
-			if err := os.WriteFile(filepath.Join(shots, c.name+".png"), p.shot, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(shots, c.name+".png"), p.Shot, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		})
