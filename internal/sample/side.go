@@ -305,7 +305,8 @@ var errNoConn = errors.New("no connection until the next tick")
 // withConn runs read on the side's connection, under a timeout that covers
 // a server that stops answering (the statement outlives ctx by at most
 // timeout). A failure opens a gap, which the next tick that answers closes,
-// and drops the connection for the next tick to reopen.
+// and drops the connection for the next tick to reopen; a statement a
+// standby cancelled for a recovery conflict is lost alone.
 func (s *session) withConn(ctx context.Context, timeout time.Duration, read func(context.Context) error) error {
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
@@ -316,6 +317,12 @@ func (s *session) withConn(ctx context.Context, timeout time.Duration, read func
 	defer cancel()
 	at := time.Now()
 	err := read(qctx)
+	if err != nil && pg.RecoveryCancelled(err) && !s.conn.IsClosed() {
+		// A standby cancelled the statement for a recovery conflict: the
+		// probe is lost, the session is not (closing it made gaps of a
+		// second on a standby replaying old WAL).
+		return err
+	}
 	if err != nil {
 		s.openGap(at, gapCause(qctx, err))
 		s.conn.Close()
