@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lagscope/lagscope/internal/buildinfo"
+	"github.com/lagscope/lagscope/internal/model"
 	"github.com/lagscope/lagscope/internal/monitor"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
@@ -189,26 +190,34 @@ func lastSubTick(w *sample.Recording) *sample.Tick {
 	return nil
 }
 
-// collectPath sends one path's verdict, stages and lag.
-func collectPath(gauge func(*prometheus.Desc, float64, ...string), s *PairState, p report.Path) {
-	l := []string{s.Pair, p.Slot, p.Subscription, ""}
-	with := func(v ...string) []string { return append(append([]string{}, l...), v...) }
-	limit := stageLabel(p.Limit)
-	for _, st := range Stages {
+// collectVerdict sends a path's verdict series under its labels l (pair,
+// slot, subscription, standby): the bottleneck over stages, the verdict,
+// its confidence, the next limit's headroom and each stage's utilisation.
+func collectVerdict(gauge func(*prometheus.Desc, float64, ...string), l, stages []string, v model.Verdict) {
+	with := func(x ...string) []string { return append(append([]string{}, l...), x...) }
+	limit := stageLabel(v.Limit)
+	for _, st := range stages {
 		gauge(descBottleneck, b2f(st == limit), with(st)...)
 	}
-	for _, v := range Verdicts() {
-		gauge(descVerdict, b2f(v == string(p.Name)), with(v)...)
+	for _, name := range Verdicts() {
+		gauge(descVerdict, b2f(name == string(v.Name)), with(name)...)
 	}
-	gauge(descConfidence, p.Confidence, l...)
-	if p.Next != nil && p.Next.Headroom > 0 {
-		gauge(descHeadroom, p.Next.Headroom, with(stageLabel(p.Next.Stage))...)
+	gauge(descConfidence, v.Confidence, l...)
+	if v.Next != nil && v.Next.Headroom > 0 {
+		gauge(descHeadroom, v.Next.Headroom, with(stageLabel(v.Next.Stage))...)
 	}
-	for _, st := range p.Stages {
+	for _, st := range v.Stages {
 		if st.Known() {
 			gauge(descUtil, st.Utilisation, with(stageLabel(st.Name))...)
 		}
 	}
+}
+
+// collectPath sends one path's verdict, stages and lag.
+func collectPath(gauge func(*prometheus.Desc, float64, ...string), s *PairState, p report.Path) {
+	l := []string{s.Pair, p.Slot, p.Subscription, ""}
+	with := func(v ...string) []string { return append(append([]string{}, l...), v...) }
+	collectVerdict(gauge, l, Stages, p.Verdict)
 	gauge(descLag, float64(p.Lag.NotYetSent), with("not_sent")...)
 	gauge(descLag, float64(p.Lag.SentNotFlushed), with("sent_not_flushed")...)
 	gauge(descLag, float64(p.Lag.FlushedNotConfd), with("flushed_not_confirmed")...)

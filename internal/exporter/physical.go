@@ -68,22 +68,7 @@ func collectPhysical(gauge, counter func(*prometheus.Desc, float64, ...string), 
 	with := func(v ...string) []string { return append(append([]string{}, l...), v...) }
 	sl := []string{s.Pair, p.Standby}
 	withS := func(v ...string) []string { return append(append([]string{}, sl...), v...) }
-	limit := stageLabel(p.Limit)
-	for _, st := range PhysicalStages {
-		gauge(descBottleneck, b2f(st == limit), with(st)...)
-	}
-	for _, v := range Verdicts() {
-		gauge(descVerdict, b2f(v == string(p.Name)), with(v)...)
-	}
-	gauge(descConfidence, p.Confidence, l...)
-	if p.Next != nil && p.Next.Headroom > 0 {
-		gauge(descHeadroom, p.Next.Headroom, with(stageLabel(p.Next.Stage))...)
-	}
-	for _, st := range p.Stages {
-		if st.Known() {
-			gauge(descUtil, st.Utilisation, with(stageLabel(st.Name))...)
-		}
-	}
+	collectVerdict(gauge, l, PhysicalStages, p.Verdict)
 	for _, sl := range p.LagPerStage {
 		if part, ok := physicalParts[sl.Stage]; ok {
 			gauge(descLag, float64(sl.Bytes), with(part)...)
