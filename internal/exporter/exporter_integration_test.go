@@ -158,6 +158,40 @@ func queryAt(t *testing.T, base, expr string, at time.Time) []series {
 	return s
 }
 
+// queryRange runs a range query from start to end at step through
+// Prometheus's HTTP API and returns its series, each with the number of
+// steps it had a value at as its value.
+func queryRange(t *testing.T, base, expr string, start, end time.Time, step time.Duration) []series {
+	t.Helper()
+	r, err := http.Get(base + "/api/v1/query_range?query=" + url.QueryEscape(expr) +
+		fmt.Sprintf("&start=%.3f&end=%.3f&step=%.3f", float64(start.UnixMilli())/1000, float64(end.UnixMilli())/1000, step.Seconds()))
+	if err != nil {
+		t.Fatalf("query_range %s: %v", expr, err)
+	}
+	defer r.Body.Close()
+	var out struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []struct {
+				Metric map[string]string `json:"metric"`
+				Values [][2]any          `json:"values"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&out); err != nil {
+		t.Fatalf("query_range %s: %v", expr, err)
+	}
+	if out.Status != "success" {
+		t.Fatalf("query_range %s: %s", expr, out.Error)
+	}
+	var s []series
+	for _, res := range out.Data.Result {
+		s = append(s, series{res.Metric, fmt.Sprint(len(res.Values))})
+	}
+	return s
+}
+
 type series struct {
 	labels map[string]string
 	value  string
