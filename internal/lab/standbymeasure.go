@@ -394,15 +394,24 @@ func (p *Pair) measurePhysical(ctx context.Context, s Recipe, o RunOptions) (*Re
 		WindowS: time.Since(start).Seconds(), GeneratedMBps: sr.GeneratedMBps, HostBusy: -1, Standby: sr}, nil
 }
 
+// keepsLoadThroughCatchUp says the scenario released its catch-up with
+// its load still running (PausedBacklog's keep).
+func (p *Pair) keepsLoadThroughCatchUp() bool {
+	s := p.physical
+	return s != nil && s.watch != nil && s.cycle != nil && s.cycle.keep
+}
+
 // timeCatchUps waits for the catch-up released in the scenario's steps,
-// if any, then times o.CatchUpCycles-1 more, each from a backlog built as
-// the scenario built its own.
-func (p *Pair) timeCatchUps(ctx context.Context, res *Result, o RunOptions) error {
+// if any, calls stopLoad, then times o.CatchUpCycles-1 more, each from a
+// backlog built as the scenario built its own.
+func (p *Pair) timeCatchUps(ctx context.Context, res *Result, o RunOptions, stopLoad func()) error {
 	s := p.physical
 	if s == nil || s.watch == nil || res.Standby == nil {
+		stopLoad()
 		return nil
 	}
 	c, err := s.watch.wait(ctx)
+	stopLoad()
 	if err != nil {
 		return fmt.Errorf("time the catch-up: %w", err)
 	}

@@ -185,7 +185,7 @@ var Enable = Step{Name: "enable", Start: func(ctx context.Context, d *driver) er
 	if err := d.p.SetEnabled(ctx, true); err != nil {
 		return err
 	}
-	return d.p.waitWorkers(ctx)
+	return d.p.WaitWorkers(ctx)
 }}
 
 // EnableNoWait enables the subscriptions without waiting for workers that

@@ -62,11 +62,18 @@ func measureScenario(ctx context.Context, p *Pair, s Recipe, o RunOptions) (*Res
 		}
 	}
 	// The window is over: lift what the steps hold, so the backlog drains.
-	load.Stop()
-	load = nil
-	if err := p.timeCatchUps(ctx, res, o); err != nil {
+	// A catch-up released under a load that keeps running is timed with
+	// the load still running (what the forecast assumes), then the load
+	// stops.
+	if !p.keepsLoadThroughCatchUp() {
+		load.Stop()
+		load = nil
+	}
+	if err := p.timeCatchUps(ctx, res, o, load.Stop); err != nil {
 		return nil, err
 	}
+	load.Stop()
+	load = nil
 	p.liftAll()
 	if s.Drains && o.Verify && ctx.Err() == nil {
 		p.liftLimits()
@@ -130,9 +137,9 @@ func drained(t sample.Tick, left int64) bool {
 	return true
 }
 
-// waitWorkers waits until every subscription has an apply worker and every
+// WaitWorkers waits until every subscription has an apply worker and every
 // slot an active walsender (at most 30 s).
-func (p *Pair) waitWorkers(ctx context.Context) error {
+func (p *Pair) WaitWorkers(ctx context.Context) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		n, err := Query[int64](ctx, p.Pub.ConnString(Database), "SELECT count(*) FROM pg_replication_slots WHERE active")

@@ -24,3 +24,8 @@ func For(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// Until waits until t (at once if it has passed), or until ctx ends.
+func Until(ctx context.Context, t time.Time) error {
+	return For(ctx, time.Until(t))
+}

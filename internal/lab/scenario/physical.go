@@ -38,8 +38,12 @@ func checkCaughtUpOnce(p *problems, sr *lab.StandbyResult, minSeconds float64) {
 		p.add("no catch-up timed")
 	}
 	for i, c := range sr.CatchUps {
-		if c.TimedOut || c.Seconds < minSeconds {
-			p.add("catch-up %d: %.1f s (timed out %t) for %d bytes; want one that takes %.0f s or more", i+1, c.Seconds, c.TimedOut, c.BacklogBytes, minSeconds)
+		// Under a load that keeps running, the standby is behind until it
+		// comes within reach of the moving position, not only until it
+		// replays what was there at the release.
+		took := max(c.Seconds, c.CaughtUpSeconds)
+		if c.TimedOut || took < minSeconds {
+			p.add("catch-up %d: %.1f s (timed out %t) for %d bytes; want one that takes %.0f s or more", i+1, took, c.TimedOut, c.BacklogBytes, minSeconds)
 		}
 	}
 }
