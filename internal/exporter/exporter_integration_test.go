@@ -128,30 +128,8 @@ func query(t *testing.T, base, expr string) []series {
 // the same scrape.
 func queryAt(t *testing.T, base, expr string, at time.Time) []series {
 	t.Helper()
-	r, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(expr) +
-		fmt.Sprintf("&time=%.3f", float64(at.UnixMilli())/1000))
-	if err != nil {
-		t.Fatalf("query %s: %v", expr, err)
-	}
-	defer r.Body.Close()
-	var out struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			Result []struct {
-				Metric map[string]string `json:"metric"`
-				Value  [2]any            `json:"value"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&out); err != nil {
-		t.Fatalf("query %s: %v", expr, err)
-	}
-	if out.Status != "success" {
-		t.Fatalf("query %s: %s", expr, out.Error)
-	}
 	var s []series
-	for _, res := range out.Data.Result {
+	for _, res := range promAPI(t, base, "query", expr, fmt.Sprintf("&time=%.3f", float64(at.UnixMilli())/1000)) {
 		v, _ := res.Value[1].(string)
 		s = append(s, series{res.Metric, v})
 	}
@@ -163,33 +141,44 @@ func queryAt(t *testing.T, base, expr string, at time.Time) []series {
 // steps it had a value at as its value.
 func queryRange(t *testing.T, base, expr string, start, end time.Time, step time.Duration) []series {
 	t.Helper()
-	r, err := http.Get(base + "/api/v1/query_range?query=" + url.QueryEscape(expr) +
-		fmt.Sprintf("&start=%.3f&end=%.3f&step=%.3f", float64(start.UnixMilli())/1000, float64(end.UnixMilli())/1000, step.Seconds()))
+	var s []series
+	for _, res := range promAPI(t, base, "query_range", expr,
+		fmt.Sprintf("&start=%.3f&end=%.3f&step=%.3f", float64(start.UnixMilli())/1000, float64(end.UnixMilli())/1000, step.Seconds())) {
+		s = append(s, series{res.Metric, fmt.Sprint(len(res.Values))})
+	}
+	return s
+}
+
+// promResult is one series of an instant (Value) or range (Values) query.
+type promResult struct {
+	Metric map[string]string `json:"metric"`
+	Value  [2]any            `json:"value"`
+	Values [][2]any          `json:"values"`
+}
+
+// promAPI runs expr through Prometheus's HTTP API endpoint (query or
+// query_range) with the times in params, failing the test on an error.
+func promAPI(t *testing.T, base, endpoint, expr, params string) []promResult {
+	t.Helper()
+	r, err := http.Get(base + "/api/v1/" + endpoint + "?query=" + url.QueryEscape(expr) + params)
 	if err != nil {
-		t.Fatalf("query_range %s: %v", expr, err)
+		t.Fatalf("%s %s: %v", endpoint, expr, err)
 	}
 	defer r.Body.Close()
 	var out struct {
 		Status string `json:"status"`
 		Error  string `json:"error"`
 		Data   struct {
-			Result []struct {
-				Metric map[string]string `json:"metric"`
-				Values [][2]any          `json:"values"`
-			} `json:"result"`
+			Result []promResult `json:"result"`
 		} `json:"data"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&out); err != nil {
-		t.Fatalf("query_range %s: %v", expr, err)
+		t.Fatalf("%s %s: %v", endpoint, expr, err)
 	}
 	if out.Status != "success" {
-		t.Fatalf("query_range %s: %s", expr, out.Error)
+		t.Fatalf("%s %s: %s", endpoint, expr, out.Error)
 	}
-	var s []series
-	for _, res := range out.Data.Result {
-		s = append(s, series{res.Metric, fmt.Sprint(len(res.Values))})
-	}
-	return s
+	return out.Data.Result
 }
 
 type series struct {

@@ -2,6 +2,7 @@ package incident
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/lagscope/lagscope/internal/model"
@@ -59,6 +60,11 @@ type Found struct {
 func Check(st []Stretch, incs []timeline.Incident, width time.Duration) {
 	for i := range st {
 		s := &st[i]
+		if s.Want == "" {
+			// A drain: shown, not checked.
+			s.OK, s.Incident = true, most(s, incs, "")
+			continue
+		}
 		if s.Want == model.CaughtUp {
 			s.OK, s.Why = true, ""
 			for _, in := range incs {
@@ -70,25 +76,34 @@ func Check(st []Stretch, incs []timeline.Incident, width time.Duration) {
 			}
 			continue
 		}
-		var best *timeline.Incident
-		var most time.Duration
-		for j := range incs {
-			in := &incs[j]
-			if o := overlap(s.From, s.To, in.Start, in.End); in.Verdict == s.Want && o > most {
-				best, most = in, o
-			}
-		}
-		if best == nil {
+		if s.Incident = most(s, incs, s.Want); s.Incident == nil {
 			s.OK, s.Why = false, fmt.Sprintf("no %s incident overlaps it", s.Want)
 			continue
 		}
-		s.Incident = &Found{Verdict: best.Verdict, Start: best.Start, End: best.End,
-			StartOffS: best.Start.Sub(s.From).Seconds(), EndOffS: best.End.Sub(s.To).Seconds()}
-		s.OK = abs(best.Start.Sub(s.From)) <= width && abs(best.End.Sub(s.To)) <= width
+		f := s.Incident
+		s.OK = math.Abs(f.StartOffS) <= width.Seconds() && math.Abs(f.EndOffS) <= width.Seconds()
 		if !s.OK {
 			s.Why = fmt.Sprintf("the incident starts %+.0f s and ends %+.0f s from the lab's times: want within %s", s.Incident.StartOffS, s.Incident.EndOffS, width)
 		}
 	}
+}
+
+// most is the incident of verdict want ("" = any) that overlaps the
+// stretch most (nil when none does), with its offsets from the stretch.
+func most(s *Stretch, incs []timeline.Incident, want model.VerdictName) *Found {
+	var best *timeline.Incident
+	var longest time.Duration
+	for j := range incs {
+		in := &incs[j]
+		if o := overlap(s.From, s.To, in.Start, in.End); (want == "" || in.Verdict == want) && o > longest {
+			best, longest = in, o
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return &Found{Verdict: best.Verdict, Start: best.Start, End: best.End,
+		StartOffS: best.Start.Sub(s.From).Seconds(), EndOffS: best.End.Sub(s.To).Seconds()}
 }
 
 // overlap is how long [a0, a1) and [b0, b1) share.
@@ -102,5 +117,3 @@ func overlap(a0, a1, b0, b1 time.Time) time.Duration {
 	}
 	return max(hi.Sub(lo), 0)
 }
-
-func abs(d time.Duration) time.Duration { return max(d, -d) }

@@ -79,3 +79,19 @@ func TestARunIsOKOnlyWithEveryStretchFoundAndEveryLiveVerdictGivenAgain(t *testi
 		t.Error("no stretch: want not OK")
 	}
 }
+
+// A drain after a fault is shown with the incident over it, not checked:
+// what limits a drain is not the fault's.
+func TestADrainShowsItsIncidentAndIsNotChecked(t *testing.T) {
+	st := []Stretch{
+		{Kind: Starved, Want: model.WalsenderStarved, From: at(0), To: at(30)},
+		{Kind: Drain, From: at(30), To: at(60)},
+	}
+	Check(st, []timeline.Incident{{Verdict: model.WalsenderStarved, Start: at(0), End: at(35)}, {Verdict: model.SubscriberApplyCPU, Start: at(35), End: at(60)}}, 10*time.Second)
+	if !st[0].OK || !st[1].OK {
+		t.Errorf("ok %v %v (%s), want both", st[0].OK, st[1].OK, st[0].Why)
+	}
+	if f := st[1].Incident; f == nil || f.Verdict != model.SubscriberApplyCPU {
+		t.Errorf("drain's incident %+v, want the apply-bound one over it", f)
+	}
+}

@@ -36,6 +36,12 @@ const (
 	// ApplyBound: the subscriber's table has 3 extra indexes and drains
 	// Stall's backlog with the publisher idle: the apply worker on its CPU.
 	ApplyBound Kind = "apply-bound"
+	// Drain follows a lock, a slow link or a starving load once it is
+	// undone, until the backlog it left has drained: whatever limits the
+	// drain (the apply worker, the walsender decoding) is not the fault's,
+	// so no verdict is asked of it (the timeline's incident there is
+	// shown).
+	Drain Kind = "drain"
 )
 
 // Want is the verdict the state of a stretch must get.
@@ -51,13 +57,15 @@ func (k Kind) Want() model.VerdictName {
 		return model.Stalled
 	case ApplyBound:
 		return model.SubscriberApplyCPU
+	case Drain:
+		return ""
 	}
 	return model.CaughtUp
 }
 
 // Plan is the order of the stretches: each fault between caught-up
 // stretches (apply-bound's backlog is built by the stalled stretch before
-// it).
+// it; a lock, link or starving load is followed by its Drain).
 var Plan = []Kind{CaughtUp, Lock, CaughtUp, Link, CaughtUp, Starved, CaughtUp, Stall, ApplyBound, CaughtUp}
 
 // ExtraIndexes is how many subscriber-only indexes ApplyBound adds.
@@ -68,7 +76,7 @@ type Script struct {
 	// Between is the length of each caught-up stretch.
 	Between time.Duration
 	// Hold is how long the lock, the slow link and the starving load are
-	// held (the stretch then lasts until the backlog drains).
+	// held (a Drain stretch follows until the backlog has drained).
 	Hold time.Duration
 	// Backlog is how long the stalled stretch builds apply-bound's backlog.
 	Backlog time.Duration

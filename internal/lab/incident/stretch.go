@@ -61,8 +61,9 @@ func (r *runner) start(ctx context.Context) error {
 	return err
 }
 
-// stretch makes one stretch of kind k and returns what was made.
-func (r *runner) stretch(ctx context.Context, k Kind) (Stretch, error) {
+// stretch makes one stretch of kind k and returns what was made: the
+// stretch, and for a lock, link or starving load its Drain after.
+func (r *runner) stretch(ctx context.Context, k Kind) ([]Stretch, error) {
 	st := Stretch{Kind: k, Want: k.Want()}
 	var live func() *Live
 	var err error
@@ -76,8 +77,12 @@ func (r *runner) stretch(ctx context.Context, k Kind) (Stretch, error) {
 		}
 	case Lock, Link, Starved:
 		st.From, live, err = r.hold(ctx, k)
+		st.To = time.Now()
 		if err == nil {
-			st.To, err = r.p.WaitDrained(ctx, drainedBelow, drainLimit)
+			st.Live = live()
+			d := Stretch{Kind: Drain, From: st.To}
+			d.To, err = r.p.WaitDrained(ctx, drainedBelow, drainLimit)
+			return []Stretch{st, d}, err
 		}
 	case Stall:
 		if err = r.p.AddSubIndexes(ctx, ExtraIndexes); err != nil {
@@ -105,16 +110,16 @@ func (r *runner) stretch(ctx context.Context, k Kind) (Stretch, error) {
 			err = r.p.DropSubIndexes(ctx, ExtraIndexes)
 		}
 	default:
-		return st, fmt.Errorf("unknown stretch %q", k)
+		return nil, fmt.Errorf("unknown stretch %q", k)
 	}
 	if live != nil {
 		st.Live = live()
 	}
-	return st, err
+	return []Stretch{st}, err
 }
 
 // hold makes a lock, a slow link or a starving load for Script.Hold,
-// then undoes it under the light load.
+// then undoes it under the light load; the fault's stretch ends there.
 func (r *runner) hold(ctx context.Context, k Kind) (time.Time, func() *Live, error) {
 	from := time.Now()
 	var err error
