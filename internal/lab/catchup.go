@@ -58,6 +58,20 @@ func CaughtUpSlack(walBps float64) int64 {
 // moving position is chased for CaughtUpSeconds.
 const caughtUpWatch = 30 * time.Second
 
+// BehindS is how long the standby stayed behind after the release, in
+// seconds: until its replay came within reach of the publisher's moving
+// position, or, when it did not while watched (a load that kept writing
+// about as fast as it replays), at least until the watch ended.
+func (c CatchUp) BehindS() float64 {
+	switch {
+	case c.CaughtUpSeconds > 0:
+		return max(c.Seconds, c.CaughtUpSeconds)
+	case c.Seconds > 0:
+		return c.Seconds + caughtUpWatch.Seconds()
+	}
+	return c.Seconds
+}
+
 // catchUpLimit bounds a catch-up's timing.
 const catchUpLimit = 5 * time.Minute
 

@@ -41,7 +41,7 @@ func checkCaughtUpOnce(p *problems, sr *lab.StandbyResult, minSeconds float64) {
 		// Under a load that keeps running, the standby is behind until it
 		// comes within reach of the moving position, not only until it
 		// replays what was there at the release.
-		took := max(c.Seconds, c.CaughtUpSeconds)
+		took := c.BehindS()
 		if c.TimedOut || took < minSeconds {
 			p.add("catch-up %d: %.1f s (timed out %t) for %d bytes; want one that takes %.0f s or more", i+1, took, c.TimedOut, c.BacklogBytes, minSeconds)
 		}
