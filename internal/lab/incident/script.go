@@ -81,7 +81,8 @@ type Script struct {
 	// Backlog is how long the stalled stretch builds apply-bound's backlog.
 	Backlog time.Duration
 	// Window is the timeline's window: each incident's start and end must
-	// be within one of the lab's times.
+	// be within one of the lab's times. Each stretch starts on a window's
+	// edge; Between, Hold and Backlog are whole windows.
 	Window time.Duration
 	// Live is the length of the live diagnose run in each stretch.
 	Live time.Duration
@@ -92,9 +93,10 @@ type Script struct {
 	LinkRate units.ByteRate
 }
 
-// Short is CI's script: about 4 minutes.
+// Short is CI's script: about 5 minutes. Its stretches last whole
+// windows: each starts and ends on a window's edge.
 func Short() Script {
-	return Script{Between: 25 * time.Second, Hold: 25 * time.Second, Backlog: 12 * time.Second, Window: 10 * time.Second,
+	return Script{Between: 20 * time.Second, Hold: 20 * time.Second, Backlog: 10 * time.Second, Window: 10 * time.Second,
 		Live: 8 * time.Second, SteadyTPS: 1000, LinkRate: 1_000_000}
 }
 

@@ -16,6 +16,24 @@ type runner struct {
 	o    Options
 	s    Script
 	load *lab.Load
+	// grid is the first stretch's start: each stretch starts on a
+	// multiple of Script.Window from it, as the timeline's windows do
+	// (timeline.Read from the run's start), so that a change of state
+	// meets a window's edge, not its middle.
+	grid time.Time
+}
+
+// align waits for the next edge of the timeline's windows (the first
+// call sets the grid).
+func (r *runner) align(ctx context.Context) error {
+	now := time.Now()
+	if r.grid.IsZero() {
+		r.grid = now
+		return nil
+	}
+	w := r.s.Window
+	next := r.grid.Add((now.Sub(r.grid) + w - 1) / w * w)
+	return sleep.Until(ctx, next)
 }
 
 // A load the script runs on the publisher.
@@ -69,6 +87,9 @@ func (r *runner) stretch(ctx context.Context, k Kind) ([]Stretch, error) {
 	var err error
 	switch k {
 	case CaughtUp:
+		if err = r.align(ctx); err != nil {
+			break
+		}
 		st.From = time.Now()
 		if err = r.setLoad(ctx, lightLoad); err == nil {
 			live = r.liveAt(ctx, st.From.Add((r.s.Between-r.s.Live)/2), r.s.Live)
@@ -76,6 +97,9 @@ func (r *runner) stretch(ctx context.Context, k Kind) ([]Stretch, error) {
 			st.To = time.Now()
 		}
 	case Lock, Link, Starved:
+		if err = r.align(ctx); err != nil {
+			break
+		}
 		st.From, live, err = r.hold(ctx, k)
 		st.To = time.Now()
 		if err == nil {
@@ -86,6 +110,9 @@ func (r *runner) stretch(ctx context.Context, k Kind) ([]Stretch, error) {
 		}
 	case Stall:
 		if err = r.p.AddSubIndexes(ctx, ExtraIndexes); err != nil {
+			break
+		}
+		if err = r.align(ctx); err != nil {
 			break
 		}
 		st.From = time.Now()
