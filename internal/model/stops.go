@@ -30,7 +30,11 @@ func configStall(in Input) (cause, fill string) {
 		return fmt.Sprintf("the apply worker of %s failed %d time(s) during the window (apply_error_count): read the subscriber's log for the error", quote.Id(in.Subscription), in.ApplyErrors), ""
 	case in.HasSubscriber && !in.ApplyWorker:
 		return fmt.Sprintf("subscription %s is enabled but has no apply worker (crashing or restarting; read the subscriber's log)", quote.Id(in.Subscription)), ""
-	case !in.SlotActive && in.Summary.Progress() <= 0:
+	case !in.SlotActive && in.Summary.Progress() <= 0 && !(in.ApplyWorker && len(in.Blockers) > 0):
+		// An apply worker held on a lock sends no reply, and after
+		// wal_sender_timeout its walsender exits: the lock is still the
+		// cause (the rules below name its holder), not a missing consumer
+		// (18.4, a lock held 90 s: its last 30 s were called stalled).
 		return "no walsender serves the slot (active = false): its consumer is not connected", ""
 	}
 	return "", ""

@@ -31,9 +31,14 @@ func (r *runner) align(ctx context.Context) error {
 		r.grid = now
 		return nil
 	}
+	// Within a second past an edge is on it: a stretch that ends on an
+	// edge lets the next start at once, not a window later.
 	w := r.s.Window
-	next := r.grid.Add((now.Sub(r.grid) + w - 1) / w * w)
-	return sleep.Until(ctx, next)
+	k := now.Sub(r.grid) / w
+	if now.Sub(r.grid)-k*w <= time.Second {
+		return nil
+	}
+	return sleep.Until(ctx, r.grid.Add((k+1)*w))
 }
 
 // A load the script runs on the publisher.
