@@ -48,7 +48,7 @@ each incident, named right, starting and ending within one window (--short:
 give the live verdict. It also states the recording's size per hour and the
 recorder's cost: its sessions' CPU on each server and this process's memory.
 
-The whole script takes about 31 minutes (--short: about 4). The recording
+The whole script takes about 36 minutes (--short: about 5). The recording
 stays in --dir.
 
 Exit codes: 0 every check held, 1 one did not (the table says which), 2 usage,

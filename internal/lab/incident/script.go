@@ -101,7 +101,7 @@ func Short() Script {
 }
 
 // Long is the run by hand: caught-up stretches of 5 minutes, faults held
-// 90 s; about 31 minutes.
+// 90 s; about 36 minutes with the drains.
 func Long() Script {
 	return Script{Between: 5 * time.Minute, Hold: 90 * time.Second, Backlog: 30 * time.Second, Window: 30 * time.Second,
 		Live: 10 * time.Second, SteadyTPS: 1000, LinkRate: 1_000_000}
