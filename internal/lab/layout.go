@@ -1,6 +1,9 @@
 package lab
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Layout is how the hot table is laid out and replicated (seed 000).
 type Layout string
@@ -59,12 +62,18 @@ func publications(l Layout, filter string) map[string]string {
 // subscriptionName is the subscription (and slot) for a publication.
 func subscriptionName(pub string) string { return "lab_sub" + pub[len("lab_pub"):] }
 
-// subIndexDDL creates n secondary indexes on the subscriber's hot table.
-func subIndexDDL(n int) []string {
-	cols := []string{"k", "v", "pad", "k, v"}
+// subIndexCols are the columns of the subscriber-only indexes, in order.
+var subIndexCols = []string{"k", "v", "pad", "k, v"}
+
+// subIndexName names the i-th subscriber-only index.
+func subIndexName(i int) string { return "hot_extra_" + strconv.Itoa(i) }
+
+// subIndexDDL creates n secondary indexes on the subscriber's hot table
+// (how: "CREATE INDEX" or "CREATE INDEX CONCURRENTLY").
+func subIndexDDL(n int, how string) []string {
 	var ddl []string
-	for i := 0; i < n && i < len(cols); i++ {
-		ddl = append(ddl, fmt.Sprintf("CREATE INDEX hot_extra_%d ON hot (%s)", i, cols[i]))
+	for i := 0; i < n && i < len(subIndexCols); i++ {
+		ddl = append(ddl, how+" "+subIndexName(i)+" ON hot ("+subIndexCols[i]+")")
 	}
 	return ddl
 }

@@ -3,7 +3,6 @@ package lab
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,8 +16,8 @@ import (
 // on a running pair, CONCURRENTLY: the apply worker is not held while
 // they are built.
 func (p *Pair) AddSubIndexes(ctx context.Context, n int) error {
-	for _, ddl := range subIndexDDL(n) {
-		if err := Exec(ctx, p.Sub.ConnString(Database), strings.Replace(ddl, "CREATE INDEX", "CREATE INDEX CONCURRENTLY", 1)); err != nil {
+	for _, ddl := range subIndexDDL(n, "CREATE INDEX CONCURRENTLY") {
+		if err := Exec(ctx, p.Sub.ConnString(Database), ddl); err != nil {
 			return fmt.Errorf("subscriber: %w", err)
 		}
 	}
@@ -27,8 +26,8 @@ func (p *Pair) AddSubIndexes(ctx context.Context, n int) error {
 
 // DropSubIndexes drops the indexes AddSubIndexes created, CONCURRENTLY.
 func (p *Pair) DropSubIndexes(ctx context.Context, n int) error {
-	for i := range min(n, len(subIndexDDL(n))) {
-		if err := Exec(ctx, p.Sub.ConnString(Database), fmt.Sprintf("DROP INDEX CONCURRENTLY IF EXISTS hot_extra_%d", i)); err != nil {
+	for i := range min(n, len(subIndexCols)) {
+		if err := Exec(ctx, p.Sub.ConnString(Database), "DROP INDEX CONCURRENTLY IF EXISTS "+subIndexName(i)); err != nil {
 			return fmt.Errorf("subscriber: %w", err)
 		}
 	}

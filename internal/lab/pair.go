@@ -263,7 +263,7 @@ func (p *Pair) fillTable(ctx context.Context, c *cluster.Cluster) error {
 		if p.Opts.SubNoKey {
 			stmts = append(stmts, "ALTER TABLE hot DROP CONSTRAINT hot_pkey")
 		}
-		stmts = append(stmts, subIndexDDL(p.Opts.SubIndexes)...)
+		stmts = append(stmts, subIndexDDL(p.Opts.SubIndexes, "CREATE INDEX")...)
 	}
 	if c == p.Pub && p.Opts.ReplicaIdentityFull {
 		stmts = append(stmts, replicaIdentityFullDDL(p.Opts.Layout)...)
