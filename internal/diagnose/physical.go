@@ -2,9 +2,12 @@ package diagnose
 
 import (
 	"sort"
+	"strconv"
 
 	"github.com/lagscope/lagscope/internal/buildinfo"
+	"github.com/lagscope/lagscope/internal/measure"
 	"github.com/lagscope/lagscope/internal/model"
+	"github.com/lagscope/lagscope/internal/quote"
 	"github.com/lagscope/lagscope/internal/report"
 	"github.com/lagscope/lagscope/internal/sample"
 	"github.com/lagscope/lagscope/internal/units"
@@ -50,7 +53,10 @@ func BuildPhysical(rec *sample.Recording, probeHz float64) report.Report {
 			p.LagBytes = model.Known(b)
 		}
 		if p.Name != model.CaughtUp {
-			p.CatchUp, p.CatchUpS = model.CatchUpForecast(ph)
+			p.CatchUp, p.CatchUpS = model.CatchUpForecast(p.Name, ph)
+		}
+		if n := notFedNote(ph); n != "" {
+			r.Notes = append(r.Notes, n)
 		}
 		p.WhatIf = model.PlanPhysical(in, p.Verdict)
 		if p.Evidence == nil {
@@ -73,4 +79,24 @@ func BuildPhysical(rec *sample.Recording, probeHz float64) report.Report {
 		r.Notes = append(r.Notes, "no --primary: the walsender and the WAL not yet sent were not observed")
 	}
 	return r
+}
+
+// notFedNote says so when both ends were observed and no walsender of the
+// primary serves the standby: a cascaded standby given with the real
+// primary, or one fed by another server ("" otherwise). Its upstream's
+// name and slot come from the standby's pg_stat_wal_receiver.
+func notFedNote(ph measure.Physical) string {
+	if !ph.HasPrimary || !ph.HasStandby || ph.Sender != nil || ph.Last == nil || ph.Last.Receiver == nil {
+		return ""
+	}
+	rc := ph.Last.Receiver
+	from := "a server"
+	if rc.SenderHost != "" {
+		from = quote.Escape(rc.SenderHost) + ":" + strconv.Itoa(rc.SenderPort)
+	}
+	if rc.Slot != "" {
+		from += " on slot " + quote.Escape(rc.Slot)
+	}
+	return "no walsender of the --primary given serves this standby: it streams from " + from +
+		" (a cascaded standby, whose upstream is another standby, or a primary other than the one given); the WAL not yet sent and the link were not observed: diagnose its upstream as --standby, with the real primary, for the first hop"
 }

@@ -117,3 +117,31 @@ func TestAnIdlePrimarysStandbyReportsZeroLagWhateverTheReplayTimestampSays(t *te
 		t.Errorf("text:\n%s", text)
 	}
 }
+
+// A cascaded standby given with the real primary: it streams from another
+// standby on a slot the primary's only walsender does not hold. The path
+// is the standby's own, and a note names where it streams from, escaped
+// (the host and the slot are other people's names).
+func TestACascadedStandbyGivenWithThePrimaryIsNotGivenItsWalsender(t *testing.T) {
+	rec := physicalRecording(1e6, 30e6, "", "hop1", func(_ int, s *sample.StandbyRead) {
+		s.Receiver.Slot, s.Receiver.SenderHost, s.Receiver.SenderPort = "hop2\n", "standby-1", 5433
+	})
+	for i := range rec.Ticks {
+		rec.Ticks[i].Reads[0].Senders[0].Slot = "hop1"
+	}
+	r := BuildPhysical(rec, 10)
+	if len(r.Physical) != 1 || r.Physical[0].Sender != nil {
+		t.Fatalf("paths %+v: want the standby's own, without the primary's walsender", r.Physical)
+	}
+	note := strings.Join(r.Notes, "\n")
+	if !strings.Contains(note, `streams from standby-1:5433 on slot hop2\n`) {
+		t.Errorf("notes %q: want where the standby streams from, escaped", r.Notes)
+	}
+	// On the walsender's slot there is nothing to say.
+	for i := range rec.Ticks {
+		rec.Ticks[i].Reads[1].Standby.Receiver.Slot = "hop1"
+	}
+	if r := BuildPhysical(rec, 10); r.Physical[0].Sender == nil || strings.Contains(strings.Join(r.Notes, "\n"), "no walsender") {
+		t.Errorf("the first hop: sender %v, notes %q", r.Physical[0].Sender, r.Notes)
+	}
+}

@@ -40,7 +40,23 @@ type CatchUp struct {
 	WALMBps           float64 `json:"wal_mb_per_s"`
 	ReplayMBpsAtStart float64 `json:"replay_mb_per_s_at_start"`
 	WALMBpsAtStart    float64 `json:"wal_mb_per_s_at_start"`
+	// Trace is the catch-up's positions every traceEvery: where the WAL
+	// still behind sat (not received, or received and not replayed).
+	Trace []CatchUpPoint `json:"trace,omitempty"`
 }
+
+// CatchUpPoint is one reading of a catch-up: the seconds since the
+// release, the publisher's position, and the standby's receive and replay
+// positions.
+type CatchUpPoint struct {
+	S       float64 `json:"s"`
+	Primary lsn.LSN `json:"primary_lsn"`
+	Receive lsn.LSN `json:"receive_lsn"`
+	Replay  lsn.LSN `json:"replay_lsn"`
+}
+
+// traceEvery is how often a catch-up's positions are kept in its Trace.
+const traceEvery = 250 * time.Millisecond
 
 // catchUpStart is the stretch after a release whose rates a forecast made
 // then would see.
@@ -116,7 +132,10 @@ func (p *Pair) release(ctx context.Context) (*catchUpWatch, error) {
 		return nil, fmt.Errorf("standby: %w", err)
 	}
 	start := time.Now()
-	if _, err := sb.conn.Exec(ctx, "SELECT pg_wal_replay_resume()"); err != nil {
+	// Asked again when a recovery conflict cancels it (18.4: a replay
+	// backlog built with the pause cancelled the resume itself).
+	var resumed bool
+	if err := sb.query(ctx, "SELECT true FROM pg_wal_replay_resume()", &resumed); err != nil {
 		closeBoth()
 		return nil, fmt.Errorf("standby: resume replay: %w", err)
 	}
@@ -135,20 +154,25 @@ func (w *catchUpWatch) time(ctx context.Context, pub *pgx.Conn, sb *standbyConn,
 	r := &w.res
 	primaryFrom := r.Target
 	startRates := false
+	var traced time.Duration
 	for {
-		var at lsn.LSN
-		if err := sb.query(ctx, "SELECT pg_last_wal_replay_lsn()", &at); err != nil {
+		var at, recv lsn.LSN
+		if err := sb.query(ctx, "SELECT pg_last_wal_replay_lsn(), pg_last_wal_receive_lsn()", &at, &recv); err != nil {
 			return fmt.Errorf("standby: %w", err)
 		}
 		el := time.Since(start)
 		reached := at >= r.Target
-		if r.CaughtUpSeconds == 0 {
+		if trace := len(r.Trace) == 0 || el-traced >= traceEvery; r.CaughtUpSeconds == 0 || trace {
 			var cur lsn.LSN
 			if err := pub.QueryRow(ctx, "SELECT pg_current_wal_lsn()").Scan(&cur); err != nil {
 				return fmt.Errorf("publisher: %w", err)
 			}
-			if cur.Sub(at) <= CaughtUpSlack(r.WALMBpsAtStart*1e6) {
+			if r.CaughtUpSeconds == 0 && cur.Sub(at) <= CaughtUpSlack(r.WALMBpsAtStart*1e6) {
 				r.CaughtUpSeconds = max(el.Seconds(), 1e-3)
+			}
+			if trace {
+				r.Trace = append(r.Trace, CatchUpPoint{S: el.Seconds(), Primary: cur, Receive: recv, Replay: at})
+				traced = el
 			}
 		}
 		if (el >= catchUpStart || reached) && !startRates {

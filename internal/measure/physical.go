@@ -122,10 +122,10 @@ type ends struct {
 
 // PhysicalOf derives the physical path from the recording: the primary
 // node's walsender feeding the standby node (when both are observed, the
-// one on the standby's slot, else the only physical one), or the
-// walsender of application_name standby when only the primary is.
-func PhysicalOf(rec *sample.Recording, standby string) Physical {
-	p := Physical{Standby: standby, Unsent: -1, InFlight: -1, Unreplayed: -1, UnreplayedStart: -1,
+// one on the standby's slot, else the only physical one; the zero key),
+// or the walsender key picks when only the primary is.
+func PhysicalOf(rec *sample.Recording, key StandbyKey) Physical {
+	p := Physical{Standby: key.Label(), Unsent: -1, InFlight: -1, Unreplayed: -1, UnreplayedStart: -1,
 		Known: map[string]bool{}, Replay: map[string]float64{}, PrimaryHostBusy: -1, StandbyHostBusy: -1,
 		Walsender: emptyProc(), Receiver: emptyProc(), Startup: emptyProc()}
 	none := Contention{Stretch: -1, LateMedianMS: -1, LateP90MS: -1}
@@ -167,10 +167,10 @@ func PhysicalOf(rec *sample.Recording, standby string) Physical {
 		}
 		if pr.OK {
 			e.current = pr.CurrentLSN
-			if sn, ok := p.sender(pr, p.Last); ok {
+			if sn, ok := senderOf(key, pr, p.Last, p.Sender); ok {
 				roles[Backend{string(sample.PrimaryNode), sn.PID}] = BackendRole{Role: sample.RoleWalsender, Slot: sn.Slot}
 				e.sent, e.senderFlush, e.senderReply = sn.Sent, sn.Flush, sn.Replay
-				if standby == "" {
+				if key == (StandbyKey{}) {
 					p.Standby = sn.AppName
 				}
 				row := sn
@@ -232,26 +232,32 @@ func PhysicalOf(rec *sample.Recording, standby string) Physical {
 	return p
 }
 
-// sender is the walsender of the path in a primary's read: the one on
-// the standby's slot (sb, the standby's last read, nil when unknown),
-// else the one named p.Standby, else the only physical one.
-func (p *Physical) sender(pr sample.Read, sb *sample.StandbyRead) (sample.Sender, bool) {
+// senderOf is the walsender of the path in a primary's read: the one key
+// picks, or with the zero key the one on the standby's slot (sb, the
+// standby's last read, nil when unknown), else the one of last's pid (the
+// walsender found at an earlier tick), else the only physical one, unless
+// the standby streams from a slot the primary's walsender does not hold (a
+// cascaded standby, fed by another standby: not this primary's).
+func senderOf(key StandbyKey, pr sample.Read, sb *sample.StandbyRead, last *sample.Sender) (sample.Sender, bool) {
 	var phys []sample.Sender
 	for _, s := range pr.Senders {
-		if s.Physical {
+		if s.Physical && (key == (StandbyKey{}) || key.matches(s)) {
 			phys = append(phys, s)
 		}
 	}
-	if sb != nil && sb.Receiver != nil && sb.Receiver.Slot != "" {
+	if key == (StandbyKey{}) && sb != nil && sb.Receiver != nil && sb.Receiver.Slot != "" {
 		for _, s := range phys {
 			if s.Slot == sb.Receiver.Slot {
 				return s, true
 			}
 		}
+		return sample.Sender{}, false
 	}
-	for _, s := range phys {
-		if p.Standby != "" && s.AppName == p.Standby {
-			return s, true
+	if last != nil {
+		for _, s := range phys {
+			if s.PID == last.PID {
+				return s, true
+			}
 		}
 	}
 	if len(phys) == 1 {

@@ -42,7 +42,7 @@ func physRec(gen, rep, start int64, evType, ev string) *sample.Recording {
 }
 
 func TestAPhysicalPathsRatesAndBacklogsComeFromEachStagesPosition(t *testing.T) {
-	p := PhysicalOf(physRec(1e6, 3e6, 50e6, "", ""), "")
+	p := PhysicalOf(physRec(1e6, 3e6, 50e6, "", ""), StandbyKey{})
 	if p.Standby != "s1" || !p.HasPrimary || !p.HasStandby {
 		t.Fatalf("path %q primary %v standby %v", p.Standby, p.HasPrimary, p.HasStandby)
 	}
@@ -67,7 +67,7 @@ func TestTheStandbyAloneMeasuresReceiveAndReplayAndTheWALItKnowsItLacks(t *testi
 	for i := range rec.Ticks {
 		rec.Ticks[i].Reads = rec.Ticks[i].Reads[1:]
 	}
-	p := PhysicalOf(rec, "")
+	p := PhysicalOf(rec, StandbyKey{})
 	if p.HasPrimary || p.Standby != "standby" || p.Sent != 0 || p.Known[PosSent] || p.Unsent != -1 {
 		t.Errorf("standby alone: %+v", p)
 	}
@@ -112,7 +112,7 @@ func TestAStandbyNotReadIsMeasuredFromWhatItToldThePrimary(t *testing.T) {
 	for i := range rec.Ticks {
 		rec.Ticks[i].Reads[1] = sample.Read{Node: sample.StandbyNode}
 	}
-	p := PhysicalOf(rec, "")
+	p := PhysicalOf(rec, StandbyKey{})
 	if p.Unreplayed != 2000e6-900e6 || p.Behind() != 1100e6 || p.Replayed != 100e6 {
 		t.Errorf("unreplayed %d behind %d replayed %g: want the sender's flush and replay positions (1.1 GB behind, 100 MB/s)", p.Unreplayed, p.Behind(), p.Replayed)
 	}
@@ -121,7 +121,7 @@ func TestAStandbyNotReadIsMeasuredFromWhatItToldThePrimary(t *testing.T) {
 	for _, i := range []int{4, 6} {
 		rec.Ticks[i].Reads[1] = physRec(0, 100e6, 2000e6, "", "").Ticks[i].Reads[1]
 	}
-	if q := PhysicalOf(rec, ""); q.Behind() != 1400e6 || q.Replayed != 100e6 {
+	if q := PhysicalOf(rec, StandbyKey{}); q.Behind() != 1400e6 || q.Replayed != 100e6 {
 		t.Errorf("mixed ticks: behind %d replayed %g, want 1.4 GB at tick 6 and 100 MB/s", q.Behind(), q.Replayed)
 	}
 }

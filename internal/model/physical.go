@@ -45,7 +45,8 @@ func (in PhysicalInput) ProcOf(r topology.Role) bool { return in.Proc[r] }
 // PhysicalInputs builds one input per physical path of the recording: with
 // a standby node, its path (fed by the primary's walsender on its slot,
 // or the only physical one); with the primary alone, one per physical
-// walsender the primary lists, by application_name, in their order.
+// walsender the primary lists (measure.StandbyKeys: by
+// application_name, told apart by slot or pid where standbys share one).
 func PhysicalInputs(rec *sample.Recording) []PhysicalInput {
 	base := PhysicalInput{Proc: procByRole(rec), Gaps: len(rec.Gaps), Unseen: unseen(rec)}
 	if s := rec.Server(sample.StandbyNode); s != nil {
@@ -55,22 +56,13 @@ func PhysicalInputs(rec *sample.Recording) []PhysicalInput {
 	}
 	if rec.Server(sample.StandbyNode) != nil {
 		in := base
-		in.Path = measure.PhysicalOf(rec, "")
+		in.Path = measure.PhysicalOf(rec, measure.StandbyKey{})
 		return []PhysicalInput{in}
 	}
-	var names []string
-	for _, t := range rec.Ticks {
-		for _, s := range t.Read(sample.PrimaryNode).Senders {
-			if s.Physical && !slices.Contains(names, s.AppName) {
-				names = append(names, s.AppName)
-			}
-		}
-	}
-	slices.Sort(names)
 	var out []PhysicalInput
-	for _, n := range names {
+	for _, k := range measure.StandbyKeys(rec) {
 		in := base
-		in.Path = measure.PhysicalOf(rec, n)
+		in.Path = measure.PhysicalOf(rec, k)
 		out = append(out, in)
 	}
 	return out

@@ -35,7 +35,7 @@ func withStandbySlot(c physCase, event, invalidation string) *sample.Recording {
 func TestStandbyReplayLimitsDecoding(t *testing.T) {
 	decode := func(rec *sample.Recording) StandbyDecoding {
 		t.Helper()
-		ds := StandbyDecodings(measure.PhysicalOf(rec, ""))
+		ds := StandbyDecodings(measure.PhysicalOf(rec, measure.StandbyKey{}))
 		if len(ds) != 1 {
 			t.Fatalf("%d slots on the standby, want 1", len(ds))
 		}

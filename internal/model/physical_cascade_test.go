@@ -70,7 +70,7 @@ func TestCascadeHopsOnTheCascadeRecordings(t *testing.T) {
 
 			rec = load(t, path)
 			withCascade(rec, 0, 0, 512<<20)
-			p = measure.PhysicalOf(rec, "")
+			p = measure.PhysicalOf(rec, measure.StandbyKey{})
 			c = Cascades(p, v.Limit)[0]
 			if c.LimitHop != 1 || c.Hops[1].Limit != StageReplay || c.Hops[1].Bytes != 512<<20 {
 				t.Errorf("limit hop %d, hops %+v; want the second, at replay, 512 MB", c.LimitHop, c.Hops)

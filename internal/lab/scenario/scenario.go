@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/lagscope/lagscope/internal/lab"
 	"github.com/lagscope/lagscope/internal/model"
@@ -72,6 +73,11 @@ type Expect struct {
 	// ByHand says why CI leaves the state out ("" = CI runs it);
 	// $LAGSCOPE_TEST_BY_HAND=1 runs it.
 	ByHand string
+	// Window is diagnose's window in the integration test (0 = 10 s), and
+	// BacklogTime the load it builds the state's backlog with (0 = the
+	// recipe's share of the lab's window): a released backlog that replays
+	// in seconds is diagnosed over its first 4 s, as by hand.
+	Window, BacklogTime time.Duration
 	// OnceBefore18 says the state's point before 18 does not depend on the
 	// version: make test runs it on one version below 18
 	// ($LAGSCOPE_TEST_ONCE=1), and on every version from 18.

@@ -71,21 +71,24 @@ func runScenario(t *testing.T, label, name string, tweak func(*lab.RunOptions)) 
 	return res
 }
 
-// diagnoseDuring runs lagscope diagnose against the pair as a user would.
-// With $LAGSCOPE_RECORD_DIR set it saves diagnose's own samples there
+// diagnoseDuring runs lagscope diagnose against the pair as a user would,
+// for window (0 = 10 s). With $LAGSCOPE_RECORD_DIR set it saves diagnose's own samples there
 // (that is how internal/classify/testdata is recorded).
 // *rec receives diagnose's samples.
 // A scenario whose consumer is not a subscription is diagnosed from the
 // publisher only.
-func diagnoseDuring(name string, s Scenario, recOut **sample.Recording) func(ctx context.Context, p *lab.Pair) (any, error) {
+func diagnoseDuring(name string, s Scenario, window time.Duration, recOut **sample.Recording) func(ctx context.Context, p *lab.Pair) (any, error) {
 	return func(ctx context.Context, p *lab.Pair) (any, error) {
 		sub := p.Sub.ConnString(lab.Database)
 		if s.Consumer != "" {
 			sub = ""
 		}
+		if window <= 0 {
+			window = 10 * time.Second
+		}
 		o := diagnose.Options{
 			Publisher: p.Pub.ConnString(lab.Database), Subscriber: sub,
-			Duration: 10 * time.Second, ProbeHz: 20, Tick: time.Second,
+			Duration: window, ProbeHz: 20, Tick: time.Second,
 			AlwaysBurst: true, // checkNoProc classifies the samples without /proc
 		}
 		run, source := diagnose.Run, sample.PublisherNode
@@ -162,7 +165,8 @@ func TestIntegrationScenarios(t *testing.T) {
 					// send() per change), which blurs the network signature;
 					// the lab's default stays seed 000's 8 MB/s.
 					o.Pair.LinkRate = rate
-					o.During = diagnoseDuring(label, s, &rec)
+					o.BacklogTime = c.BacklogTime
+					o.During = diagnoseDuring(label, s, c.Window, &rec)
 					// Later runs only repeat the diagnosis; a case whose data
 					// path another case compares (ComparedBy) is not drained.
 					o.Verify = first && c.Compares(os.Getenv("LAGSCOPE_TEST_COMPARE_ALL") == "1")

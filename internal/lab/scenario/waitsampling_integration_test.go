@@ -23,7 +23,7 @@ func TestIntegrationWaitSampling(t *testing.T) {
 	var rec *sample.Recording
 	r := runScenario(t, "wait-sampling", "apply-bound", func(o *lab.RunOptions) {
 		o.Pair.WaitSampling = true
-		o.During = diagnoseDuring("wait-sampling", Scenario{}, &rec)
+		o.During = diagnoseDuring("wait-sampling", Scenario{}, 0, &rec)
 		o.Verify = false
 	})
 	rep, ok := r.During.(report.Report)

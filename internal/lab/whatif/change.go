@@ -206,8 +206,10 @@ func dropExtraIndexes(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
 func AllChanges() []Change { return slices.Concat(Changes, PhysicalChanges, []Change{Control}) }
 
 // LookupChange finds a change by name (Control too) and checks that it
-// fits the scenario ("" picks the change's default scenario).
+// fits the scenario ("" picks the change's default scenario). A name made
+// on a logical and on a physical path (link=2x) is one change per state.
 func LookupChange(name, scenario string) (Change, string, error) {
+	var from []string
 	for _, c := range AllChanges() {
 		switch {
 		case c.Name == string(model.KeyLinkRate) && strings.HasPrefix(name, "link=") && name != string(model.KeyLinkTwice):
@@ -227,7 +229,10 @@ func LookupChange(name, scenario string) (Change, string, error) {
 				return c, scenario, nil
 			}
 		}
-		return Change{}, "", fmt.Errorf("--change %s is measured from %s, not %s", name, strings.Join(ScenarioNames(c.Scenarios), " or "), scenario)
+		from = append(from, ScenarioNames(c.Scenarios)...)
+	}
+	if len(from) > 0 {
+		return Change{}, "", fmt.Errorf("--change %s is measured from %s, not %s", name, strings.Join(from, " or "), scenario)
 	}
 	return Change{}, "", fmt.Errorf("unknown change %q: choose one of %s", name, strings.Join(ChangeNames(), ", "))
 }
@@ -236,7 +241,9 @@ func LookupChange(name, scenario string) (Change, string, error) {
 func ChangeNames() []string {
 	var n []string
 	for _, c := range AllChanges() {
-		n = append(n, c.Name)
+		if !slices.Contains(n, c.Name) {
+			n = append(n, c.Name)
+		}
 	}
 	sort.Strings(n)
 	return n

@@ -89,3 +89,32 @@ func TestResumeReplayLeavesTheReleaseToTheChange(t *testing.T) {
 		t.Error("resume-replay was accepted for apply-bound")
 	}
 }
+
+// link=2x is made on the logical network pair by default and on the
+// physical standby-link's standby when that state is asked for; listed once.
+func TestTheLinkDoubledIsMadeOnALogicalOrAPhysicalLink(t *testing.T) {
+	ch, scen, err := LookupChange("link=2x", "")
+	if err != nil || scen != "network" || ch.Physical {
+		t.Fatalf("LookupChange(link=2x) = %q physical %v, %q, %v: want the logical change from network", ch.Name, ch.Physical, scen, err)
+	}
+	ch, scen, err = LookupChange("link=2x", "standby-link")
+	if err != nil || scen != "standby-link" || !ch.Physical {
+		t.Fatalf("LookupChange(link=2x, standby-link) = %q physical %v, %q, %v", ch.Name, ch.Physical, scen, err)
+	}
+	if err := ch.Apply(context.Background(), &lab.Pair{}, nil); err == nil || !strings.Contains(err.Error(), "no rate-limited link") {
+		t.Errorf("on a pair without a standby: %v", err)
+	}
+	_, _, err = LookupChange("link=2x", "replay-cpu")
+	if err == nil || !strings.Contains(err.Error(), "network or standby-link") {
+		t.Errorf("link=2x from replay-cpu: %v", err)
+	}
+	n := 0
+	for _, c := range ChangeNames() {
+		if c == "link=2x" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("ChangeNames lists link=2x %d times", n)
+	}
+}

@@ -56,7 +56,24 @@ var PhysicalChanges = []Change{
 		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
 			return standbyExec(ctx, p, "ALTER SYSTEM SET recovery_min_apply_delay = 0", "SELECT pg_reload_conf()")
 		}},
+	physLinkTwice,
 }
+
+// A link-bound standby's link doubled: standby-link streams through a
+// 1 MB/s proxy while the load writes several times that; the window shows
+// the link carrying what the standby receives, and the catch-up to the
+// primary's position at the change is timed at the new rate (replay keeps
+// up with what arrives, so its rate is the link's).
+var physLinkTwice = Change{Name: string(model.KeyLinkTwice), Summary: "the standby's link rate doubled (its proxy's rate, at once) in standby-link, the load still running",
+	Scenarios: []lab.ScenarioName{"standby-link"}, Physical: true,
+	Apply: func(_ context.Context, p *lab.Pair, _ *lab.Load) error {
+		sb := p.PhysicalStandby()
+		if sb == nil || sb.Link() == nil || sb.Opts.LinkRate <= 0 {
+			return errors.New("the standby has no rate-limited link: use standby-link")
+		}
+		sb.Link().SetRate(2 * sb.Opts.LinkRate)
+		return nil
+	}}
 
 // standbyExec runs statements on the pair's physical standby, again when
 // a recovery conflict cancels them (standbyRetry).
