@@ -134,14 +134,17 @@ func TestAFasterPhysicalLinkIsCappedByReplay(t *testing.T) {
 
 // The lab's physical recordings: a held standby gets its remedy without
 // a figure, the link's gets link=2x (still behind: the lab's link carries
-// 1 MB/s of 10-16 written) and wal-compression without one.
+// 1 MB/s of 10-16 written) and wal-compression without one, read-bound
+// replay its two remedies without one (how many reads they spare is not
+// measured), replay on a CPU none.
 func TestPhysicalWhatIfOnTheRecordings(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "classify", "testdata", "physical", "*-diag.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no physical recordings: %v", err)
 	}
 	want := map[string][]RemedyID{"replay-paused": {KeyResumeReplay}, "standby-decoding": {KeyResumeReplay}, "replay-delayed": {KeyRemoveApplyDelay},
-		"replay-conflict": {KeyCancelConflictHolder, KeyBoundStandbyDelay}, "standby-link": {KeyLinkTwice, KeyWALCompression}, "cascade": {KeyLinkTwice, KeyWALCompression}}
+		"replay-conflict": {KeyCancelConflictHolder, KeyBoundStandbyDelay}, "standby-link": {KeyLinkTwice, KeyWALCompression}, "cascade": {KeyLinkTwice, KeyWALCompression},
+		"replay-read-io": {KeyReplayPrefetch, KeyStandbyMemory}}
 	for _, f := range files {
 		label := strings.Split(filepath.Base(f), "-pg")[0]
 		t.Run(filepath.Base(f), func(t *testing.T) {
