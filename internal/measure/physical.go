@@ -81,6 +81,11 @@ type Physical struct {
 	// replay has waited on them.
 	Holders []sample.ConflictHolder `json:"holders,omitempty"`
 	HeldS   float64                 `json:"held_s,omitempty"`
+	// FPI and WALBytes are the full-page images and the bytes the
+	// primary's WAL grew by over the window (pg_stat_wal; -1 when not read
+	// at two ticks, or reset between them).
+	FPI      int64 `json:"wal_fpi"`
+	WALBytes int64 `json:"wal_bytes"`
 	// Slot is the walsender's physical slot (nil: none, or listed at one
 	// tick only).
 	Slot *PhysSlot `json:"slot,omitempty"`
@@ -125,7 +130,7 @@ type ends struct {
 // one on the standby's slot, else the only physical one; the zero key),
 // or the walsender key picks when only the primary is.
 func PhysicalOf(rec *sample.Recording, key StandbyKey) Physical {
-	p := Physical{Standby: key.Label(), Unsent: -1, InFlight: -1, Unreplayed: -1, UnreplayedStart: -1,
+	p := Physical{Standby: key.Label(), Unsent: -1, InFlight: -1, Unreplayed: -1, UnreplayedStart: -1, FPI: -1, WALBytes: -1,
 		Known: map[string]bool{}, Replay: map[string]float64{}, PrimaryHostBusy: -1, StandbyHostBusy: -1,
 		Walsender: emptyProc(), Receiver: emptyProc(), Startup: emptyProc()}
 	none := Contention{Stretch: -1, LateMedianMS: -1, LateP90MS: -1}
@@ -147,6 +152,7 @@ func PhysicalOf(rec *sample.Recording, key StandbyKey) Physical {
 	var es []ends
 	var slotFirst *PhysSlot
 	var slotFrom time.Time
+	var walFirst, walLast *sample.WALStats
 	for _, t := range ticks {
 		e := ends{at: t.At}
 		pr, sb := t.Read(sample.PrimaryNode), t.Read(sample.StandbyNode)
@@ -164,6 +170,12 @@ func PhysicalOf(rec *sample.Recording, key StandbyKey) Physical {
 			}
 			last := *s
 			p.Last = &last
+		}
+		if pr.OK && pr.WAL != nil {
+			if walFirst == nil {
+				walFirst = pr.WAL
+			}
+			walLast = pr.WAL
 		}
 		if pr.OK {
 			e.current = pr.CurrentLSN
@@ -199,6 +211,9 @@ func PhysicalOf(rec *sample.Recording, key StandbyKey) Physical {
 	}
 	if slotFirst != nil && slotFirst.SpanS > 0 {
 		p.Slot = slotFirst
+	}
+	if walFirst != nil && walLast != walFirst && walLast.Bytes >= walFirst.Bytes && walLast.FPI >= walFirst.FPI {
+		p.FPI, p.WALBytes = walLast.FPI-walFirst.FPI, walLast.Bytes-walFirst.Bytes
 	}
 	if p.HasStandby && p.Last == nil {
 		// The standby observed but never read in the window (a recovery

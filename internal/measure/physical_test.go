@@ -125,3 +125,26 @@ func TestAStandbyNotReadIsMeasuredFromWhatItToldThePrimary(t *testing.T) {
 		t.Errorf("mixed ticks: behind %d replayed %g, want 1.4 GB at tick 6 and 100 MB/s", q.Behind(), q.Replayed)
 	}
 }
+
+// The primary's pg_stat_wal over the window: the full-page images and the
+// bytes its WAL grew by; unknown (-1) when read at one tick only or reset.
+func TestThePrimarysWALCountersGiveTheWindowsFullPageImages(t *testing.T) {
+	rec := physRec(1e6, 1e6, 10e6, "", "")
+	for i := range rec.Ticks {
+		rec.Ticks[i].Reads[0].WAL = &sample.WALStats{Records: int64(5000 + 1000*i), FPI: int64(700 + 50*i), Bytes: int64(3e9 + 1e6*i)}
+	}
+	if p := PhysicalOf(rec, StandbyKey{}); p.FPI != 450 || p.WALBytes != 9e6 {
+		t.Errorf("images %d, bytes %d: want 450 and 9 MB over the 9 s", p.FPI, p.WALBytes)
+	}
+	rec.Ticks[9].Reads[0].WAL = &sample.WALStats{} // pg_stat_reset_shared('wal')
+	if p := PhysicalOf(rec, StandbyKey{}); p.FPI != -1 || p.WALBytes != -1 {
+		t.Errorf("after a reset: images %d, bytes %d, want unknown", p.FPI, p.WALBytes)
+	}
+	for i := range rec.Ticks {
+		rec.Ticks[i].Reads[0].WAL = nil
+	}
+	rec.Ticks[3].Reads[0].WAL = &sample.WALStats{Bytes: 5}
+	if p := PhysicalOf(rec, StandbyKey{}); p.FPI != -1 || p.WALBytes != -1 {
+		t.Errorf("read once: images %d, bytes %d, want unknown", p.FPI, p.WALBytes)
+	}
+}

@@ -64,6 +64,13 @@ func physicalTexts(v Verdict, in PhysicalInput) Verdict {
 	case ReplayConflict:
 		v.Cause = conflictCause(v.d.fill, p)
 		v.Helps = slices.Concat(conflictHelps(p), v.Helps)
+	case Network:
+		// wal_compression shrinks full-page images alone: a window whose
+		// WAL carried none rules it out (physWALCompression).
+		if p.FPI == 0 && p.WALBytes > 0 {
+			v.Helps = slices.DeleteFunc(v.Helps, func(a Advice) bool { return a.Key == KeyWALCompression })
+			v.NotHelps = append(v.NotHelps, Advice{KeyWALCompression, fmt.Sprintf("wal_compression: the %s of WAL the primary wrote over the window carried no full-page images (pg_stat_wal.wal_fpi did not grow), the only part it compresses", bytesText(p.WALBytes)), nil, nil})
+		}
 	case SyncStandbyWait:
 		if s := p.Sender; s != nil {
 			v.Cause = fmt.Sprintf("the standby %q is %s (pg_stat_replication.sync_state): a commit on the primary returns once this standby confirms it (its write, flush or replay, per synchronous_commit)", s.AppName, s.SyncState)

@@ -73,11 +73,7 @@ var PhysicalRemedies = []PhysicalRemedy{
 	{Change: KeyLinkTwice, Remedy: "a link twice as fast", Verdicts: []VerdictName{Network},
 		predict: physLinkTwice},
 	{Change: KeyWALCompression, Remedy: "wal_compression on the primary (lz4, or pglz before 15)", Verdicts: []VerdictName{Network},
-		predict: func(in PhysicalInput, _ Verdict) (Prediction, bool) {
-			// The share of full-page images in the WAL the link carries
-			// is not sampled in the window: what a figure needs.
-			return Prediction{NotPredicted: "its gain is the full-page images' share of the WAL the link carries times what compression saves of them; the window did not read the primary's pg_stat_wal (wal_fpi, wal_bytes) twice: measure both over a minute of the load (SELECT wal_fpi, wal_bytes FROM pg_stat_wal, read twice), an image being at most 8 kB, and the link then carries about (1 - that share x the saving) of the WAL it carries today"}, true
-		}},
+		predict: physWALCompression},
 	{Change: KeyReplayPrefetch, Remedy: "a higher maintenance_io_concurrency with recovery_prefetch on (15+)", Verdicts: []VerdictName{ReplayReadIO},
 		predict: func(in PhysicalInput, v Verdict) (Prediction, bool) {
 			return Prediction{NotPredicted: readBoundWhy(in, v, true)}, true
@@ -239,4 +235,41 @@ func readBoundWhy(in PhysicalInput, v Verdict, prefetch bool) string {
 		return s
 	}
 	return s + "; a figure needs the startup process's reads and hits (pg_stat_io, 16+) with the size of the data it reads against the standby's memory"
+}
+
+// fpiMaxBytes is the most one full-page image adds to the WAL: a page.
+const fpiMaxBytes = 8192
+
+// physWALCompression predicts wal_compression on a link-bound path from
+// the full-page images in the WAL the primary wrote over the window
+// (pg_stat_wal): compression shrinks those alone. None: no gain, the link
+// carries what it carries today (1x). Some: no figure, as what
+// compression saves of them is not measured; the bound, at most 1 / (1 -
+// their share) as fast, with the share itself at most one page per image.
+func physWALCompression(in PhysicalInput, _ Verdict) (Prediction, bool) {
+	p := in.Path
+	switch {
+	case p.WALBytes < 0:
+		return Prediction{NotPredicted: "its gain is the full-page images' share of the WAL the link carries times what compression saves of them; the window did not read the primary's pg_stat_wal twice (--primary not given, or PostgreSQL 13): measure both over a minute of the load (SELECT wal_fpi, wal_bytes FROM pg_stat_wal, read twice), an image being at most 8 kB, and the link then carries about (1 - that share x the saving) of the WAL it carries today"}, true
+	case p.WALBytes == 0 || p.Received < StillRate:
+		return Prediction{NotPredicted: fmt.Sprintf("the primary wrote %s of WAL and the standby received %s over the window: too little to say what compression would save", bytesText(p.WALBytes), units.FormatRate(p.Received))}, true
+	case p.FPI > 0:
+		share := min(1, float64(p.FPI)*fpiMaxBytes/float64(p.WALBytes))
+		bound := "any speed: nearly all of it is images"
+		if share < 0.95 {
+			bound = fmt.Sprintf("at most %.1fx as fast", 1/(1-share))
+		}
+		return Prediction{NotPredicted: fmt.Sprintf("%d full-page images in the %s of WAL the primary wrote over the window: at most %s of it (a page each); compression shrinks only those, so the link would carry at least %s of the WAL it carries today, %s; what lz4 or pglz saves of these pages was not measured: turn it on and diagnose again",
+			p.FPI, bytesText(p.WALBytes), pct(share), pct(1-share), bound)}, true
+	}
+	pr := Prediction{Factor: 1, Speedup: 1, Drain: p.Received, LimitedBy: StageLink,
+		Model: fmt.Sprintf("the %s of WAL the primary wrote over the window carried no full-page images (pg_stat_wal.wal_fpi did not grow): wal_compression shrinks only those, so the link carries what it carries today, %s", bytesText(p.WALBytes), units.FormatRate(p.Received))}
+	switch net, behind := pr.Drain-p.Generated, p.Behind(); {
+	case behind <= IdleLag:
+	case net <= StillRate:
+		pr.CatchUpS = -1
+	default:
+		pr.CatchUpS = float64(behind) / net
+	}
+	return pr, true
 }

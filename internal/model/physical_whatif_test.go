@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,4 +185,41 @@ func keysText(ks []RemedyID) []string {
 		out[i] = string(k)
 	}
 	return out
+}
+
+// wal_compression on a link-bound path, from the primary's pg_stat_wal
+// over the window: no full-page images, no gain (1x, and the advice moves
+// to what does not help); some, a bound without a figure; not read, no
+// figure and how to measure it.
+func TestWALCompressionIsPredictedFromTheFullPageImagesInTheWAL(t *testing.T) {
+	in := heldInput(measure.ReplayWaitingForWAL, 0, 0.01, 1e6, 12e6, 0)
+	in.Path.Received, in.Path.Unsent = 1e6, 100e6
+	v := Verdict{Name: Network, Limit: StageLink}
+	in.Path.FPI, in.Path.WALBytes = 0, 120e6
+	pr := prediction(t, PlanPhysical(in, v), KeyWALCompression)
+	if pr.NotPredicted != "" || pr.Speedup != 1 || pr.Drain != 1e6 || pr.CatchUpS != -1 || !strings.Contains(pr.Model, "no full-page images") {
+		t.Errorf("no images: %+v", pr)
+	}
+	texts := physicalTexts(Verdict{Name: Network, Limit: StageLink}, in)
+	for _, a := range texts.Helps {
+		if a.Key == KeyWALCompression {
+			t.Errorf("wal_compression still helps with no full-page images: %q", a.Text)
+		}
+	}
+	if !slices.ContainsFunc(texts.NotHelps, func(a Advice) bool { return a.Key == KeyWALCompression }) {
+		t.Errorf("not helps %v: want wal_compression, ruled out", texts.NotHelps)
+	}
+	// 3000 images in 120 MB: at most 24.6 MB of it, so at most 1.3x.
+	in.Path.FPI = 3000
+	pr = prediction(t, PlanPhysical(in, v), KeyWALCompression)
+	if pr.Drain != 0 || !strings.Contains(pr.NotPredicted, "3000 full-page images") || !strings.Contains(pr.NotPredicted, "at most 1.3x as fast") {
+		t.Errorf("some images: %+v", pr)
+	}
+	if texts := physicalTexts(Verdict{Name: Network, Limit: StageLink}, in); !slices.ContainsFunc(texts.Helps, func(a Advice) bool { return a.Key == KeyWALCompression }) {
+		t.Errorf("helps %v: want wal_compression where the WAL carries images", texts.Helps)
+	}
+	in.Path.FPI, in.Path.WALBytes = -1, -1
+	if pr = prediction(t, PlanPhysical(in, v), KeyWALCompression); pr.Drain != 0 || !strings.Contains(pr.NotPredicted, "SELECT wal_fpi, wal_bytes FROM pg_stat_wal") {
+		t.Errorf("not read: %+v", pr)
+	}
 }

@@ -48,6 +48,21 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 	return string(out)
 }
 
+// stdout runs a command in dir and returns its standard output; its
+// standard error is shown when it fails.
+func stdout(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out)
+}
+
 // TestIntegrationReleaseArtifacts builds the release once (this machine's
 // platform only: the other two binaries are the same code cross-compiled)
 // and uses each artifact as an operator would.
@@ -305,7 +320,9 @@ func alertsOf(t *testing.T, groups []map[string]any) map[string]string {
 }
 
 func testChart(t *testing.T, root, out, v string) {
-	helm := strings.TrimSpace(run(t, root, nil, "bash", "scripts/get-helm.sh"))
+	// Its standard output alone: building helm the first time writes go's
+	// progress to standard error, which is not the path.
+	helm := strings.TrimSpace(stdout(t, root, "bash", "scripts/get-helm.sh"))
 	chart := filepath.Join(out, "lagscope-exporter-"+v+".tgz")
 	run(t, "", nil, helm, "lint", "--strict", chart, "--set", "prometheusRule.enabled=true,serviceMonitor.enabled=true")
 	rendered := run(t, "", nil, helm, "template", "lagscope", chart, "--set", "prometheusRule.enabled=true,serviceMonitor.enabled=true")

@@ -62,8 +62,11 @@ type Read struct {
 	Applied  *ApplyWork     `json:"applied,omitempty"`
 
 	// A primary's reads: its walsenders are in Senders (the physical
-	// ones, Sender.Physical), its physical slots here.
-	PhysicalSlots []Slot `json:"physical_slots,omitempty"`
+	// ones, Sender.Physical), its physical slots here, and its WAL
+	// counters (pg_stat_wal, 14+; nil before, and in recordings made
+	// before lagscope read them).
+	PhysicalSlots []Slot    `json:"physical_slots,omitempty"`
+	WAL           *WALStats `json:"wal,omitempty"`
 	// A standby's reads (its own walsenders, a cascaded standby's or a
 	// logical slot's on it, in Senders).
 	Standby *StandbyRead `json:"standby,omitempty"`
@@ -74,7 +77,7 @@ func (r Read) empty() bool {
 	return !r.OK && r.CurrentLSN == 0 && r.Host == nil && r.WALDisk == nil && r.Burst == nil && r.Active == nil && r.Load == nil &&
 		r.Slots == nil && r.Senders == nil && r.Xacts == nil &&
 		r.Subs == nil && r.Blockers == nil && r.Copies == nil && r.Applied == nil &&
-		r.PhysicalSlots == nil && r.Standby == nil
+		r.PhysicalSlots == nil && r.WAL == nil && r.Standby == nil
 }
 
 // hasBackends says whether the read saw replication backends of its node

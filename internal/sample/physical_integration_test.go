@@ -204,6 +204,11 @@ func TestIntegrationPhysicalPath(t *testing.T) {
 		prim.Senders[0].AppName != "standby" || len(prim.PhysicalSlots) != 1 || !prim.PhysicalSlots[0].Active || prim.PhysicalSlots[0].RestartLSN == 0 {
 		t.Errorf("primary senders %+v, physical slots %+v: want the standby's physical walsender on slot standby1", prim.Senders, prim.PhysicalSlots)
 	}
+	// pg_stat_wal (14+, read by the pg_monitor role): the WAL the primary
+	// wrote grows between the first tick and the last.
+	if first := rec.Ticks[0].Read(PrimaryNode).WAL; prim.WAL == nil || first == nil || prim.WAL.Bytes <= first.Bytes || prim.WAL.Records <= first.Records {
+		t.Errorf("primary's WAL counters %+v, first tick %+v: want pg_stat_wal read at each tick, growing", prim.WAL, first)
+	}
 	if top := rec.Topology(); len(top.Paths) != 1 || top.Paths[0].Source != PrimaryNode {
 		t.Errorf("topology %+v, want primary -> standby", top)
 	}

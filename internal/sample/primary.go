@@ -80,7 +80,8 @@ var currentLSNSQL = pg.Marker + "SELECT CASE WHEN pg_is_in_recovery() THEN " + l
 
 // readPrimary reads a primary's positions in one round trip: its WAL
 // position, its physical walsenders (pg_stat_replication, with their
-// sync_state and slot) and its physical slots (Read.PhysicalSlots). It
+// sync_state and slot), its physical slots (Read.PhysicalSlots) and on
+// 14+ its WAL counters (Read.WAL: the full-page images' share). It
 // returns the walsenders, RoleWalsender processes: /proc and the wait
 // probes cover them as a publisher's.
 func readPrimary(ctx context.Context, c *pg.Conn, t *Read) (map[int]procKey, error) {
@@ -88,6 +89,9 @@ func readPrimary(ctx context.Context, c *pg.Conn, t *Read) (map[int]procKey, err
 	b.Queue(currentLSNSQL)
 	b.Queue(slotsSQL(c, "physical"))
 	b.Queue(sendersSQL(false))
+	if c.Version.AtLeast(14) {
+		b.Queue(walStatsSQL)
+	}
 	br := c.SendBatch(ctx, b)
 	defer br.Close()
 	if err := br.QueryRow().Scan(&t.CurrentLSN); err != nil {
@@ -100,5 +104,25 @@ func readPrimary(ctx context.Context, c *pg.Conn, t *Read) (map[int]procKey, err
 	}
 	t.PhysicalSlots = slots
 	rows, _ = br.Query()
-	return scanSenders(rows, t)
+	keys, err := scanSenders(rows, t)
+	if err != nil || !c.Version.AtLeast(14) {
+		return keys, err
+	}
+	var w WALStats
+	if err := br.QueryRow().Scan(&w.Records, &w.FPI, &w.Bytes); err != nil {
+		return nil, fmt.Errorf("read pg_stat_wal: %w", err)
+	}
+	t.WAL = &w
+	return keys, nil
 }
+
+// WALStats are a primary's cumulative WAL counters (pg_stat_wal, since
+// its last reset): the records, full-page images and bytes it wrote.
+type WALStats struct {
+	Records int64 `json:"wal_records"`
+	FPI     int64 `json:"wal_fpi"`
+	Bytes   int64 `json:"wal_bytes"`
+}
+
+// walStatsSQL reads pg_stat_wal (14+, readable by any role).
+var walStatsSQL = pg.Marker + "SELECT wal_records, wal_fpi, wal_bytes::bigint FROM pg_stat_wal"

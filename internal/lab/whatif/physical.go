@@ -57,6 +57,7 @@ var PhysicalChanges = []Change{
 			return standbyExec(ctx, p, "ALTER SYSTEM SET recovery_min_apply_delay = 0", "SELECT pg_reload_conf()")
 		}},
 	physLinkTwice,
+	physWALCompression,
 }
 
 // A link-bound standby's link doubled: standby-link streams through a
@@ -73,6 +74,17 @@ var physLinkTwice = Change{Name: string(model.KeyLinkTwice), Summary: "the stand
 		}
 		sb.Link().SetRate(2 * sb.Opts.LinkRate)
 		return nil
+	}}
+
+// wal_compression on a link-bound standby's primary: standby-link's WAL
+// (the lab runs full_page_writes = off) carries no full-page images, the
+// only part compression shrinks, so the report predicts 1x; the change
+// turns it on (pglz: 'on' on every version) and times the catch-up as
+// link=2x does.
+var physWALCompression = Change{Name: string(model.KeyWALCompression), Summary: "wal_compression = on on the publisher (a reload) in standby-link, the load still running",
+	Scenarios: []lab.ScenarioName{"standby-link"}, Physical: true,
+	Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
+		return lab.Exec(ctx, p.Pub.ConnString(lab.Database), "ALTER SYSTEM SET wal_compression = on", "SELECT pg_reload_conf()")
 	}}
 
 // standbyExec runs statements on the pair's physical standby, again when
