@@ -205,13 +205,7 @@ func physLinkTwice(in PhysicalInput, v Verdict) (Prediction, bool) {
 		}
 	}
 	pr.Speedup = pr.Drain / p.Received
-	switch net, behind := pr.Drain-p.Generated, p.Behind(); {
-	case behind <= IdleLag:
-	case net <= StillRate:
-		pr.CatchUpS = -1
-	default:
-		pr.CatchUpS = float64(behind) / net
-	}
+	pr.CatchUpS = drainCatchUp(pr.Drain, p)
 	return pr, true
 }
 
@@ -264,12 +258,20 @@ func physWALCompression(in PhysicalInput, _ Verdict) (Prediction, bool) {
 	}
 	pr := Prediction{Factor: 1, Speedup: 1, Drain: p.Received, LimitedBy: StageLink,
 		Model: fmt.Sprintf("the %s of WAL the primary wrote over the window carried no full-page images (pg_stat_wal.wal_fpi did not grow): wal_compression shrinks only those, so the link carries what it carries today, %s", bytesText(p.WALBytes), units.FormatRate(p.Received))}
-	switch net, behind := pr.Drain-p.Generated, p.Behind(); {
-	case behind <= IdleLag:
-	case net <= StillRate:
-		pr.CatchUpS = -1
-	default:
-		pr.CatchUpS = float64(behind) / net
-	}
+	pr.CatchUpS = drainCatchUp(pr.Drain, p)
 	return pr, true
+}
+
+// drainCatchUp is the catch-up at a predicted drain: the WAL behind over
+// the drain less the WAL rate; -1 when that is not positive (still falling
+// behind), 0 when nothing is behind.
+func drainCatchUp(drain float64, p measure.Physical) float64 {
+	switch net, behind := drain-p.Generated, p.Behind(); {
+	case behind <= IdleLag:
+		return 0
+	case net <= StillRate:
+		return -1
+	default:
+		return float64(behind) / net
+	}
 }
