@@ -102,15 +102,20 @@ func PhysicalLagTime(p measure.Physical) LagTime {
 // is behind beyond what a path keeps on its way (IdleLag: a synchronous
 // standby 4 kB behind with rates a few percent apart is not "never"), or
 // its size is unknown. Of a path judged v replay-read-io while the primary
-// writes, the sentence says what the lab found of that model there
-// (readBoundWhileWriting).
+// writes a tenth of replay's rate or more, the sentence says what the lab
+// found of that model there (readBoundWhileWriting).
 func CatchUpForecast(v VerdictName, p measure.Physical) (string, float64) {
 	text, s := catchUpForecast(p)
-	if s > 0 && v == ReplayReadIO && p.Generated >= StillRate {
+	if s > 0 && v == ReplayReadIO && p.Generated >= max(StillRate, writingShare*p.Replayed) {
 		text += readBoundWhileWriting
 	}
 	return text, s
 }
+
+// writingShare is the least WAL rate, as a share of replay's, at which a
+// read-bound forecast is qualified: the lab's loads that broke it wrote
+// 30-50% of replay's rate; its released backlogs, where it held, under 2%.
+const writingShare = 0.1
 
 // readBoundWhileWriting qualifies a forecast for replay that waits on
 // data file reads while the primary keeps writing: in the lab (15.18,

@@ -139,10 +139,14 @@ func TestAFasterReplayForecastsItsCatchUpFromTheNetRate(t *testing.T) {
 	if text, secs := CatchUpForecast(ReplayReadIO, in.Path); secs < 90.9 || secs > 91.1 || !strings.HasSuffix(text, "take it as the least time") {
 		t.Errorf("read-bound forecast %q (%g s)", text, secs)
 	}
-	c.gen, c.sent = 0, 0
-	in = PhysicalInputs(c.recording())[0]
-	if text, _ := CatchUpForecast(ReplayReadIO, in.Path); strings.Contains(text, "least") {
-		t.Errorf("read-bound forecast on an idle primary %q", text)
+	// A primary writing next to nothing beside replay (the lab's released
+	// backlog: 95 kB/s against 54.6 MB/s) is not "while the primary writes".
+	for _, gen := range []int64{0, 2e4} {
+		c.gen, c.sent = gen, gen
+		in = PhysicalInputs(c.recording())[0]
+		if text, _ := CatchUpForecast(ReplayReadIO, in.Path); strings.Contains(text, "least") {
+			t.Errorf("read-bound forecast with the primary writing %d B/s: %q", gen, text)
+		}
 	}
 }
 
