@@ -98,6 +98,11 @@ type Physical struct {
 	StandbySlots []StandbySlot `json:"standby_slots,omitempty"`
 }
 
+// NoFullPageImages says the primary's WAL grew over the window and carried
+// no full-page image (pg_stat_wal read at two ticks): wal_compression,
+// which shrinks those alone, has nothing to save.
+func (p Physical) NoFullPageImages() bool { return p.FPI == 0 && p.WALBytes > 0 }
+
 // PhysSlot is a physical slot at the first and the last tick that listed
 // it, with the primary's current WAL position at each.
 type PhysSlot struct {

@@ -67,7 +67,7 @@ func physicalTexts(v Verdict, in PhysicalInput) Verdict {
 	case Network:
 		// wal_compression shrinks full-page images alone: a window whose
 		// WAL carried none rules it out (physWALCompression).
-		if p.FPI == 0 && p.WALBytes > 0 {
+		if p.NoFullPageImages() {
 			v.Helps = slices.DeleteFunc(v.Helps, func(a Advice) bool { return a.Key == KeyWALCompression })
 			v.NotHelps = append(v.NotHelps, Advice{KeyWALCompression, fmt.Sprintf("wal_compression: the %s of WAL the primary wrote over the window carried no full-page images (pg_stat_wal.wal_fpi did not grow), the only part it compresses", bytesText(p.WALBytes)), nil, nil})
 		}

@@ -98,22 +98,23 @@ func TestIntegrationWatchInATerminalShowsTheVerdictAndTheLag(t *testing.T) {
 // screen, and whether it showed.
 func screenShows(t *testing.T, session, want string) (string, bool) {
 	t.Helper()
-	var s string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
-		if s = tmux(t, "capture-pane", "-p", "-t", session); strings.Contains(s, want) {
-			return s, true
-		}
-	}
-	return s, false
+	return screenUntil(t, session, func(s string) bool { return strings.Contains(s, want) })
 }
 
 // screenLacks polls the session's screen until it no longer shows gone,
 // up to 10 s: the screen, and whether it went.
 func screenLacks(t *testing.T, session, gone string) (string, bool) {
 	t.Helper()
+	return screenUntil(t, session, func(s string) bool { return !strings.Contains(s, gone) })
+}
+
+// screenUntil polls the session's screen every 250 ms, up to 10 s, until
+// done says so: the last screen, and whether it did.
+func screenUntil(t *testing.T, session string, done func(string) bool) (string, bool) {
+	t.Helper()
 	var s string
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
-		if s = tmux(t, "capture-pane", "-p", "-t", session); !strings.Contains(s, gone) {
+		if s = tmux(t, "capture-pane", "-p", "-t", session); done(s) {
 			return s, true
 		}
 	}
