@@ -86,6 +86,9 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 	if !ws.Known() || ws.Blocked < LinkBlocked || (in.HasSubscriber && ap.Known() && ap.Starved < Idle) {
 		return Verdict{}, false
 	}
+	if v, ok := starvedBesideSocket(in, ws, ap); ok {
+		return v, true
+	}
 	margins := []margin{{"walsender blocked over LinkBlocked", ws.Blocked - LinkBlocked}, {"walsender under Saturated", Saturated - ws.Utilisation}}
 	if in.HasSubscriber && ap.Known() {
 		margins = append(margins, margin{"apply worker waiting for data over Idle", ap.Starved - Idle}, margin{"apply worker under Saturated", Saturated - ap.Utilisation})
@@ -111,6 +114,22 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 		v = publisherOnlyLink(v)
 	}
 	return v, true
+}
+
+// starvedBesideSocket names a starved walsender that also blocks on the
+// socket: with /proc on the publisher, it is starved (starved) and waits
+// longer in the run queue than on the socket. Its short turns on the CPU
+// fill the socket faster than the apply worker empties it, so it blocks;
+// then, woken, it waits for a CPU while the apply worker empties the socket
+// and waits for data. A slow link leaves the walsender little run queue
+// (the lab's links: 1-16% beside 36-89% blocked); the lab's busy loops on
+// the publisher's CPU made 41-47% run queue, blocked 3-12% on one kernel
+// and 36% on another (6.18), where the rule "link" took it for the network.
+func starvedBesideSocket(in Input, ws, ap Stage) (Verdict, bool) {
+	if !in.ProcOf(topology.Publisher) || !starved(ws) || ws.Runq <= ws.Blocked {
+		return Verdict{}, false
+	}
+	return walsenderVerdict(in, ws, ap, confidence(margin{"walsender run queue over its socket-blocked share", ws.Runq - ws.Blocked}, margin{"walsender run queue over StarvedRunq", ws.Runq - StarvedRunq})), true
 }
 
 // NextLimitFrom is the utilisation under which no stage is named the next

@@ -37,7 +37,7 @@ func walsenderLines(d diagnosis, in Input) []Evidence {
 			contentionLine("publisher", s.PubCPU), competingLine("publisher", "walsender", s.PubLoad)}
 	case d.resource == ResourceRunQueue:
 		return []Evidence{item(EvWalsenderRunQueue, fmt.Sprintf("walsender waited on the run queue %s of the time and ran only %s of one core", pct(ws.Runq), pct(ws.CPU)), Figures{"runqueue_share": ws.Runq, "cpu_share": ws.CPU}),
-			said(EvStaleWaitEvents, fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU: run-queue delay shows starvation", topEvents(s.Walsender, 2))),
+			staleLine(ws, s.Walsender),
 			hostLine(d.side, d.hostBusy), competingLine("publisher", "walsender", s.PubLoad), feeding}
 	}
 	return []Evidence{item(EvWalsenderCPU, fmt.Sprintf("walsender CPU %s of one core, run queue %s", pct(ws.CPU), pct(ws.Runq)), Figures{"cpu_share": ws.CPU, "runqueue_share": ws.Runq}), feeding}
@@ -207,4 +207,14 @@ func contentionLine(side string, c measure.Contention) Evidence {
 		figs["late_p90_ms"] = c.LateP90MS
 	}
 	return item(EvContention, line, figs)
+}
+
+// staleLine says that a starved walsender's wait events are stale; one
+// that also sleeps on the socket for LinkBlocked of the time or more
+// (starvedBesideSocket) is told apart from a slow link.
+func staleLine(ws Stage, p measure.Proc) Evidence {
+	if ws.Blocked < LinkBlocked {
+		return said(EvStaleWaitEvents, fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU: run-queue delay shows starvation", topEvents(p, 2)))
+	}
+	return said(EvStaleWaitEvents, fmt.Sprintf("its wait events (%s) are stale while it waits for a CPU; it also slept on the socket %s of the time: its short turns on the CPU fill the socket, and while it waits for a CPU the apply worker empties it and then waits for data (a slow link leaves a walsender little run queue)", topEvents(p, 2), pct(ws.Blocked)))
 }

@@ -35,9 +35,13 @@ func txnLines(v Verdict, in Input, st Stages) []Evidence {
 				Figures{"unconfirmed_bytes": float64(s.Lag.Total)}),
 			held, spill)
 	case TxnDecoding:
+		consumer := "the consumer received and confirmed nothing"
+		if lt.KeepaliveBytes > 0 {
+			consumer = fmt.Sprintf("the consumer confirmed only what the walsender's keepalives carried (%s further: the position read, not data applied)", size(lt.KeepaliveBytes))
+		}
 		out = append(out,
-			item(EvTxnDecoding, fmt.Sprintf("the walsender read %s of WAL during the window (sent_lsn) while the consumer received and confirmed nothing, and no transaction finished decoding (pg_stat_replication_slots.total_txns)", size(lt.DecodedBytes)),
-				Figures{"decoded_bytes": float64(lt.DecodedBytes)}),
+			item(EvTxnDecoding, fmt.Sprintf("the walsender read %s of WAL during the window (sent_lsn) while %s, and no transaction finished decoding (pg_stat_replication_slots.total_txns)", size(lt.DecodedBytes), consumer),
+				Figures{"decoded_bytes": float64(lt.DecodedBytes), "keepalive_confirmed_bytes": float64(lt.KeepaliveBytes)}),
 			held, spill)
 	case TxnOpen:
 		x := lt.Xact

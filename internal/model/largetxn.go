@@ -48,6 +48,10 @@ type LargeTxn struct {
 	// DecodedBytes is how far the walsender read during the window
 	// (decoding).
 	DecodedBytes int64 `json:"decoded_bytes,omitempty"`
+	// KeepaliveBytes is how far confirmed_flush_lsn moved while decoding:
+	// the consumer confirming the positions the walsender's keepalives
+	// carried, since no transaction was sent (0: it confirmed nothing).
+	KeepaliveBytes int64 `json:"keepalive_confirmed_bytes,omitempty"`
 	// Xact is the publisher's oldest writing transaction at the window's
 	// end (open; nil when none was seen).
 	Xact *sample.OpenXact `json:"open_xact,omitempty"`
@@ -78,21 +82,41 @@ func largeTxn(first, last *measure.SlotEnd, windowS float64, waitsForWAL bool) *
 			lt.SubWALRate = Known(float64(last.SubLSN-first.SubLSN) / windowS)
 		}
 		return lt
-	case first.Sent != 0 && last.Sent > first.Sent && last.ConfirmedFlush == first.ConfirmedFlush &&
-		last.TotalTxns == first.TotalTxns && (lt.SpilledBytes > 0 || last.TotalTxns > 0):
+	case decodingOne(first, last, lt.SpilledBytes) && last.ConfirmedFlush == first.ConfirmedFlush:
 		// Decoding: the walsender read on while no transaction finished
 		// decoding and the consumer confirmed nothing.
-		lt.Phase, lt.DecodedBytes = TxnDecoding, last.Sent.Sub(first.Sent)
-		lt.TxnBytes = last.Sent.Sub(last.RestartLSN)
-		return lt
+		return decoding(lt, first, last)
 	case len(last.Xacts) > 0 && lt.HeldBytes >= 2*confirmedLag && last.Xacts[0].AgeS >= windowS:
 		// Open: a writing transaction older than the window is open
 		// while the slot has confirmed far past its restart_lsn.
 		x := last.Xacts[0]
 		lt.Phase, lt.Xact = TxnOpen, &x
 		return lt
+	case decodingOne(first, last, lt.SpilledBytes) && last.StreamBytes == first.StreamBytes:
+		// Decoding, with no transaction open: what the consumer confirmed
+		// came from the walsender's keepalives, which carry how far it
+		// has read (no transaction was sent: total_txns stood still; nor
+		// streamed: a streamed one's changes move confirmed as applied).
+		// 18.4's big-txn-decoding: confirmed_flush_lsn jumped to the
+		// transaction's last change in the tick its decoding ended.
+		return decoding(lt, first, last)
 	}
 	return nil
+}
+
+// decodingOne reports whether the walsender read on between first and last
+// while no transaction finished decoding (total_txns stood still), with the
+// slot's statistics there to say so (a spill, or transactions counted).
+func decodingOne(first, last *measure.SlotEnd, spilled int64) bool {
+	return first.Sent != 0 && last.Sent > first.Sent && last.TotalTxns == first.TotalTxns && (spilled > 0 || last.TotalTxns > 0)
+}
+
+// decoding fills lt for the decoding phase.
+func decoding(lt *LargeTxn, first, last *measure.SlotEnd) *LargeTxn {
+	lt.Phase, lt.DecodedBytes = TxnDecoding, last.Sent.Sub(first.Sent)
+	lt.TxnBytes = last.Sent.Sub(last.RestartLSN)
+	lt.KeepaliveBytes = last.ConfirmedFlush.Sub(first.ConfirmedFlush)
+	return lt
 }
 
 // largeTxnVerdict turns the stage model's verdict v into the large

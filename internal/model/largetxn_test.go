@@ -65,3 +65,34 @@ func TestLargeTransactionNeedsHeldWAL(t *testing.T) {
 		t.Errorf("an open transaction of 1 s: %s, want the stage model's verdict", v.Name)
 	}
 }
+
+// TestKeepalivesMoveConfirmedWhileDecoding: 18.4's big-txn-decoding whose
+// decoding ended at the window's last tick, where confirmed_flush_lsn
+// jumped 1.2 GB with the walsender's keepalive and no transaction was sent,
+// is still decoding, and says what moved confirmed; the same window with a
+// transaction counted as sent (total_txns) is not.
+func TestKeepalivesMoveConfirmedWhileDecoding(t *testing.T) {
+	f := "../classify/testdata/big-txn-decoding-pg18-diag-ended.json"
+	v := Classify(Inputs(load(t, f), nil)[0])
+	if v.Txn == nil || v.Txn.Phase != TxnDecoding || v.Txn.KeepaliveBytes < 1e9 {
+		t.Fatalf("%s: %s %+v, want decoding with over 1 GB confirmed by keepalives", f, v.Name, v.Txn)
+	}
+	if ev := strings.Join(EvidenceTexts(v.Evidence), "\n"); !strings.Contains(ev, "keepalives carried (1.2 GB further") {
+		t.Errorf("evidence %q, want the keepalives' confirmation named", ev)
+	}
+	rec := load(t, f)
+	last := len(rec.Ticks) - 1
+	rec = modify(rec, func(i int, tk *sample.Tick) {
+		if i == last {
+			tk.Read(sample.PublisherNode).Slots[0].TotalTxns++
+		}
+	})
+	if v := Classify(Inputs(rec, nil)[0]); v.Txn != nil && v.Txn.Phase == TxnDecoding {
+		t.Errorf("a transaction sent in the window: %+v, want no decoding phase", v.Txn)
+	}
+	for _, g := range []string{"big-txn-decoding-pg15-diag.json", "big-txn-decoding-pg16-diag.json", "big-txn-decoding-pg18-diag.json"} {
+		if v := Classify(Inputs(load(t, "../classify/testdata/"+g), nil)[0]); v.Txn == nil || v.Txn.KeepaliveBytes != 0 {
+			t.Errorf("%s: %+v, want nothing confirmed", g, v.Txn)
+		}
+	}
+}

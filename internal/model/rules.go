@@ -55,7 +55,7 @@ var rules = []rule{
 		When:  "the backlog drained while it was measured and the walsender ran out of WAL to send",
 		match: matchDrained},
 	{ID: "link", Verdicts: append(namesOf(StageLink), WalsenderStarved, Inconclusive),
-		When: "the walsender is blocked on the socket while the apply worker (when observed) waits for data: the link, or without /proc a starved walsender",
+		When: "the walsender is blocked on the socket while the apply worker (when observed) waits for data: the link; a starved walsender instead when /proc shows it longer on the run queue than on the socket, or without /proc when the publisher's CPUs are saturated",
 		match: func(in Input, st Stages, _ []rule) (Verdict, bool) {
 			return linkLimit(in, st.Of(StageWalsender), st.Of(StageApply))
 		}},

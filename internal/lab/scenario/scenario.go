@@ -76,7 +76,8 @@ type Expect struct {
 	// Window is diagnose's window in the integration test (0 = 10 s), and
 	// BacklogTime the load it builds the state's backlog with (0 = the
 	// recipe's share of the lab's window): a released backlog that replays
-	// in seconds is diagnosed over its first 4 s, as by hand.
+	// in seconds is diagnosed over its first 4 s, as by hand, and a state
+	// that ends in about 10 s over its first 5 s.
 	Window, BacklogTime time.Duration
 	// OnceBefore18 says the state's point before 18 does not depend on the
 	// version: make test runs it on one version below 18
