@@ -59,7 +59,14 @@ func saturatedLimit(in Input, ws, ap Stage, par *Stage) (Verdict, bool) {
 func mostlyBusyLimit(in Input, ws, ap Stage) (Verdict, bool) {
 	apWaits := !in.HasSubscriber || (ap.Known() && ap.Starved >= Idle)
 	if ws.Known() && ws.Utilisation >= MostlyBusy && ws.Starved < Idle && ws.Blocked < LinkBlocked && apWaits {
-		margins := []margin{{"walsender over MostlyBusy", ws.Utilisation - MostlyBusy}, {"walsender blocked under LinkBlocked", LinkBlocked - ws.Blocked}, {"walsender waiting for WAL under Idle", Idle - ws.Starved}}
+		// Its border with the link: LinkBlocked, or for a walsender that
+		// waits longer for a CPU than on the socket, that
+		// (starvedBesideSocket).
+		socket := margin{"walsender blocked under LinkBlocked", LinkBlocked - ws.Blocked}
+		if starvedLonger(in, ws) {
+			socket = margin{"walsender run queue over its socket-blocked share", ws.Runq - ws.Blocked}
+		}
+		margins := []margin{{"walsender over MostlyBusy", ws.Utilisation - MostlyBusy}, socket, {"walsender waiting for WAL under Idle", Idle - ws.Starved}}
 		if in.HasSubscriber {
 			margins = append(margins, margin{"apply worker waiting for data over Idle", ap.Starved - Idle})
 		}
@@ -126,10 +133,16 @@ func linkLimit(in Input, ws, ap Stage) (Verdict, bool) {
 // the publisher's CPU made 41-47% run queue, blocked 3-12% on one kernel
 // and 36% on another (6.18), where the rule "link" took it for the network.
 func starvedBesideSocket(in Input, ws, ap Stage) (Verdict, bool) {
-	if !in.ProcOf(topology.Publisher) || !starved(ws) || ws.Runq <= ws.Blocked {
+	if !starvedLonger(in, ws) {
 		return Verdict{}, false
 	}
 	return walsenderVerdict(in, ws, ap, confidence(margin{"walsender run queue over its socket-blocked share", ws.Runq - ws.Blocked}, margin{"walsender run queue over StarvedRunq", ws.Runq - StarvedRunq})), true
+}
+
+// starvedLonger reports whether /proc shows the walsender starved and
+// longer on the run queue than asleep on the socket.
+func starvedLonger(in Input, ws Stage) bool {
+	return in.ProcOf(topology.Publisher) && starved(ws) && ws.Runq > ws.Blocked
 }
 
 // NextLimitFrom is the utilisation under which no stage is named the next
