@@ -95,6 +95,18 @@ func (s *Slot) UnmarshalJSON(b []byte) error {
 // Of forecasts slot's trouble from the recording's ticks; nil when fewer
 // than two ticks read the slot, or it is already lost.
 func Of(rec *sample.Recording, slot string) *Slot {
+	return of(rec, slot, "")
+}
+
+// OfHeld is Of for a slot whose restart_lsn something named by held keeps
+// back whatever is confirmed (a large transaction in flight): what the slot
+// releases is restart_lsn's own advance over the window, not the confirmed
+// rate (which a keepalive can move by a whole transaction's WAL).
+func OfHeld(rec *sample.Recording, slot, held string) *Slot {
+	return of(rec, slot, held)
+}
+
+func of(rec *sample.Recording, slot, held string) *Slot {
 	first, last := ends(rec, slot)
 	if first == nil || last == nil {
 		return nil
@@ -117,12 +129,15 @@ func Of(rec *sample.Recording, slot string) *Slot {
 	// confirmed rate is what the slot releases over time. A transaction
 	// held open keeps restart_lsn back whatever is confirmed: the
 	// large-transaction verdict names that case.
-	confirmed := sample.Advance(b.ConfirmedFlush, a.ConfirmedFlush) / span
+	released := sample.Advance(b.ConfirmedFlush, a.ConfirmedFlush) / span
 	basis := "restart_lsn follows confirmed_flush_lsn"
-	if confirmed == 0 {
+	switch {
+	case held != "":
+		released, basis = sample.Advance(b.RestartLSN, a.RestartLSN)/span, held
+	case released == 0:
 		basis = "confirmed_flush_lsn stood still"
 	}
-	s.ReleasedBps = confirmed
+	s.ReleasedBps = released
 	s.GrowthBps = s.WrittenBps - s.ReleasedBps
 	s.Growing = s.GrowthBps >= MinGrowth && s.GrowthBps >= SteadyShare*s.WrittenBps
 	switch {

@@ -126,3 +126,21 @@ func TestARecordedFillingSlotIsForecastFromItsReserve(t *testing.T) {
 		}
 	}
 }
+
+// 18.4's big-txn-decoding whose decoding ended at the last tick: a
+// keepalive moved confirmed_flush_lsn 1.2 GB while the transaction held
+// restart_lsn. Of takes that for WAL released; OfHeld releases only what
+// restart_lsn did (nothing).
+func TestATransactionInFlightReleasesNothing(t *testing.T) {
+	rec := load(t, "big-txn-decoding-pg18-diag-ended")
+	if s := Of(rec, "lab_sub"); s.ReleasedBps < 100e6 {
+		t.Fatalf("Of released %.0f B/s, want the confirmed rate (over 100 MB/s) this test is about", s.ReleasedBps)
+	}
+	s := OfHeld(rec, "lab_sub", "a large transaction in flight holds restart_lsn")
+	if s.ReleasedBps != 0 || s.Growing || strings.Contains(s.Text, "shrinking") || !strings.Contains(s.Text, "released 0 B/s") {
+		t.Errorf("OfHeld: released %.0f B/s, growing %v, text %q: want nothing released", s.ReleasedBps, s.Growing, s.Text)
+	}
+	if !strings.Contains(s.Model, "holds restart_lsn") {
+		t.Errorf("model %q, want what holds restart_lsn", s.Model)
+	}
+}
