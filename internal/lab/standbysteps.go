@@ -256,6 +256,16 @@ func (s *Standby) holdSnapshot(ctx context.Context) error {
 	return nil
 }
 
+// HoldSnapshot starts the lab's snapshot holder on the standby
+// (SnapshotHolderApp, as HoldStandbySnapshot does): a REPEATABLE READ
+// transaction that has read hot, kept open until ReleaseSnapshot or
+// Close.
+func (s *Standby) HoldSnapshot(ctx context.Context) error { return s.holdSnapshot(ctx) }
+
+// ReleaseSnapshot ends the snapshot holder's session: what a cancelled or
+// finished conflicting query does for replay.
+func (s *Standby) ReleaseSnapshot() { s.releaseSnapshot() }
+
 // releaseSnapshot ends the snapshot holder's transaction and session, if
 // any (on every path out: no context).
 func (s *Standby) releaseSnapshot() {

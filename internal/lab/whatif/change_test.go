@@ -118,3 +118,21 @@ func TestTheLinkDoubledIsMadeOnALogicalOrAPhysicalLink(t *testing.T) {
 		t.Errorf("ChangeNames lists link=2x %d times", n)
 	}
 }
+
+// cancel-conflict-holder is measured from replay-cpu's paused backlog too:
+// the release is left to the first window (which holds replay by the lab's
+// snapshot holder), and ending a holder the standby does not have is an
+// error, not a silent no-op.
+func TestCancelConflictHolderEndsTheLabsHolder(t *testing.T) {
+	ch, scen, err := LookupChange("cancel-conflict-holder", "")
+	if err != nil || scen != "replay-cpu" || !ch.Physical || ch.During == nil {
+		t.Fatalf("LookupChange(cancel-conflict-holder) = %q, %q, %v", ch.Name, scen, err)
+	}
+	r := ch.For(lab.Recipe{Steps: []lab.Step{{Name: "standby"}, lab.ReleaseReplay}})
+	if slices.ContainsFunc(r.Steps, func(s lab.Step) bool { return s.Name == lab.ReleaseReplay.Name }) {
+		t.Errorf("steps %v keep the release", r.Steps)
+	}
+	if err := ch.Apply(context.Background(), &lab.Pair{}, nil); err == nil || !strings.Contains(err.Error(), "no lab snapshot") {
+		t.Errorf("on a pair without a standby: %v", err)
+	}
+}

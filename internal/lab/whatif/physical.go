@@ -56,9 +56,44 @@ var PhysicalChanges = []Change{
 		Apply: func(ctx context.Context, p *lab.Pair, _ *lab.Load) error {
 			return standbyExec(ctx, p, "ALTER SYSTEM SET recovery_min_apply_delay = 0", "SELECT pg_reload_conf()")
 		}},
+	physCancelHolder,
 	physLinkTwice,
 	physWALCompression,
 }
+
+// The same backlog held by a standby query: replay runs 3 s and is paused;
+// the lab's snapshot holder (lab-snapshot-holder) reads hot in a REPEATABLE
+// READ transaction at that position, and replay resumes into the backlog's
+// cleanup records (the 16-client load's pruning), which remove row
+// versions the snapshot still sees: replay waits for the holder without
+// limit (max_standby_streaming_delay = -1, set first). The change ends the
+// holder's session, as a cancelled or finished query would.
+var physCancelHolder = Change{Name: string(model.KeyCancelConflictHolder), Summary: "the conflicting standby query ended (the lab's snapshot holder closed) on replay-cpu's backlog, with max_standby_streaming_delay = -1 (replay runs 3 s of the first window, then waits on the holder's snapshot)",
+	Scenarios: []lab.ScenarioName{"replay-cpu"}, Physical: true, Without: []string{lab.ReleaseReplay.Name},
+	During: func(ctx context.Context, p *lab.Pair) error {
+		if err := standbyExec(ctx, p, "ALTER SYSTEM SET max_standby_streaming_delay = -1", "SELECT pg_reload_conf()"); err != nil {
+			return err
+		}
+		if err := resumeThenHold(ctx, p, "SELECT pg_wal_replay_pause()"); err != nil {
+			return err
+		}
+		sb := p.PhysicalStandby()
+		if sb == nil {
+			return errors.New("the pair has no standby")
+		}
+		if err := sb.HoldSnapshot(ctx); err != nil {
+			return err
+		}
+		return standbyExec(ctx, p, "SELECT pg_wal_replay_resume()")
+	},
+	Apply: func(_ context.Context, p *lab.Pair, _ *lab.Load) error {
+		sb := p.PhysicalStandby()
+		if sb == nil || sb.Holder == nil {
+			return errors.New("the standby holds no lab snapshot")
+		}
+		sb.ReleaseSnapshot()
+		return nil
+	}}
 
 // A link-bound standby's link doubled: standby-link streams through a
 // 1 MB/s proxy while the load writes several times that; the window shows
