@@ -146,7 +146,7 @@ func conflictHelps(p measure.Physical) []Advice {
 		}
 	}
 	if p.Last != nil && p.Last.Settings.MaxStreamingDelayMS < 0 {
-		out = append(out, Advice{KeyBoundStandbyDelay, "a bounded max_standby_streaming_delay (the default is 30s): with -1 a query can hold replay for as long as it runs",
+		out = append(out, Advice{KeyBoundStandbyDelay, "a bounded max_standby_streaming_delay (the default is 30s) for the next conflict: with -1 a query can hold replay for as long as it runs. A reload does not end the wait under way (the startup process reads its settings between records): the holding query's end does",
 			[]quote.Statement{quote.SQL("ALTER SYSTEM SET max_standby_streaming_delay = %L;", "30s").OnServer(standbyServer), quote.SQL("SELECT pg_reload_conf();").OnServer(standbyServer)}, nil})
 	}
 	return out

@@ -44,11 +44,11 @@ const minFree = 0.10
 var PhysicalRemedies = []PhysicalRemedy{
 	{Change: KeyResumeReplay, Remedy: "replay resumed (pg_wal_replay_resume())", Verdicts: []VerdictName{ReplayPaused},
 		predict: func(in PhysicalInput, v Verdict) (Prediction, bool) {
-			return heldCatchUp(in, v, "the pause ends", 0), true
+			return heldCatchUp(in), true
 		}},
 	{Change: KeyRemoveApplyDelay, Remedy: "recovery_min_apply_delay removed (set to 0)", Verdicts: []VerdictName{ReplayDelayed},
 		predict: func(in PhysicalInput, v Verdict) (Prediction, bool) {
-			pr := heldCatchUp(in, v, "the delay ends", 0)
+			pr := heldCatchUp(in)
 			if pr.NotPredicted == "" && in.Path.Generated >= StillRate {
 				pr.Model += fmt.Sprintf("; with a shorter delay D instead, the standby stays about D x %s behind once caught up", units.FormatRate(in.Path.Generated))
 			}
@@ -56,7 +56,7 @@ var PhysicalRemedies = []PhysicalRemedy{
 		}},
 	{Change: KeyCancelConflictHolder, Remedy: "the conflicting query gone (cancelled, or ended)", Verdicts: []VerdictName{ReplayConflict},
 		predict: func(in PhysicalInput, v Verdict) (Prediction, bool) {
-			pr := heldCatchUp(in, v, "the conflicting query is gone", 0)
+			pr := heldCatchUp(in)
 			if pr.NotPredicted == "" {
 				pr.Model += "; no other standby query conflicting meanwhile"
 			}
@@ -68,7 +68,7 @@ var PhysicalRemedies = []PhysicalRemedy{
 			if p.Last == nil || p.Last.Settings.MaxStreamingDelayMS >= 0 {
 				return Prediction{}, false
 			}
-			return heldCatchUp(in, v, "replay cancels the conflicting query", boundedDelayS), true
+			return Prediction{NotPredicted: boundNotNow}, true
 		}},
 	{Change: KeyLinkTwice, Remedy: "a link twice as fast", Verdicts: []VerdictName{Network},
 		predict: physLinkTwice},
@@ -84,9 +84,13 @@ var PhysicalRemedies = []PhysicalRemedy{
 		}},
 }
 
-// boundedDelayS is the max_standby_streaming_delay bound-standby-delay
-// predicts for: PostgreSQL's default, the advice's statement.
-const boundedDelayS = 30.0
+// boundNotNow is why bound-standby-delay has no figure for the hold it
+// is seen in: the startup process reads its settings between records, not
+// while it waits on a conflict. In the lab (lab whatif, 18.4, 2026-12-06:
+// replay-cpu's backlog held by a standby snapshot under -1, then 30s set
+// and reloaded with the conflicting WAL over a minute old) replay moved
+// 0 bytes in the 72 s after the reload.
+const boundNotNow = "no figure for this hold: the startup process reads its settings between records, not while it waits on a conflict, so a reload does not end the wait under way (in the lab, replay stayed held 72 s after 30s was set and reloaded); this hold ends when the query does (cancel-conflict-holder), and the bound then holds a later conflict at most 30 s, none for WAL that arrived more than 30 s ago"
 
 // PlanPhysical predicts each physical remedy that applies to the verdict,
 // in PhysicalRemedies' order (nil: none applies).
@@ -136,24 +140,17 @@ func ReplayCapacity(in PhysicalInput) (rate float64, bound bool, model, why stri
 	return rate, false, fmt.Sprintf("replay ran at %s in the %s of the window it was not held, working all that time: its capacity", units.FormatRate(rate), pct(free)), ""
 }
 
-// heldCatchUp is the catch-up once a hold ends (what names it): the WAL
-// behind over replay's capacity less the WAL rate, plus waitS, the most
-// the hold may last before the change takes effect (a bounded delay's
-// wait, less what it has waited already).
-func heldCatchUp(in PhysicalInput, v Verdict, what string, delayS float64) Prediction {
+// heldCatchUp is the catch-up once a hold ends: the WAL behind over
+// replay's capacity less the WAL rate.
+func heldCatchUp(in PhysicalInput) Prediction {
 	p := in.Path
 	behind := p.Behind()
-	wait, waitText := 0.0, ""
-	if delayS > 0 {
-		wait = max(delayS-p.HeldS, 0)
-		waitText = fmt.Sprintf("%s within %s (the delay, %s, counted from the WAL's arrival, less the %s it has held replay), then ", what, secs(wait), secs(delayS), secs(p.HeldS))
-	}
 	if behind < 0 {
 		return Prediction{NotPredicted: "the WAL behind is not known (neither end's positions were read twice)"}
 	}
 	rate, bound, how, why := ReplayCapacity(in)
 	if rate <= 0 {
-		return Prediction{NotPredicted: waitText + why}
+		return Prediction{NotPredicted: why}
 	}
 	pr := Prediction{Drain: rate, AtLeast: bound, LimitedBy: StageReplay}
 	if p.Replayed >= StillRate {
@@ -164,16 +161,13 @@ func heldCatchUp(in PhysicalInput, v Verdict, what string, delayS float64) Predi
 	case behind <= IdleLag:
 		pr.CatchUpS = 0
 	case net <= StillRate && bound:
-		return Prediction{NotPredicted: waitText + how + fmt.Sprintf(", which is not faster than the primary writes (%s): that bound says nothing of a catch-up", units.FormatRate(p.Generated))}
+		return Prediction{NotPredicted: how + fmt.Sprintf(", which is not faster than the primary writes (%s): that bound says nothing of a catch-up", units.FormatRate(p.Generated))}
 	case net <= StillRate:
 		pr.CatchUpS = -1
 	default:
-		pr.CatchUpS = wait + float64(behind)/net
+		pr.CatchUpS = float64(behind) / net
 	}
-	pr.Model = fmt.Sprintf("%s%s behind / (replay's rate when not held - the WAL rate, %s): %s", waitText, bytesText(behind), units.FormatRate(p.Generated), how)
-	if delayS > 0 {
-		pr.Model += fmt.Sprintf("; a further conflict holds replay at most %s, none for WAL that arrived more than that ago", secs(delayS))
-	}
+	pr.Model = fmt.Sprintf("%s behind / (replay's rate when not held - the WAL rate, %s): %s", bytesText(behind), units.FormatRate(p.Generated), how)
 	return pr
 }
 

@@ -70,22 +70,7 @@ var PhysicalChanges = []Change{
 // holder's session, as a cancelled or finished query would.
 var physCancelHolder = Change{Name: string(model.KeyCancelConflictHolder), Summary: "the conflicting standby query ended (the lab's snapshot holder closed) on replay-cpu's backlog, with max_standby_streaming_delay = -1 (replay runs 3 s of the first window, then waits on the holder's snapshot)",
 	Scenarios: []lab.ScenarioName{"replay-cpu"}, Physical: true, Without: []string{lab.ReleaseReplay.Name},
-	During: func(ctx context.Context, p *lab.Pair) error {
-		if err := standbyExec(ctx, p, "ALTER SYSTEM SET max_standby_streaming_delay = -1", "SELECT pg_reload_conf()"); err != nil {
-			return err
-		}
-		if err := resumeThenHold(ctx, p, "SELECT pg_wal_replay_pause()"); err != nil {
-			return err
-		}
-		sb := p.PhysicalStandby()
-		if sb == nil {
-			return errors.New("the pair has no standby")
-		}
-		if err := sb.HoldSnapshot(ctx); err != nil {
-			return err
-		}
-		return standbyExec(ctx, p, "SELECT pg_wal_replay_resume()")
-	},
+	During: conflictHold,
 	Apply: func(_ context.Context, p *lab.Pair, _ *lab.Load) error {
 		sb := p.PhysicalStandby()
 		if sb == nil || sb.Holder == nil {
@@ -94,6 +79,25 @@ var physCancelHolder = Change{Name: string(model.KeyCancelConflictHolder), Summa
 		sb.ReleaseSnapshot()
 		return nil
 	}}
+
+// conflictHold holds replay on a standby query's snapshot for the rest of
+// the first window after 3 s of replay (physCancelHolder).
+func conflictHold(ctx context.Context, p *lab.Pair) error {
+	if err := standbyExec(ctx, p, "ALTER SYSTEM SET max_standby_streaming_delay = -1", "SELECT pg_reload_conf()"); err != nil {
+		return err
+	}
+	if err := resumeThenHold(ctx, p, "SELECT pg_wal_replay_pause()"); err != nil {
+		return err
+	}
+	sb := p.PhysicalStandby()
+	if sb == nil {
+		return errors.New("the pair has no standby")
+	}
+	if err := sb.HoldSnapshot(ctx); err != nil {
+		return err
+	}
+	return standbyExec(ctx, p, "SELECT pg_wal_replay_resume()")
+}
 
 // A link-bound standby's link doubled: standby-link streams through a
 // 1 MB/s proxy while the load writes several times that; the window shows
@@ -310,7 +314,10 @@ func PhysicalRun(ctx context.Context, p *lab.Pair, load *lab.Load, ch Change, sc
 		return model.Check{}, err
 	}
 	fmt.Fprintf(log, "lab whatif: %.1f MB replayed in %.2f s (%.1f MB/s; caught up: %t); predicted %.2f s\n", float64(c.Backlog)/1e6, c.Seconds, c.Rate()/1e6, c.Done, pred.CatchUpS)
-	if float64(c.Backlog) < pred.Drain*minCatchUpS {
+	if !c.Done && c.Backlog == 0 {
+		return model.Check{}, fmt.Errorf("replay did not move in the %.0f s after the change (predicted: caught up in %.1f s): the change did not release it", c.Seconds, pred.CatchUpS)
+	}
+	if c.Done && float64(c.Backlog) < pred.Drain*minCatchUpS {
 		// Replay drained nearly all of the backlog in its unheld stretch:
 		// a catch-up this short is mostly the polling's granularity.
 		return model.Check{}, fmt.Errorf("the backlog ran out: %.1f MB were left to replay at the change, under %.0f s at the predicted %.1f MB/s (give a larger backlog: --duration)", float64(c.Backlog)/1e6, minCatchUpS, pred.Drain/1e6)
