@@ -64,7 +64,7 @@ func mostlyBusyLimit(in Input, ws, ap Stage) (Verdict, bool) {
 		// (starvedBesideSocket).
 		socket := margin{"walsender blocked under LinkBlocked", LinkBlocked - ws.Blocked}
 		if starvedLonger(in, ws) {
-			socket = margin{"walsender run queue over its socket-blocked share", ws.Runq - ws.Blocked}
+			socket = runqOverSocket(ws)
 		}
 		margins := []margin{{"walsender over MostlyBusy", ws.Utilisation - MostlyBusy}, socket, {"walsender waiting for WAL under Idle", Idle - ws.Starved}}
 		if in.HasSubscriber {
@@ -136,7 +136,13 @@ func starvedBesideSocket(in Input, ws, ap Stage) (Verdict, bool) {
 	if !starvedLonger(in, ws) {
 		return Verdict{}, false
 	}
-	return walsenderVerdict(in, ws, ap, confidence(margin{"walsender run queue over its socket-blocked share", ws.Runq - ws.Blocked}, margin{"walsender run queue over StarvedRunq", ws.Runq - StarvedRunq})), true
+	return walsenderVerdict(in, ws, ap, confidence(runqOverSocket(ws), margin{"walsender run queue over StarvedRunq", ws.Runq - StarvedRunq})), true
+}
+
+// runqOverSocket is a starved walsender's margin from the link: its run
+// queue over its socket-blocked share.
+func runqOverSocket(ws Stage) margin {
+	return margin{"walsender run queue over its socket-blocked share", ws.Runq - ws.Blocked}
 }
 
 // starvedLonger reports whether /proc shows the walsender starved and
