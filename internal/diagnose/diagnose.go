@@ -208,9 +208,10 @@ func BuildWith(rec *sample.Recording, slots []string, probeHz float64, link mode
 		p.SubWALPerSent = in.SubWALPerSent
 		series := measure.SeriesOf(rec, in.Slot)
 		p.Series = &series
-		p.Trouble = trouble.Of(rec, in.Slot)
 		if v.Txn != nil {
 			p.Trouble = trouble.OfHeld(rec, in.Slot, "a large transaction in flight holds restart_lsn until it is applied")
+		} else {
+			p.Trouble = trouble.Of(rec, in.Slot)
 		}
 		p.Conflicts = conflict.Of(rec, p.Subscription)
 		p.CatchUp, p.CatchUpS = report.CatchUp(s.Lag.Total, s.Generated, s.Progress(), s.ProgressBasis(), v.Name == model.CaughtUp)
