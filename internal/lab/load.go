@@ -10,9 +10,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/lagscope/lagscope/internal/lab/cluster"
 	"github.com/lagscope/lagscope/internal/proc"
 	"github.com/lagscope/lagscope/internal/safefile"
+	"github.com/lagscope/lagscope/internal/sleep"
 )
 
 // LoadOptions describe a pgbench run of seed 000's workload.
@@ -47,6 +50,7 @@ type Load struct {
 	done chan struct{}
 	err  error
 	log  string
+	dsn  string // the cluster pgbench writes to, for Stop's wait
 }
 
 // StartLoad starts pgbench against c's lab database; it runs until Stop.
@@ -95,7 +99,7 @@ func StartLoad(ctx context.Context, c *cluster.Cluster, o LoadOptions) (*Load, e
 		logf.Close()
 		return nil, fmt.Errorf("start pgbench: %w", err)
 	}
-	l := &Load{cmd: cmd, done: make(chan struct{}), log: logPath}
+	l := &Load{cmd: cmd, done: make(chan struct{}), log: logPath, dsn: c.ConnString(Database)}
 	go func() { l.err = cmd.Wait(); logf.Close(); close(l.done) }()
 	// pgbench fails fast on a bad connection or script: give it a moment.
 	select {
@@ -113,7 +117,10 @@ func StartLoad(ctx context.Context, c *cluster.Cluster, o LoadOptions) (*Load, e
 	return l, nil
 }
 
-// Stop ends pgbench (and its threads) and waits for it.
+// Stop ends pgbench (and its threads), waits for it, then waits for its
+// sessions on the server to end (sessionsGone): a statement in flight when
+// pgbench dies still runs and commits, so the load has stopped writing
+// only once they are gone.
 func (l *Load) Stop() {
 	if l == nil {
 		return
@@ -125,6 +132,29 @@ func (l *Load) Stop() {
 	}
 	_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
 	<-l.done
+	l.sessionsGone()
+}
+
+// sessionsGone waits (5 s at most, 20 ms a look) until the server has no
+// session of pgbench's (application_name pgbench) left; a server that
+// cannot be reached has none to wait for.
+func (l *Load) sessionsGone() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, l.dsn)
+	if err != nil {
+		return
+	}
+	defer conn.Close(context.Background())
+	for {
+		var n int
+		if conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'").Scan(&n) != nil || n == 0 {
+			return
+		}
+		if sleep.For(ctx, 20*time.Millisecond) != nil {
+			return
+		}
+	}
 }
 
 // Wait waits for a run of fixed length (LoadOptions.Transactions) to end
