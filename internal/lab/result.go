@@ -116,18 +116,16 @@ func (r *Result) verify(ctx context.Context, p *Pair, to *cluster.Cluster, timeo
 	fmt.Fprintf(log, "lab: draining the rest of the backlog and comparing data (up to %s)\n", timeout)
 	deadline := time.Now().Add(timeout)
 	const q = "SELECT count(*) * 1000000007 + coalesce(sum(k), 0) FROM hot"
-	var got, want, first int64
+	var got, want int64
 	for i := 0; ; i++ {
+		prev := want
 		var err error
 		if want, err = Query[int64](ctx, p.Pub.ConnString(Database), q); err != nil {
 			r.DataDetail = "could not read the publisher's data: " + err.Error()
 			return
 		}
-		if i == 0 {
-			first = want
-		} else if want != first {
-			fmt.Fprintf(log, "lab: the publisher's data changed after the load stopped (checksum %d, then %d)\n", first, want)
-			first = want
+		if i > 0 && want != prev {
+			fmt.Fprintf(log, "lab: the publisher's data changed after the load stopped (checksum %d, then %d)\n", prev, want)
 		}
 		got, err = Query[int64](ctx, to.ConnString(Database), q)
 		if err == nil && got == want {
